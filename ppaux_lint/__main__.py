@@ -1,0 +1,3 @@
+from ppaux_lint.cli import main
+
+main()
