@@ -1,0 +1,199 @@
+"""The per-file summary: everything the project-wide analysis needs to know about one file.
+
+Summaries are the unit of caching and of parallelism. They are frozen, made
+only of tuples, strings, ints and bools (so they pickle small and compare by
+value), and never refer to another file: cross-file meaning is the index's job.
+Rules must be answerable from summaries alone, never from a syntax tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SUMMARY_FORMAT = 1
+"""Bumped whenever a field changes meaning, so stale cache entries are never read."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """1-based lines, 1-based columns (as ruff and SARIF count them), end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Import:
+    """One name bound by an import statement in a module's namespace.
+
+    ``local`` is the bound name; ``target`` the absolute dotted name it refers
+    to. ``import a.b`` binds ``a`` to ``a``; ``import a.b as m`` binds ``m`` to
+    ``a.b``; ``from x import Y as Z`` binds ``Z`` to ``x.Y``. Relative imports
+    are already made absolute. ``star`` marks ``from x import *`` (local is "*").
+    """
+
+    local: str
+    target: str
+    star: bool = False
+
+
+@dataclass(frozen=True)
+class KeyFact:
+    """A key of a dict literal returned by ``to_pp_tensors``.
+
+    kind: "str" (a non-empty string literal, in ``value``), "empty" (""),
+    "nonstr" (a literal that is not a string: number, None, tuple, ...; its
+    source in ``value``), or "dynamic" (anything the analysis cannot see through).
+    """
+
+    kind: str
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class ValueFact:
+    """A value of a returned dict literal. ``not_tensor`` names why it is certainly not a tensor, or is ""."""
+
+    key: KeyFact
+    not_tensor: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class ReturnFact:
+    """One way a method returns.
+
+    kind:
+      "none"      ``return None``, a bare ``return``, or falling off the end;
+      "dict"      a dict literal or ``dict(k=v)`` call (``items``; ``exact`` is
+                  False when it has ``**`` spreads or comprehension parts);
+      "construct" a call of a name (``constructs`` holds the dotted callee as written);
+      "other"     anything else.
+    ``implicit`` marks falling off the end of the body.
+    """
+
+    kind: str
+    span: Span
+    items: tuple[ValueFact, ...] = ()
+    exact: bool = True
+    constructs: str = ""
+    implicit: bool = False
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # "posonly", "pos", "vararg", "kwonly", "varkw"
+    has_default: bool
+    annotation: str = ""
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    name: str
+    span: Span  # the ``def`` name
+    is_async: bool
+    is_generator: bool
+    decorators: tuple[str, ...]  # dotted names as written, e.g. "staticmethod", "functools.cached_property"
+    params: tuple[Param, ...]
+    return_annotation: str  # source text, "" when absent
+    returns: tuple[ReturnFact, ...]
+    keys_read: tuple[KeyFact, ...] = ()  # keys read from the first real parameter: p["k"], p.get("k"), p.pop("k")
+    keys_read_exact: bool = True  # False when the parameter escapes or is iterated, so unread keys are unknown
+    body_is_stub: bool = False  # body is only ``...``/``pass``/a docstring/raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class MemberAssign:
+    """A class attribute bound by assignment, e.g. ``to_pp_tensors = _helper`` or ``= None``.
+
+    value: "none" for ``None``; otherwise the dotted source of the value
+    (``_helper``), or "" when it is some other expression.
+    """
+
+    name: str
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Field:
+    """A class-level annotated attribute (a dataclass field candidate)."""
+
+    name: str
+    annotation: str
+    has_default: bool
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    name: str
+    qualname: str  # dotted path inside the module, e.g. "Outer.Inner" or "make.<locals>.C"
+    span: Span  # the class name
+    class_line: int  # line of the ``class`` keyword, where ``# noqa`` is read
+    bases: tuple[str, ...]  # dotted source of each base, subscripts stripped ("m.X", "Generic")
+    decorators: tuple[str, ...]
+    methods: tuple[MethodSummary, ...]
+    assigns: tuple[MemberAssign, ...]
+    fields: tuple[Field, ...] = ()
+
+    def method(self, name: str) -> MethodSummary | None:
+        for m in self.methods:
+            if m.name == name:
+                return m
+        return None
+
+    def assign(self, name: str) -> MemberAssign | None:
+        for a in self.assigns:
+            if a.name == name:
+                return a
+        return None
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call of a function named ``callee`` (dotted, as written) with its positional argument facts.
+
+    Each argument is described by ``arg_kinds``: "none" for the literal None,
+    "construct:<dotted>" for a call of a name, "name:<dotted>" for a plain
+    name, or "" for anything else.
+    """
+
+    callee: str
+    span: Span
+    arg_kinds: tuple[str, ...]
+    scope: str = ""  # qualname of the enclosing function/class ("" at module level)
+
+
+@dataclass(frozen=True)
+class PrefixUse:
+    """A direct use of the transport key prefix in a subscript, ``.get``/``.pop`` or ``in`` test."""
+
+    span: Span
+    how: str
+
+
+@dataclass(frozen=True)
+class ParseError:
+    reason: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    path: str  # absolute, as discovered
+    module: str  # dotted module name ("" when the file is not importable as a module)
+    is_package: bool  # an ``__init__.py``
+    classes: tuple[ClassSummary, ...] = ()
+    imports: tuple[Import, ...] = ()
+    all_names: tuple[str, ...] | None = None  # ``__all__`` when it is a literal list/tuple
+    assignments: tuple[tuple[str, str], ...] = ()  # module-level ``Alias = dotted.Name``
+    calls: tuple[CallSite, ...] = ()
+    prefix_uses: tuple[PrefixUse, ...] = ()
+    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()  # line -> codes (empty tuple: bare noqa)
+    defines_prefix: bool = False  # assigns the transport prefix to a module-level name
+    error: ParseError | None = None
+    format: int = field(default=SUMMARY_FORMAT)
