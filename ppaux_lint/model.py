@@ -25,7 +25,7 @@ class ClassInfo:
     module: str
     path: str
     summary: ClassSummary
-    mro: tuple[str, ...]  # resolved fully qualified names, self first; unresolved bases are absent
+    ancestry: tuple[str, ...]  # the MRO: resolved fully qualified names, self first; unresolved bases are absent
     unresolved_bases: tuple[str, ...]  # bases that could not be resolved to a known class
     is_interface: bool  # lists Protocol among its own bases
     roles: frozenset[str]

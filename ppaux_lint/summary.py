@@ -37,6 +37,7 @@ class Import:
     local: str
     target: str
     star: bool = False
+    nested: bool = False  # made inside a function or class body rather than at module level
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,8 @@ class MethodSummary:
     keys_read: tuple[KeyFact, ...] = ()  # keys read from the first real parameter: p["k"], p.get("k"), p.pop("k")
     keys_read_exact: bool = True  # False when the parameter escapes or is iterated, so unread keys are unknown
     body_is_stub: bool = False  # body is only ``...``/``pass``/a docstring/raise NotImplementedError
+    return_type: str = ""  # dotted class named by the return annotation, Optional/None stripped
+    return_optional: bool = False  # the annotation admits None (Optional[X], X | None, None)
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,7 @@ class FileSummary:
     calls: tuple[CallSite, ...] = ()
     prefix_uses: tuple[PrefixUse, ...] = ()
     noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()  # line -> codes (empty tuple: bare noqa)
-    defines_prefix: bool = False  # assigns the transport prefix to a module-level name
+    defs: tuple[str, ...] = ()  # module-level function names
+    defines_helpers: bool = False  # defines the add/pop helpers itself, so raw prefix use is expected
     error: ParseError | None = None
     format: int = field(default=SUMMARY_FORMAT)

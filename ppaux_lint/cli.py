@@ -1,0 +1,171 @@
+"""The command line. It parses options, calls the engine, picks a renderer, and maps outcomes to exit codes.
+
+Exit codes (the contract CI scripts rely on): 0 clean, 1 findings (or, for
+verify, failures), 2 usage, configuration or internal errors. Errors are one
+line on stderr; ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections import Counter
+from pathlib import Path
+from typing import Sequence
+
+import click
+
+from ppaux_lint import __version__
+from ppaux_lint.registry import RULES, RULES_BY_CODE, rule_document
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+OUTPUT_FORMATS = ("full", "concise", "json")
+
+
+class ExitError(click.ClickException):
+    """A one-line error with exit code 2, printed without a traceback."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file=None) -> None:
+        click.echo(f"ppaux-lint: error: {self.format_message()}", err=True)
+
+
+def _codes(values: Sequence[str]) -> tuple[str, ...]:
+    """``--select A,B --select C`` -> (A, B, C)."""
+    return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", "-V", prog_name="ppaux-lint")
+@click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Check that SGLang sampling-observer outputs can cross a pipeline-parallel stage."""
+    ctx.obj = {"debug": debug}
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="full", show_default=True,
+              help="How to print findings.")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (comma-separated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes (comma-separated).")
+@click.option("--exclude", multiple=True, metavar="PATTERN", help="Also exclude paths matching this gitignore-style pattern.")
+@click.option("--force-exclude", is_flag=True, help="Apply excludes even to files passed explicitly.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Read settings from this TOML file instead of the project's pyproject.toml.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
+@click.pass_context
+def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, select: tuple[str, ...],
+          ignore: tuple[str, ...], exclude: tuple[str, ...], force_exclude: bool, config_path: Path | None,
+          exit_zero: bool, statistics: bool, quiet: bool) -> None:
+    """Check PATHS (default: the current directory) for classes that cannot cross a PP stage."""
+    from ppaux_lint.engine import Options, analyze
+    from ppaux_lint.report import RENDERERS
+
+    options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
+                      force_exclude=force_exclude)
+    analysis = _guarded(ctx, lambda: analyze(list(paths), options))
+    findings = analysis.findings
+    for warning in analysis.discovery.warnings:
+        click.echo(f"ppaux-lint: warning: {warning}", err=True)
+    out = click.get_text_stream("stdout")
+    if statistics:
+        _print_statistics(findings, output_format, out)
+    else:
+        RENDERERS[output_format](findings, out)
+        if output_format in ("full", "concise") and not quiet:
+            _print_summary(findings, len(analysis.discovery.targets), out)
+    ctx.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _guarded(ctx: click.Context, action):
+    """Run ``action``, turning known and unknown failures into one-line errors with exit code 2."""
+    from ppaux_lint.config import ConfigError
+    from ppaux_lint.discover import UsageError
+    from ppaux_lint.selection import SelectionError
+
+    try:
+        return action()
+    except (ConfigError, UsageError, SelectionError) as exc:
+        raise ExitError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise ExitError("interrupted") from None
+    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
+        if ctx.obj and ctx.obj.get("debug"):
+            traceback.print_exc()
+        hint = "" if ctx.obj and ctx.obj.get("debug") else " (run with --debug for the traceback)"
+        raise ExitError(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
+
+
+def _print_summary(findings, checked: int, out) -> None:
+    if not findings:
+        out.write(f"All checks passed! ({checked} file{'s' if checked != 1 else ''} checked)\n")
+        return
+    fixable = sum(1 for f in findings if f.fix is not None and f.fix.safe)
+    out.write(f"Found {len(findings)} error{'s' if len(findings) != 1 else ''}.\n")
+    if fixable:
+        out.write(f"[*] {fixable} fixable with the `--fix` option.\n")
+
+
+def _print_statistics(findings, output_format: str, out) -> None:
+    counts = Counter(f.code for f in findings)
+    rows = [(code, counts[code], RULES_BY_CODE[code].name) for code in sorted(counts)]
+    if output_format == "json":
+        json.dump([{"code": c, "name": n, "count": k} for c, k, n in rows], out, indent=2)
+        out.write("\n")
+        return
+    width = max((len(str(k)) for _, k, _ in rows), default=1)
+    for code, count, name in rows:
+        out.write(f"{count:>{width}}\t{code}\t{name}\n")
+
+
+@cli.command()
+@click.argument("code")
+def rule(code: str) -> None:
+    """Explain the rule CODE (e.g. PPA001)."""
+    code = code.upper()
+    if code not in RULES_BY_CODE:
+        raise ExitError(f"unknown rule {code!r} (see `ppaux-lint rules`)")
+    text = rule_document(code)
+    stream = click.get_text_stream("stdout")
+    if stream.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text))
+    else:
+        stream.write(text if text.endswith("\n") else text + "\n")
+
+
+@cli.command("rules")
+@click.option("--output-format", type=click.Choice(("table", "json")), default="table", show_default=True)
+def rules_command(output_format: str) -> None:
+    """List every rule: code, name, summary and fix availability."""
+    if output_format == "json":
+        click.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "fix": r.fix}
+                               for r in RULES], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("Code", "Name", "Fix", "Summary"):
+        table.add_column(column, overflow="fold")
+    for r in RULES:
+        table.add_row(r.code, r.name, r.fix, r.summary)
+    Console(width=max(120, Console().width)).print(table)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=True)
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - last line of defence for "never a traceback"
+        click.echo(f"ppaux-lint: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,196 @@
+"""``[tool.ppaux-lint]`` in pyproject.toml: read, validated strictly, frozen.
+
+A typo in a linter's config silently turns a check off, so every unknown key
+and every wrong type is an error that names the key and the file.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_OUTPUT_ROOTS = (
+    "sglang.srt.managers.auxiliary_output.DeviceAuxiliaryOutput",
+    "sglang.srt.sampling.sampling_observer.DeviceAuxiliaryOutput",
+)
+DEFAULT_OBSERVER_ROOTS = ("sglang.srt.sampling.sampling_observer.SamplingObserver",)
+DEFAULT_PP_OUTPUT_ROOTS = ("sglang.srt.sampling.sampling_observer_pp.PipelineParallelAuxiliaryOutput",)
+DEFAULT_PP_OBSERVER_ROOTS = ("sglang.srt.sampling.sampling_observer_pp.PipelineParallelSamplingObserver",)
+DEFAULT_HELPER_MODULES = (
+    "sglang.srt.sampling.sampling_observer_pp",
+    "ppaux_lint.runtime",
+    "ppaux_lint.runtime.core",
+)
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix; the CLI turns it into exit code 2."""
+
+
+@dataclass(frozen=True)
+class Protocols:
+    """Fully qualified names of the classes whose subclasses are outputs, observers, or PP implementers."""
+
+    output: tuple[str, ...] = DEFAULT_OUTPUT_ROOTS
+    observer: tuple[str, ...] = DEFAULT_OBSERVER_ROOTS
+    pp_output: tuple[str, ...] = DEFAULT_PP_OUTPUT_ROOTS
+    pp_observer: tuple[str, ...] = DEFAULT_PP_OBSERVER_ROOTS
+    helper_modules: tuple[str, ...] = DEFAULT_HELPER_MODULES
+
+
+@dataclass(frozen=True)
+class VerifySettings:
+    examples: dict[str, str] = field(default_factory=dict)  # "pkg.mod.Class" -> "pkg.factories:make"
+    devices: dict[str, str] = field(default_factory=dict)  # "pkg.mod.Class" -> "cuda:1"
+    pairs: dict[str, str] = field(default_factory=dict)  # output fqn -> observer fqn
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None  # the pyproject.toml it came from
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    protocols: Protocols = Protocols()
+    structural: bool = True
+    cache_dir: str | None = None
+    verify: VerifySettings = VerifySettings()
+
+    def summary_key(self) -> str:
+        """The part of the config that changes what a summary holds (none today), for the cache key."""
+        return ""
+
+
+_STRING_LIST = "a list of strings"
+_KEYS: dict[str, str] = {
+    "select": _STRING_LIST,
+    "ignore": _STRING_LIST,
+    "exclude": _STRING_LIST,
+    "extend-exclude": _STRING_LIST,
+    "per-file-ignores": "a table of glob = list of codes",
+    "protocols": "a table",
+    "structural": "a boolean",
+    "cache-dir": "a string",
+    "verify": "a table",
+}
+_PROTOCOL_KEYS = {"output": "output", "observer": "observer", "pp-output": "pp_output",
+                  "pp-observer": "pp_observer", "helper-modules": "helper_modules"}
+_VERIFY_KEYS = {"examples": "a table of strings", "devices": "a table of strings",
+                "pairs": "a table of strings", "timeout": "a number"}
+
+
+def load_config(root: Path, explicit: Path | None = None) -> Config:
+    """The config at ``explicit``, else ``root/pyproject.toml``, else defaults."""
+    path = explicit if explicit is not None else root / "pyproject.toml"
+    if not path.is_file():
+        if explicit is not None:
+            raise ConfigError(f"{path}: config file not found")
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    table = data.get("tool", {}).get("ppaux-lint", {})
+    if path.name != "pyproject.toml" and not table:
+        table = data  # a dedicated ppaux-lint.toml holds the settings at its top level
+    return parse_config(table, path)
+
+
+def parse_config(table: Any, path: Path | None) -> Config:
+    where = f"{path}: " if path else ""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}[tool.ppaux-lint] must be a table")
+    for key, value in table.items():
+        expected = _KEYS.get(key)
+        if expected is None:
+            known = ", ".join(sorted(_KEYS))
+            raise ConfigError(f"{where}unknown key 'tool.ppaux-lint.{key}' (known keys: {known})")
+        if expected == _STRING_LIST:
+            _require_strings(value, f"tool.ppaux-lint.{key}", where)
+    structural = table.get("structural", True)
+    if not isinstance(structural, bool):
+        raise ConfigError(f"{where}'tool.ppaux-lint.structural' must be a boolean, not {_kind(structural)}")
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        raise ConfigError(f"{where}'tool.ppaux-lint.cache-dir' must be a string, not {_kind(cache_dir)}")
+    return Config(
+        path=path,
+        select=tuple(table.get("select", ())),
+        ignore=tuple(table.get("ignore", ())),
+        exclude=tuple(table.get("exclude", ())),
+        extend_exclude=tuple(table.get("extend-exclude", ())),
+        per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), where),
+        protocols=_protocols(table.get("protocols", {}), where),
+        structural=structural,
+        cache_dir=cache_dir,
+        verify=_verify(table.get("verify", {}), where),
+    )
+
+
+def _kind(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _require_strings(value: Any, key: str, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}'{key}' must be a list of strings, not {_kind(value)}")
+    return tuple(value)
+
+
+def _require_table(value: Any, key: str, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}'{key}' must be a table, not {_kind(value)}")
+    return value
+
+
+def _per_file_ignores(value: Any, where: str) -> dict[str, tuple[str, ...]]:
+    table = _require_table(value, "tool.ppaux-lint.per-file-ignores", where)
+    return {glob: _require_strings(codes, f"tool.ppaux-lint.per-file-ignores.{glob}", where)
+            for glob, codes in table.items()}
+
+
+def _protocols(value: Any, where: str) -> Protocols:
+    table = _require_table(value, "tool.ppaux-lint.protocols", where)
+    extra: dict[str, tuple[str, ...]] = {}
+    for key, names in table.items():
+        attr = _PROTOCOL_KEYS.get(key)
+        if attr is None:
+            known = ", ".join(sorted(_PROTOCOL_KEYS))
+            raise ConfigError(f"{where}unknown key 'tool.ppaux-lint.protocols.{key}' (known keys: {known})")
+        extra[attr] = _require_strings(names, f"tool.ppaux-lint.protocols.{key}", where)
+    defaults = Protocols()
+    return Protocols(**{attr: getattr(defaults, attr) + extra.get(attr, ()) for attr in _PROTOCOL_KEYS.values()})
+
+
+def _verify(value: Any, where: str) -> VerifySettings:
+    table = _require_table(value, "tool.ppaux-lint.verify", where)
+    tables: dict[str, dict[str, str]] = {}
+    for key, item in table.items():
+        expected = _VERIFY_KEYS.get(key)
+        name = f"tool.ppaux-lint.verify.{key}"
+        if expected is None:
+            known = ", ".join(sorted(_VERIFY_KEYS))
+            raise ConfigError(f"{where}unknown key '{name}' (known keys: {known})")
+        if key == "timeout":
+            if isinstance(item, bool) or not isinstance(item, (int, float)) or item <= 0:
+                raise ConfigError(f"{where}'{name}' must be a positive number, not {_kind(item)}")
+            continue
+        entries = _require_table(item, name, where)
+        for sub, text in entries.items():
+            if not isinstance(text, str):
+                raise ConfigError(f"{where}'{name}.{sub}' must be a string, not {_kind(text)}")
+        tables[key] = dict(entries)
+    return VerifySettings(timeout=table.get("timeout"), **tables)

@@ -1,0 +1,352 @@
+"""The project index: summaries joined into a graph of modules and classes.
+
+Names are resolved lazily and memoised, the way astroid infers: a base is
+followed through imports, ``__all__`` re-exports, aliases and star imports
+until it lands on a project class or leaves the project (then its dotted
+name is what identifies it, so ``sglang....DeviceAuxiliaryOutput`` is
+recognised without SGLang being installed, and a project class that merely
+shares its short name is not). Every walk carries a visited set, so cycles in
+imports or inheritance end the walk instead of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable, Iterator
+
+from ppaux_lint.config import Protocols
+from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
+
+PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
+# Bases known to contribute no PP transport method, so a missing method is certainly missing.
+INERT_MODULES = frozenset({"builtins", "typing", "typing_extensions", "abc", "collections", "collections.abc",
+                           "dataclasses", "enum", "torch.nn", "torch.nn.modules.module", "object"})
+TO_PP = "to_pp_tensors"
+FROM_PP = "from_pp_tensors"
+OBSERVER_HOOKS = ("is_active", "before_grammar")
+
+
+@dataclass(frozen=True)
+class Member:
+    """Where a member was found along the MRO, and what it is."""
+
+    owner: str  # fqn of the class that defines it (or an external root)
+    method: MethodSummary | None
+    assign: MemberAssign | None
+    stub_of_protocol: bool  # the definition is a Protocol's stub, which returns None
+
+    @property
+    def is_none(self) -> bool:
+        return self.assign is not None and self.assign.value == "none"
+
+
+class ProjectIndex:
+    def __init__(self, summaries: Iterable[FileSummary], protocols: Protocols, structural: bool = True) -> None:
+        self.protocols = protocols
+        self.structural = structural
+        self.modules: dict[str, FileSummary] = {}
+        self.classes: dict[str, ClassSummary] = {}
+        self.class_module: dict[str, str] = {}
+        for summary in summaries:
+            if not summary.module or summary.error is not None:
+                continue
+            self.modules.setdefault(summary.module, summary)
+        for module, summary in self.modules.items():
+            for cls in summary.classes:
+                self.classes[f"{module}.{cls.qualname}"] = cls
+                self.class_module[f"{module}.{cls.qualname}"] = module
+        self._resolved: dict[tuple[str, str], str | None] = {}
+        self._mro: dict[str, tuple[str, ...]] = {}
+        self._infos: dict[str, ClassInfo] | None = None
+        self._roots_output = frozenset(protocols.output)
+        self._roots_observer = frozenset(protocols.observer)
+        self._roots_pp = frozenset(protocols.pp_output) | frozenset(protocols.pp_observer)
+
+    # -- names -------------------------------------------------------------------------
+    def resolve(self, module: str, name: str, scope: str = "") -> str | None:
+        """The fully qualified name ``name`` denotes in ``module`` (inside class/function ``scope``).
+
+        Project classes and functions come back as ``module.qualname``; names
+        that leave the project come back as the absolute dotted name they were
+        imported as; names that resolve to nothing come back as None.
+        """
+        if not name:
+            return None
+        head, _, rest = name.partition(".")
+        for prefix in _enclosing(scope):
+            candidate = f"{module}.{prefix}.{head}"
+            if candidate in self.classes:
+                return _join(candidate, rest) if not rest else self._member_of(candidate, rest)
+        return self._resolve_global(module, name, frozenset())
+
+    def _resolve_global(self, module: str, name: str, seen: frozenset) -> str | None:
+        key = (module, name)
+        if key in self._resolved:
+            return self._resolved[key]
+        if key in seen:
+            return None
+        self._resolved[key] = None  # provisional, breaks cycles through this very key
+        result = self._resolve_uncached(module, name, seen | {key})
+        self._resolved[key] = result
+        return result
+
+    def _resolve_uncached(self, module: str, name: str, seen: frozenset) -> str | None:
+        summary = self.modules.get(module)
+        head, _, rest = name.partition(".")
+        if summary is None:
+            return None
+        if f"{module}.{head}" in self.classes:
+            return self._member_of(f"{module}.{head}", rest) if rest else f"{module}.{head}"
+        if head in summary.defs:
+            return _join(f"{module}.{head}", rest)
+        for local, value in summary.assignments:
+            if local == head:
+                target = self._resolve_global(module, value, seen)
+                if target is not None:
+                    return self._descend(target, rest, seen)
+        for candidate in self._import_targets(summary, head):
+            target = self._resolve_absolute(candidate, seen)
+            if target is not None:
+                return self._descend(target, rest, seen)
+        if summary.is_package and f"{module}.{head}" in self.modules:
+            return _join(f"{module}.{head}", rest)  # submodule attribute of a package
+        for star in (i for i in summary.imports if i.star):
+            if star.target in self.modules:
+                exported = self.modules[star.target].all_names
+                if exported is None or head in exported:
+                    target = self._resolve_global(star.target, name, seen)
+                    if target is not None:
+                        return target
+        if head in _BUILTINS:
+            return _join(f"builtins.{head}", rest)
+        return None
+
+    @staticmethod
+    def _import_targets(summary: FileSummary, local: str) -> list[str]:
+        """Every target ``local`` may be bound to: try/except fallbacks bind one name several times."""
+        return [i.target for i in summary.imports if i.local == local and not i.star]
+
+    def _descend(self, target: str, rest: str, seen: frozenset) -> str | None:
+        if not rest:
+            return target
+        if target in self.modules:
+            return self._resolve_global(target, rest, seen)
+        if target in self.classes:
+            return self._member_of(target, rest)
+        return f"{target}.{rest}"
+
+    def _member_of(self, cls: str, rest: str) -> str | None:
+        """A nested class reached by attribute (``Outer.Inner``)."""
+        candidate = f"{cls}.{rest}"
+        return candidate if candidate in self.classes else None
+
+    def _resolve_absolute(self, dotted: str, seen: frozenset) -> str | None:
+        """An absolute dotted name: find the longest prefix that is a project module, resolve the rest in it."""
+        if dotted in self.modules or dotted in self.classes:
+            return dotted
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.modules:
+                return self._resolve_global(module, ".".join(parts[cut:]), seen)
+        return dotted  # outside the project: its dotted name is its identity
+
+    # -- inheritance ---------------------------------------------------------------------
+    def bases(self, fqn: str) -> list[tuple[str, str | None]]:
+        """Each base as written, with what it resolves to."""
+        cls = self.classes[fqn]
+        module = self.class_module[fqn]
+        scope = cls.qualname.rpartition(".")[0]
+        return [(base, self.resolve(module, base, scope)) for base in cls.bases]
+
+    def mro(self, fqn: str) -> tuple[str, ...]:
+        """C3 linearisation over what resolves; external bases appear as leaves, cycles are cut."""
+        return self._linearize(fqn, frozenset())[0]
+
+    def _linearize(self, fqn: str, active: frozenset) -> tuple[tuple[str, ...], bool]:
+        """The MRO, and whether a cycle was cut on the way (such results depend on the entry point,
+        so only uncut ones are memoised)."""
+        if fqn in self._mro:
+            return self._mro[fqn], False
+        if fqn not in self.classes:
+            return (fqn,), False
+        if fqn in active:
+            return (), True
+        active = active | {fqn}
+        parents = [target for _, target in self.bases(fqn) if target is not None and target != fqn]
+        linearized = [self._linearize(p, active) for p in parents]
+        cut = any(c for _, c in linearized)
+        sequences = [list(seq) for seq, _ in linearized if seq]
+        merged = _c3_merge(sequences + [[p for p in parents if any(p == s[0] for s in sequences)]])
+        if merged is None:  # inconsistent order (Python would raise TypeError): fall back to depth-first
+            merged = []
+            for seq in sequences:
+                merged.extend(c for c in seq if c not in merged)
+        result = (fqn, *merged)
+        if not cut:
+            self._mro[fqn] = result
+        return result, cut
+
+    def is_interface(self, fqn: str) -> bool:
+        """A class that lists Protocol itself among its bases declares an interface, not an implementation."""
+        return any(target in PROTOCOL_NAMES for _, target in self.bases(fqn))
+
+    def unresolved_bases(self, fqn: str) -> tuple[str, ...]:
+        """Bases anywhere in the MRO that could bring in methods we cannot see."""
+        unknown = []
+        for cls in self.mro(fqn):
+            if cls not in self.classes:
+                continue
+            for written, target in self.bases(cls):
+                if target is None:
+                    unknown.append(written)
+                elif target not in self.classes and not self._is_inert(target):
+                    unknown.append(target)
+        return tuple(unknown)
+
+    def _is_inert(self, external: str) -> bool:
+        module = external.rpartition(".")[0]
+        known_roots = self._roots_output | self._roots_observer | self._roots_pp
+        return module in INERT_MODULES or external in known_roots or external in PROTOCOL_NAMES
+
+    def lookup(self, fqn: str, name: str) -> Member | None:
+        """The first definition of ``name`` along the MRO, the way attribute lookup finds it."""
+        for cls in self.mro(fqn):
+            if cls in self._roots_pp and (
+                (name == TO_PP and cls in self.protocols.pp_output)
+                or (name == FROM_PP and cls in self.protocols.pp_observer)
+            ) and cls not in self.classes:
+                return Member(cls, None, None, stub_of_protocol=True)
+            summary = self.classes.get(cls)
+            if summary is None:
+                continue
+            method = summary.method(name)
+            if method is not None:
+                stub = method.body_is_stub and self.is_interface(cls) and cls != fqn
+                return Member(cls, method, None, stub_of_protocol=stub)
+            assign = summary.assign(name)
+            if assign is not None:
+                return Member(cls, None, assign, stub_of_protocol=False)
+        return None
+
+    def defines(self, fqn: str, name: str) -> bool:
+        member = self.lookup(fqn, name)
+        return member is not None and not member.is_none
+
+    # -- classification --------------------------------------------------------------------
+    def infos(self) -> dict[str, ClassInfo]:
+        """Every project class with its roles; computed once."""
+        if self._infos is None:
+            self._infos = {fqn: self._classify(fqn) for fqn in self.classes}
+            self._infos = {fqn: self._with_pair(info) for fqn, info in self._infos.items()}
+        return self._infos
+
+    def _classify(self, fqn: str) -> ClassInfo:
+        mro = self.mro(fqn)
+        interface = self.is_interface(fqn)
+        recognized: dict[str, str] = {}
+        output_root = next((c for c in mro if c in self._roots_output), None)
+        observer_root = next((c for c in mro if c in self._roots_observer), None)
+        if output_root is not None:
+            recognized[OUTPUT] = _via("subclass of", output_root, mro, fqn)
+        elif self.structural and self.defines(fqn, "copy_to_host"):
+            recognized[OUTPUT] = self._structural_reason(fqn, ("copy_to_host",))
+        if observer_root is not None:
+            recognized[OBSERVER] = _via("subclass of", observer_root, mro, fqn)
+        elif self.structural and self.defines(fqn, "after_sample") and any(
+            self.defines(fqn, hook) for hook in OBSERVER_HOOKS
+        ):
+            hook = next(h for h in OBSERVER_HOOKS if self.defines(fqn, h))
+            recognized[OBSERVER] = self._structural_reason(fqn, ("after_sample", hook))
+        summary = self.classes[fqn]
+        return ClassInfo(
+            fqn=fqn,
+            module=self.class_module[fqn],
+            path=self.modules[self.class_module[fqn]].path,
+            summary=summary,
+            ancestry=mro,
+            unresolved_bases=self.unresolved_bases(fqn),
+            is_interface=interface,
+            roles=frozenset(recognized),
+            recognized=recognized,
+        )
+
+    def _structural_reason(self, fqn: str, names: tuple[str, ...]) -> str:
+        owners = {self.lookup(fqn, n).owner for n in names}  # type: ignore[union-attr]
+        defined = " and ".join(f"`{n}`" for n in names)
+        if owners == {fqn}:
+            return f"structural: defines {defined}"
+        return f"structural: inherits {defined} from {', '.join(sorted(owners - {fqn}) or sorted(owners))}"
+
+    def _with_pair(self, info: ClassInfo) -> ClassInfo:
+        if not info.is_observer:
+            return info
+        pair = self.pair_of(info.fqn)
+        if pair is None:
+            return info
+        return replace(info, pair=pair)
+
+    def pair_of(self, observer: str) -> str | None:
+        """The output class an observer rebuilds: what ``from_pp_tensors`` constructs or declares,
+        else what ``after_sample`` constructs or declares."""
+        for hook in (FROM_PP, "after_sample"):
+            member = self.lookup(observer, hook)
+            if member is None or member.method is None or member.owner not in self.classes:
+                continue
+            module = self.class_module[member.owner]
+            scope = self.classes[member.owner].qualname
+            candidates = [r.constructs for r in member.method.returns if r.kind == "construct"]
+            candidates.append(member.method.return_type)
+            for written in candidates:
+                target = self.resolve(module, written, scope) if written else None
+                if target is not None and target in self.classes and self._is_output_like(target):
+                    return target
+        return None
+
+    def _is_output_like(self, fqn: str) -> bool:
+        infos = self._infos
+        if infos is not None and fqn in infos:
+            return infos[fqn].is_output
+        return self._classify(fqn).is_output
+
+    def iter_infos(self) -> Iterator[ClassInfo]:
+        return iter(self.infos().values())
+
+
+def _enclosing(scope: str) -> list[str]:
+    """``a.<locals>.B`` -> ["a.<locals>.B", "a.<locals>"]: inner scopes first (module level excluded)."""
+    if not scope:
+        return []
+    parts = scope.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1) if parts[i - 1] != "" and parts[:i]]
+
+
+def _join(base: str, rest: str) -> str:
+    return f"{base}.{rest}" if rest else base
+
+
+def _via(prefix: str, root: str, mro: tuple[str, ...], fqn: str) -> str:
+    chain = [c for c in mro[1: mro.index(root)] if c != root]
+    via = f" via {' -> '.join(chain)}" if chain else ""
+    return f"{prefix} {root}{via}"
+
+
+def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
+    result: list[str] = []
+    sequences = [list(s) for s in sequences if s]
+    while sequences:
+        for seq in sequences:
+            head = seq[0]
+            if not any(head in other[1:] for other in sequences):
+                break
+        else:
+            return None
+        result.append(head)
+        sequences = [[c for c in s if c != head] for s in sequences]
+        sequences = [s for s in sequences if s]
+    return result
+
+
+_BUILTINS = frozenset({"object", "Exception", "BaseException", "dict", "list", "tuple", "set", "int", "str",
+                       "float", "bool", "type", "ValueError", "RuntimeError", "TypeError", "KeyError"})

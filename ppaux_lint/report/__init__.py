@@ -1,0 +1,16 @@
+"""Renderers: each takes findings (and nothing else the analysis knows) and writes one format."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence, TextIO
+
+from ppaux_lint.findings import Finding
+from ppaux_lint.report import concise, full, json_format
+
+Renderer = Callable[[Sequence[Finding], TextIO], None]
+
+RENDERERS: dict[str, Renderer] = {
+    "full": full.render,
+    "concise": concise.render,
+    "json": json_format.render,
+}

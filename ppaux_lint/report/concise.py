@@ -1,0 +1,13 @@
+"""One line per finding, ``path:line:col: CODE message``, the shape editors and grep understand."""
+
+from __future__ import annotations
+
+from typing import Sequence, TextIO
+
+from ppaux_lint.findings import Finding
+from ppaux_lint.report.paths import display_path
+
+
+def render(findings: Sequence[Finding], out: TextIO) -> None:
+    for f in findings:
+        out.write(f"{display_path(f.path)}:{f.span.line}:{f.span.column}: {f.code} {f.message}\n")

@@ -1,0 +1,45 @@
+"""The runtime half of ppaux-lint: SGLang's PP transport helpers, and ``verify``.
+
+This is the only part of ppaux-lint that imports torch, which is why it sits
+behind the ``runtime`` extra and why ``import ppaux_lint`` never reaches it.
+The re-exports below are resolved lazily (PEP 562) so that the torch-free
+submodules the CLI needs before it knows torch is there (``targets``,
+``results``, ``report``) can be imported without dragging torch in; asking
+for any helper without torch installed raises an ImportError that names the
+extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+MISSING_TORCH = "ppaux-lint's runtime checks need PyTorch: pip install 'ppaux-lint[runtime]'"
+
+__all__ = [
+    "PP_OUTPUT_KEY_PREFIX",
+    "PipelineParallelAuxiliaryOutput",
+    "PipelineParallelSamplingObserver",
+    "add_auxiliary_output_to_pp_tensors",
+    "pop_auxiliary_output_from_pp_tensors",
+]
+
+
+def require_torch() -> Any:
+    """Import torch, or fail with a message that says how to get it."""
+    try:
+        return importlib.import_module("torch")
+    except ImportError as exc:
+        raise ImportError(MISSING_TORCH) from exc
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    require_torch()
+    core = importlib.import_module("ppaux_lint.runtime.core")
+    return getattr(core, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,278 @@
+"""Building an instance of a project class to put through the round trip.
+
+A user's own example always wins, because only the user knows what a
+realistic instance looks like: first a ``ppaux_example(cls, device)``
+classmethod, then a factory named in the config. Only then is one
+synthesised from the constructor's annotations. The two kinds of failure are
+told apart on purpose: a user's example that raises is an ``error`` (their
+code is broken), while a synthesis that cannot work is a ``skip`` whose reason
+says what to add.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import types
+import typing
+from collections import abc
+from typing import Any, Callable
+
+import torch
+
+from ppaux_lint.runtime.loader import load_factory
+
+HOW_TO_PROVIDE = (
+    "add a classmethod ppaux_example(cls, device) to the class, or name a factory in "
+    '[tool.ppaux-lint.verify.examples] ("pkg.mod.Class" = "pkg.factories:make")'
+)
+_MAX_DEPTH = 4
+
+
+class ExampleUnavailable(Exception):
+    """No example could be made; the message says why and what to add."""
+
+
+class ExampleFailed(Exception):
+    """The user's own example code raised or returned nothing."""
+
+
+def build_example(cls: type, device: torch.device, factory: str | None) -> Any:
+    own = inspect.getattr_static(cls, "ppaux_example", None)
+    if own is not None:
+        return _call_user(f"{cls.__qualname__}.ppaux_example", lambda: cls.ppaux_example(device))
+    if factory:
+        try:
+            func = load_factory(factory)
+        except Exception as exc:
+            raise ExampleFailed(f"example factory {factory!r} cannot be loaded: {_describe(exc)}") from exc
+        return _call_user(f"example factory {factory!r}", lambda: _call_with_device(func, device))
+    return synthesize(cls, device)
+
+
+def synthesize(cls: type, device: torch.device) -> Any:
+    """Construct ``cls`` from values made up for each required constructor parameter."""
+    try:
+        args, kwargs = _arguments(cls, device, _Counter(), depth=0)
+        return cls(*args, **kwargs)
+    except ExampleUnavailable as exc:
+        raise ExampleUnavailable(f"cannot synthesise an example: {exc}; {HOW_TO_PROVIDE}") from None
+    except Exception as exc:
+        raise ExampleUnavailable(
+            f"a synthesised {cls.__qualname__}(...) raised {_describe(exc)}; {HOW_TO_PROVIDE}"
+        ) from exc
+
+
+def small_tensor(name: str, device: torch.device, index: int) -> torch.Tensor:
+    """A 2x3 tensor whose values differ from every other synthesised tensor's.
+
+    Distinct values are what let the comparison notice two fields swapped in
+    ``from_pp_tensors``. The dtype follows the name, because an observer may
+    index with ids or test a mask.
+    """
+    lowered = name.lower()
+    if lowered.endswith("mask") or lowered.startswith(("is_", "has_")):
+        return (torch.arange(6, device=device) % 2 == index % 2).reshape(2, 3)
+    base = torch.arange(6, device=device).reshape(2, 3) + 6 * index
+    if lowered.endswith(("ids", "indices", "index", "positions", "lens", "lengths", "counts")):
+        return base.to(torch.int64)
+    return base.to(torch.float32) + 0.5
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.value = 0
+
+    def next(self) -> int:
+        self.value += 1
+        return self.value
+
+
+def _call_user(what: str, call: Callable[[], Any]) -> Any:
+    try:
+        example = call()
+    except Exception as exc:
+        raise ExampleFailed(f"{what} raised {_describe(exc)}") from exc
+    if example is None:
+        raise ExampleFailed(f"{what} returned None")
+    return example
+
+
+def _call_with_device(func: Callable[..., Any], device: torch.device) -> Any:
+    """Pass the device to factories that take a parameter; call the others bare."""
+    try:
+        inspect.signature(func).bind(device)
+    except TypeError:
+        return func()
+    except ValueError:  # no signature to read (a builtin): assume it takes the device
+        pass
+    return func(device)
+
+
+def _arguments(cls: type, device: torch.device, counter: _Counter, depth: int) -> tuple[list, dict]:
+    if inspect.isabstract(cls):
+        raise ExampleUnavailable(f"{cls.__qualname__} is abstract")
+    hints = _hints(cls)
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for param in _init_parameters(cls):
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or param.default is not param.empty:
+            continue
+        annotation = hints.get(param.name, param.annotation)
+        if annotation is param.empty:
+            raise ExampleUnavailable(f"{cls.__qualname__} parameter {param.name!r} has no annotation")
+        value = _value(annotation, param.name, device, counter, depth)
+        if param.kind == param.POSITIONAL_ONLY:
+            args.append(value)
+        else:
+            kwargs[param.name] = value
+    return args, kwargs
+
+
+def _init_parameters(cls: type) -> list[inspect.Parameter]:
+    try:
+        return list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):
+        return []  # no readable signature: try it bare
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """Resolved annotations of the constructor (dataclass fields included), best effort.
+
+    Names imported only under TYPE_CHECKING do not resolve; the raw strings
+    are still usable for the common spellings, so failure is not an error.
+    """
+    hints: dict[str, Any] = {}
+    sources: list[Any] = [cls] if dataclasses.is_dataclass(cls) else []
+    if "__init__" in _own_dicts(cls):
+        sources.append(cls.__init__)
+    for source in sources:
+        try:
+            hints.update(typing.get_type_hints(source))
+        except Exception:
+            continue
+    return hints
+
+
+def _own_dicts(cls: type) -> set[str]:
+    return {name for klass in cls.__mro__ if klass is not object for name in vars(klass)}
+
+
+def _value(annotation: Any, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise ExampleUnavailable(f"{name!r} nests too deeply")
+    if isinstance(annotation, str):
+        return _value_from_text(annotation.strip().strip("'\""), name, device, counter, depth)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _value(args[0], name, device, counter, depth)
+    if origin in (typing.Union, types.UnionType):
+        return _value_of_union(args, name, device, counter, depth)
+    if origin is typing.Literal:
+        return args[0]
+    if origin is not None:
+        return _container(origin, args, name, device, counter, depth)
+    if annotation is type(None) or annotation is None:
+        return None
+    if isinstance(annotation, type):
+        return _value_of_type(annotation, name, device, counter, depth)
+    raise ExampleUnavailable(f"no value for {name!r} of type {annotation!r}")
+
+
+def _value_of_union(args: tuple, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+    """A value for the first member that can make one; ``None`` only if nothing else can."""
+    for member in sorted(args, key=lambda a: a is type(None)):
+        try:
+            return _value(member, name, device, counter, depth)
+        except ExampleUnavailable:
+            continue
+    raise ExampleUnavailable(f"no value for {name!r} of any type in {args!r}")
+
+
+_SCALARS: dict[type, Callable[[str, int], Any]] = {
+    bool: lambda name, i: True,
+    int: lambda name, i: i + 1,
+    float: lambda name, i: i + 0.5,
+    complex: lambda name, i: complex(i, 1),
+    str: lambda name, i: f"{name}-{i}",
+    bytes: lambda name, i: f"{name}-{i}".encode(),
+}
+
+
+def _value_of_type(tp: type, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+    if issubclass(tp, torch.Tensor):
+        return small_tensor(name, device, counter.next())
+    if tp is torch.device:
+        return device
+    if tp is torch.dtype:
+        return torch.float32
+    for scalar, make in _SCALARS.items():
+        if tp is scalar:
+            return make(name, counter.next())
+    if issubclass(tp, enum.Enum):
+        members = list(tp)
+        if members:
+            return members[0]
+    if tp in (list, tuple, dict, set, frozenset):
+        return tp()
+    if dataclasses.is_dataclass(tp):
+        args, kwargs = _arguments(tp, device, counter, depth + 1)
+        return tp(*args, **kwargs)
+    raise ExampleUnavailable(f"no value for {name!r} of type {tp.__qualname__}")
+
+
+def _container(origin: Any, args: tuple, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+    def item(annotation: Any) -> Any:
+        return _value(annotation, name, device, counter, depth + 1)
+
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return (item(args[0]),)
+        if args == ((),):  # Tuple[()] before Python 3.11
+            return ()
+        return tuple(item(a) for a in args)
+    if origin in (dict, abc.Mapping, abc.MutableMapping):
+        key, val = args or (str, int)
+        return {item(key): item(val)}
+    if origin is frozenset:
+        return frozenset({item(args[0])})
+    if origin in (set, abc.Set, abc.MutableSet):
+        return {item(args[0])}
+    if origin in (list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection):
+        return [item(args[0])] if args else []
+    if origin is type and args and isinstance(args[0], type):
+        return args[0]
+    raise ExampleUnavailable(f"no value for {name!r} of type {origin!r}")
+
+
+_TEXT_TYPES = {
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "str": str,
+    "bytes": bytes,
+    "None": type(None),
+    "torch.device": torch.device,
+    "torch.dtype": torch.dtype,
+}
+
+
+def _value_from_text(text: str, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+    """Make sense of an annotation that did not resolve, by its common spellings."""
+    if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
+        text = text[text.index("[") + 1 : -1].strip()
+    alternatives = [part.strip() for part in text.split("|")]
+    non_none = [alt for alt in alternatives if alt != "None"] or alternatives
+    for alt in non_none:
+        if alt == "Tensor" or alt.endswith(".Tensor"):
+            return small_tensor(name, device, counter.next())
+        if alt in _TEXT_TYPES:
+            return _value_of_type(_TEXT_TYPES[alt], name, device, counter, depth)
+    raise ExampleUnavailable(f"no value for {name!r} annotated {text!r}")
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

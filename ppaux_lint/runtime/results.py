@@ -1,0 +1,83 @@
+"""Verify's verdicts, as plain data that crosses process boundaries as JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+PASS = "pass"
+FAIL = "fail"
+SKIP = "skip"
+ERROR = "error"
+STATUSES = (PASS, FAIL, SKIP, ERROR)
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    dtype: str  # torch's name without the "torch." prefix, e.g. "float32"
+    shape: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "dtype": self.dtype, "shape": list(self.shape)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TensorInfo:
+        return cls(str(data["name"]), str(data["dtype"]), tuple(int(n) for n in data["shape"]))
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """The verdict on one class.
+
+    ``message`` is one line for tables and JSON; ``detail`` holds what a
+    person debugging it wants next (a traceback, a worker's last words) and
+    goes only where there is room for it, such as the JUnit report.
+    """
+
+    symbol: str
+    status: str
+    message: str
+    device: str
+    transport: str
+    tensors: tuple[TensorInfo, ...] = ()
+    seconds: float = 0.0
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented ``--output-format json`` object."""
+        return {
+            "symbol": self.symbol,
+            "status": self.status,
+            "message": self.message,
+            "device": self.device,
+            "transport": self.transport,
+            "tensors": [t.to_json() for t in self.tensors],
+            "seconds": round(self.seconds, 6),
+        }
+
+    def to_wire(self) -> dict[str, Any]:
+        """Everything, for the worker-to-driver channel."""
+        return {**self.to_json(), "detail": self.detail}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> VerifyResult:
+        return cls(
+            symbol=str(data["symbol"]),
+            status=str(data["status"]),
+            message=str(data["message"]),
+            device=str(data["device"]),
+            transport=str(data["transport"]),
+            tensors=tuple(TensorInfo.from_json(t) for t in data.get("tensors", ())),
+            seconds=float(data.get("seconds", 0.0)),
+            detail=str(data.get("detail", "")),
+        )
+
+    def for_row(self, symbol: str, message: str) -> VerifyResult:
+        return replace(self, symbol=symbol, message=message)
+
+
+def exit_code(results: list[VerifyResult], *, strict: bool) -> int:
+    """1 when anything failed or errored (or, with ``strict``, was skipped), else 0."""
+    bad = {FAIL, ERROR} | ({SKIP} if strict else set())
+    return 1 if any(r.status in bad for r in results) else 0

@@ -1,0 +1,197 @@
+"""The two halves of a round trip, as the last and the first PP stage run them.
+
+The sending half is what the last stage does (``add`` into a dict that also
+carries other stage tensors); the receiving half is what the first stage does
+(``pop`` with its own observer), followed by verify's pass criteria. They are
+separate so that the ``dist`` transport can run them in separate processes;
+what the receiving half needs to judge the result travels as a
+``Shipment`` of CPU snapshots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import torch
+
+from ppaux_lint.runtime.compare import differences, flatten, tensor_difference, tensor_summary
+from ppaux_lint.runtime.core import (
+    PP_OUTPUT_KEY_PREFIX,
+    PipelineParallelAuxiliaryOutput,
+    add_auxiliary_output_to_pp_tensors,
+    pop_auxiliary_output_from_pp_tensors,
+)
+from ppaux_lint.runtime.results import ERROR, FAIL, TensorInfo
+
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+_DETAIL_LIMIT = 4000
+
+
+class Outcome(Exception):
+    """Ends a round trip early with a verdict other than pass."""
+
+    def __init__(self, status: str, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.detail = detail
+
+
+Notify = Callable[[str, str], None]
+
+
+class Steps:
+    """Runs the named steps of a round trip and turns what they raise into an ``Outcome``.
+
+    Each step is announced before it starts, with the status it earns if it
+    goes wrong, so that when the process hangs or dies mid-step the driver
+    still knows which step it was and whose fault that is.
+    """
+
+    def __init__(self, notify: Notify | None = None) -> None:
+        self._notify = notify or (lambda step, status: None)
+
+    @contextlib.contextmanager
+    def step(self, name: str, status: str = FAIL) -> Iterator[None]:
+        self._notify(name, status)
+        try:
+            yield
+        except Outcome:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise Outcome(status, f"{name}: {describe(exc)}{_where(exc)}", format_detail(exc)) from exc
+
+
+@dataclass
+class Shipment:
+    """What the receiving half compares against: CPU snapshots taken on the sending side."""
+
+    others: dict[str, torch.Tensor]
+    sent: dict[str, torch.Tensor]
+    host: dict[str, Any]
+
+
+OTHER_STAGE_TENSORS = ("hidden_states", "residual")
+
+
+def send_half(output: Any, device: torch.device, steps: Steps) -> tuple[dict[str, Any], Shipment, tuple[TensorInfo, ...]]:
+    """Run ``add`` on a stage dict like the scheduler's; return it, the shipment and the tensors' shapes."""
+    stage: dict[str, Any] = {
+        name: torch.arange(8, dtype=torch.float32, device=device).reshape(2, 4) * (i + 1)
+        for i, name in enumerate(OTHER_STAGE_TENSORS)
+    }
+    others = {name: tensor.cpu().clone() for name, tensor in stage.items()}
+    with steps.step("add_auxiliary_output_to_pp_tensors"):
+        add_auxiliary_output_to_pp_tensors(stage, output)
+    sent = {key[len(PP_OUTPUT_KEY_PREFIX) :]: value for key, value in stage.items() if key.startswith(PP_OUTPUT_KEY_PREFIX)}
+    infos = tuple(TensorInfo(name, *tensor_summary(tensor)) for name, tensor in sent.items())
+    with steps.step("original.copy_to_host"):
+        host = flatten(copy_to_host(output, device))
+    snapshots = {name: tensor.detach().cpu().clone() for name, tensor in sent.items()}
+    return stage, Shipment(others, snapshots, host), infos
+
+
+def receive_half(received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps) -> None:
+    """Run ``pop`` and check every pass criterion; raise an ``Outcome`` listing all that failed."""
+    arrived = dict(received)
+    with steps.step("pop_auxiliary_output_from_pp_tensors"):
+        rebuilt = pop_auxiliary_output_from_pp_tensors(received, observer)
+    if rebuilt is None:
+        raise Outcome(ERROR, "pop_auxiliary_output_from_pp_tensors found no auxiliary entries after the transport")
+    problems = _stage_problems(received, arrived, shipment)
+    if not isinstance(rebuilt, PipelineParallelAuxiliaryOutput):
+        problems.append(f"the rebuilt {_type(rebuilt)} has no to_pp_tensors()")
+    else:
+        with steps.step("rebuilt.to_pp_tensors"):
+            again = dict(rebuilt.to_pp_tensors())
+        problems += _tensor_problems(shipment.sent, again, device)
+    with steps.step("rebuilt.copy_to_host"):
+        host = flatten(copy_to_host(rebuilt, device))
+    problems += [f"copy_to_host differs: {d}" for d in differences(shipment.host, host)]
+    if problems:
+        raise Outcome(FAIL, "; ".join(problems))
+
+
+def copy_to_host(output: Any, device: torch.device) -> Any:
+    """Call ``copy_to_host`` with a copy function like the scheduler's, and wait for the copies."""
+    host = output.copy_to_host(to_host)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return host
+
+
+def to_host(tensor: torch.Tensor) -> torch.Tensor:
+    """Like SGLang's scheduler: CPU tensors pass through, device tensors go to (pinned) host memory."""
+    if tensor.device.type == "cpu":
+        return tensor
+    host = torch.empty(tensor.shape, dtype=tensor.dtype, pin_memory=torch.cuda.is_available())
+    host.copy_(tensor, non_blocking=True)
+    return host
+
+
+def _stage_problems(received: dict[str, Any], arrived: dict[str, Any], shipment: Shipment) -> list[str]:
+    problems = []
+    left = sorted(k for k in received if isinstance(k, str) and k.startswith(PP_OUTPUT_KEY_PREFIX))
+    if left:
+        problems.append(f"prefixed keys remain after pop: {', '.join(left)}")
+    for name, snapshot in shipment.others.items():
+        if name not in received:
+            problems.append(f"pop removed the other stage tensor {name!r}")
+        elif received[name] is not arrived[name]:
+            problems.append(f"pop replaced the other stage tensor {name!r}")
+        elif tensor_difference(snapshot, received[name]):
+            problems.append(f"the other stage tensor {name!r} changed: {tensor_difference(snapshot, received[name])}")
+    extra = sorted(str(k) for k in received if k not in shipment.others and k not in left)
+    if extra:
+        problems.append(f"pop left unexpected entries: {', '.join(extra)}")
+    return problems
+
+
+def _tensor_problems(sent: dict[str, torch.Tensor], again: dict[str, Any], device: torch.device) -> list[str]:
+    problems = []
+    if list(again) != list(sent) and set(again) != set(sent):
+        missing = [n for n in sent if n not in again]
+        extra = [str(n) for n in again if n not in sent]
+        if missing:
+            problems.append(f"the rebuilt output lacks tensor(s) {', '.join(map(repr, missing))}")
+        if extra:
+            problems.append(f"the rebuilt output has unexpected tensor(s) {', '.join(map(repr, extra))}")
+    for name, expected in sent.items():
+        if name not in again:
+            continue
+        actual = again[name]
+        if not torch.is_tensor(actual):
+            problems.append(f"the rebuilt {name!r} is not a tensor")
+            continue
+        difference = tensor_difference(expected, actual)
+        if difference:
+            problems.append(f"the rebuilt {name!r} differs: {difference}")
+        if actual.device != device:
+            problems.append(f"the rebuilt {name!r} is on {actual.device}, not {device}")
+    return problems
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def format_detail(exc: BaseException) -> str:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return text[-_DETAIL_LIMIT:]
+
+
+def _where(exc: BaseException) -> str:
+    """Where in the project's code the exception came from, if it did."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if not os.path.abspath(frame.filename).startswith(_OWN_DIR + os.sep):
+            return f" (at {frame.filename}:{frame.lineno} in {frame.name})"
+    return ""
+
+
+def _type(obj: Any) -> str:
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
