@@ -1,18 +1,23 @@
-"""One libcst pass over one file, producing its FileSummary.
+"""One parse of one file, producing its FileSummary.
 
 This is the only module that sees syntax trees. It records facts, not
 verdicts: which names a class lists as bases, what its methods return, which
 keys they read. Whether any of that is a problem needs the whole project, and
 is decided by the index and the rules.
+
+It parses with the standard library's ``ast``, not libcst: analysis needs no
+concrete syntax, and CPython's C parser is 10-50x faster than building a
+libcst tree with position metadata (see the README's design notes). libcst is
+kept for what it is best at, rewriting code losslessly in ``--fix``.
 """
 
 from __future__ import annotations
 
+import ast
+import io
 import re
-from typing import Sequence
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+import tokenize
+from typing import Iterator, Sequence
 
 from ppaux_lint.pp_errors import PP_KEY_PREFIX
 from ppaux_lint.summary import (
@@ -36,54 +41,48 @@ HELPER_NAMES = frozenset({"add_auxiliary_output_to_pp_tensors", "pop_auxiliary_o
 
 # Calls whose result is certainly not a tensor, whatever their argument.
 _NON_TENSOR_CALLS = {
-    "len": "an int (len())",
-    "str": "a str",
-    "repr": "a str",
-    "int": "an int",
-    "float": "a float",
-    "bool": "a bool",
-    "complex": "a complex",
-    "list": "a list",
-    "tuple": "a tuple",
-    "dict": "a dict",
-    "set": "a set",
-    "frozenset": "a frozenset",
-    "range": "a range",
-    "bytes": "bytes",
+    "len": "an int (len())", "str": "a str", "repr": "a str", "int": "an int", "float": "a float",
+    "bool": "a bool", "complex": "a complex", "list": "a list", "tuple": "a tuple", "dict": "a dict",
+    "set": "a set", "frozenset": "a frozenset", "range": "a range", "bytes": "bytes",
 }
 # Methods whose result is certainly not a tensor, whatever their receiver.
 _NON_TENSOR_METHODS = {
-    "tolist": "a Python list (.tolist())",
-    "item": "a Python number (.item())",
-    "numpy": "a NumPy array (.numpy())",
-    "__len__": "an int",
-    "size": "a torch.Size or int (.size())",
-    "dim": "an int (.dim())",
-    "numel": "an int (.numel())",
-    "data_ptr": "an int (.data_ptr())",
-    "keys": "a dict view (.keys())",
-    "values": "a dict view (.values())",
-    "items": "a dict view (.items())",
+    "tolist": "a Python list (.tolist())", "item": "a Python number (.item())",
+    "numpy": "a NumPy array (.numpy())", "size": "a torch.Size or int (.size())", "dim": "an int (.dim())",
+    "numel": "an int (.numel())", "data_ptr": "an int (.data_ptr())", "keys": "a dict view (.keys())",
+    "values": "a dict view (.values())", "items": "a dict view (.items())",
 }
+_NON_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim"})
+_DISPLAYS = {ast.List: "a list", ast.Tuple: "a tuple", ast.Set: "a set", ast.Dict: "a dict",
+             ast.ListComp: "a list", ast.SetComp: "a set", ast.DictComp: "a dict",
+             ast.GeneratorExp: "a generator", ast.Lambda: "a function"}
+_EXITS = frozenset({"sys.exit", "exit", "os._exit", "typing.assert_never", "assert_never"})
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def summarize_source(source: bytes, path: str, module: str, is_package: bool) -> FileSummary:
     """Summarize one file's bytes; undecodable or unparsable input becomes a summary carrying the error."""
-    base = FileSummary(path=path, module=module, is_package=is_package)
-    error = _precheck(source)
-    if error is not None:
-        return _with_error(base, error)
     try:
-        tree = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        line, col = exc.raw_line, exc.raw_column + 1
-        return _with_error(base, ParseError(f"syntax error: {exc.message}", Span(line, col, line, col)))
-    except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
-        return _with_error(base, ParseError(f"cannot decode: {exc}", Span(1, 1, 1, 1)))
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    collector = _Collector(module, is_package, wrapper.resolve(PositionProvider))
-    wrapper.visit(collector)
+        text = _decode(source)
+        tree = ast.parse(source, filename=path, type_comments=False)
+    except _Unreadable as exc:
+        return _with_error(path, module, is_package, exc.error)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        column = max(1, exc.offset or 1)
+        return _with_error(path, module, is_package,
+                           ParseError(f"syntax error: {exc.msg}", Span(line, column, line, column)))
+    except (RecursionError, MemoryError):
+        return _with_error(path, module, is_package,
+                           ParseError("too deeply nested for the Python parser", Span(1, 1, 1, 1)))
+    collector = _Collector(module, is_package, _Positions(text))
+    try:
+        collector.walk(tree)
+    except RecursionError:
+        return _with_error(path, module, is_package,
+                           ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
     return FileSummary(
         path=path,
         module=module,
@@ -94,31 +93,42 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         assignments=tuple(collector.assignments),
         calls=tuple(collector.helper_calls()),
         prefix_uses=tuple(collector.prefix_uses),
-        noqa=_noqa_lines(source),
+        noqa=_noqa_lines(text) if "noqa" in text.lower() else (),
         defs=tuple(collector.defs),
         defines_helpers=HELPER_NAMES <= set(collector.defs),
     )
 
 
-def _with_error(base: FileSummary, error: ParseError) -> FileSummary:
-    return FileSummary(path=base.path, module=base.module, is_package=base.is_package, error=error)
+class _Unreadable(Exception):
+    def __init__(self, error: ParseError) -> None:
+        super().__init__(error.reason)
+        self.error = error
 
 
-def _precheck(source: bytes) -> ParseError | None:
-    """Catch what libcst would misreport or choke on: NUL bytes and undecodable text."""
+def _with_error(path: str, module: str, is_package: bool, error: ParseError) -> FileSummary:
+    return FileSummary(path=path, module=module, is_package=is_package, error=error)
+
+
+def _decode(source: bytes) -> str:
+    """The file's text, honouring a coding cookie and a BOM as the interpreter does."""
     nul = source.find(b"\x00")
     if nul >= 0:
         line = source.count(b"\n", 0, nul) + 1
-        return ParseError("file contains a NUL byte", Span(line, 1, line, 1))
-    return None
+        raise _Unreadable(ParseError("file contains a NUL byte", Span(line, 1, line, 1)))
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, LookupError) as exc:
+        raise _Unreadable(ParseError(f"cannot decode: {exc}", Span(1, 1, 1, 1))) from None
+    except UnicodeDecodeError as exc:
+        line = source.count(b"\n", 0, exc.start) + 1
+        raise _Unreadable(ParseError(f"cannot decode as {exc.encoding}: {exc.reason} at byte {exc.start}",
+                                     Span(line, 1, line, 1))) from None
 
 
-def _noqa_lines(source: bytes) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    if b"noqa" not in source and b"NOQA" not in source:
-        return ()
+def _noqa_lines(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
     found = []
-    text = source.decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_NEWLINE.split(text), start=1):
         match = _NOQA.search(line)
         if match:
             codes = match.group("codes")
@@ -126,34 +136,87 @@ def _noqa_lines(source: bytes) -> tuple[tuple[int, tuple[str, ...]], ...]:
     return tuple(found)
 
 
-def dotted(node: cst.BaseExpression | None) -> str:
+class _Positions:
+    """ast counts columns in UTF-8 bytes; reports count characters. Converts, for the few nodes we keep."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: list[str] | None = None
+
+    def _column(self, line: int, byte_offset: int) -> int:
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.text)
+        if not 0 < line <= len(self._lines):
+            return byte_offset + 1
+        content = self._lines[line - 1]
+        if content.isascii():
+            return byte_offset + 1
+        return len(content.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace")) + 1
+
+    def span(self, node: ast.AST) -> Span:
+        line, end_line = node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        return Span(line, self._column(line, node.col_offset),  # type: ignore[attr-defined]
+                    end_line, self._column(end_line, node.end_col_offset or 0))  # type: ignore[attr-defined]
+
+    def name_span(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> Span:
+        """The span of a definition's name, which ast does not record: found after the keyword."""
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.text)
+        line = node.lineno
+        content = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        start = self._column(line, node.col_offset) - 1
+        match = re.compile(r"(?:async\s+)?(?:def|class)\s+").match(content, start)
+        column = (match.end() if match else start) + 1
+        return Span(line, column, line, column + len(node.name))
+
+
+def dotted(node: ast.AST | None) -> str:
     """``a.b.C`` for a Name/Attribute chain, the callee for ``Generic[T]``, else ""."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
         head = dotted(node.value)
-        return f"{head}.{node.attr.value}" if head else ""
-    if isinstance(node, cst.Subscript):
+        return f"{head}.{node.attr}" if head else ""
+    if isinstance(node, ast.Subscript):
         return dotted(node.value)
     return ""
 
 
-def _literal_string(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
+def _decorator_name(node: ast.expr) -> str:
+    return dotted(node.func if isinstance(node, ast.Call) else node)
+
+
+def _string(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
     return None
 
 
-class _Collector(cst.CSTVisitor):
-    """Walks one module, keeping a stack of enclosing classes and functions for qualified names."""
+def _is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
-    def __init__(self, module: str, is_package: bool, positions) -> None:
-        super().__init__()
+
+def _source(text: str, node: ast.AST) -> str:
+    return ast.get_source_segment(text, node) or ast.unparse(node)
+
+
+def _walk_scope(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under ``nodes`` in source order, not entering nested functions, classes or lambdas."""
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+class _Collector:
+    """Walks one module in source order, keeping the enclosing classes and functions for qualified names."""
+
+    def __init__(self, module: str, is_package: bool, positions: _Positions) -> None:
         self.module = module
         self.is_package = is_package
         self.positions = positions
-        self.scopes: list[tuple[str, cst.CSTNode]] = []
         self.classes: list[ClassSummary] = []
         self.imports: list[Import] = []
         self.all_names: tuple[str, ...] | None = None
@@ -161,292 +224,278 @@ class _Collector(cst.CSTVisitor):
         self.calls: list[CallSite] = []
         self.prefix_uses: list[PrefixUse] = []
         self.defs: list[str] = []
-        self._local_constructs: list[dict[str, str | None]] = [{}]
 
-    # -- positions and names -------------------------------------------------
-    def span(self, node: cst.CSTNode) -> Span:
-        rng = self.positions[node]
-        return Span(rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
+    def walk(self, tree: ast.Module) -> None:
+        self._walk(tree.body, scope=(), frame={})
 
-    def qualname(self, name: str) -> str:
-        parts = []
-        for kind, node in self.scopes:
-            parts.append(node.name.value)
-            if kind == "def":
-                parts.append("<locals>")
-        return ".".join([*parts, name])
+    def _walk(self, body: Sequence[ast.AST], scope: tuple[tuple[str, str], ...], frame: dict) -> None:
+        for node in _walk_scope(body):
+            if isinstance(node, ast.ClassDef):
+                self.classes.append(self._summarize_class(node, scope))
+                self._walk(node.decorator_list + node.bases + [k.value for k in node.keywords], scope, frame)
+                self._walk(node.body, scope + (("class", node.name),), frame)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not scope:
+                    self.defs.append(node.name)
+                outer = node.decorator_list + [d for d in node.args.defaults + node.args.kw_defaults if d]
+                self._walk(outer, scope, frame)
+                self._walk(node.body, scope + (("def", node.name),), {})
+            elif isinstance(node, ast.Lambda):
+                self._walk([node.body], scope, frame)
+            else:
+                self._visit(node, scope, frame)
 
-    # -- imports ---------------------------------------------------------------
-    def _absolute(self, relative: int, module: str) -> str:
-        if not relative:
+    def _visit(self, node: ast.AST, scope: tuple[tuple[str, str], ...], frame: dict) -> None:
+        nested = bool(scope)
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.imports.append(Import(alias.asname, alias.name, nested=nested))
+                else:
+                    head = alias.name.split(".")[0]
+                    self.imports.append(Import(head, head, nested=nested))
+        elif isinstance(node, ast.ImportFrom):
+            self._import_from(node, nested)
+        elif isinstance(node, ast.Assign):
+            self._assign(node, scope, frame)
+        elif isinstance(node, ast.AugAssign) and not scope:
+            if isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                extra = _string_sequence(node.value)
+                self.all_names = (self.all_names + extra) if (self.all_names is not None and extra is not None) \
+                    else None
+        elif isinstance(node, ast.Call):
+            self._call(node, scope, frame)
+        elif isinstance(node, ast.Subscript) and _starts_with_prefix(node.slice):
+            self.prefix_uses.append(PrefixUse(self.positions.span(node.slice), "subscript"))
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            if _starts_with_prefix(node.left):
+                self.prefix_uses.append(PrefixUse(self.positions.span(node.left), "'in' test"))
+
+    # -- imports and bindings ---------------------------------------------------------
+    def _import_from(self, node: ast.ImportFrom, nested: bool) -> None:
+        base = self._absolute(node.level, node.module or "")
+        for alias in node.names:
+            if alias.name == "*":
+                self.imports.append(Import("*", base, star=True, nested=nested))
+            else:
+                target = f"{base}.{alias.name}" if base else alias.name
+                self.imports.append(Import(alias.asname or alias.name, target, nested=nested))
+
+    def _absolute(self, level: int, module: str) -> str:
+        if not level:
             return module
         package = self.module.split(".") if self.module else []
         if not self.is_package:
             package = package[:-1]
-        if relative > 1:
-            package = package[: len(package) - (relative - 1)] if relative - 1 <= len(package) else []
+        package = package[: len(package) - (level - 1)] if level - 1 <= len(package) else []
         return ".".join(p for p in [*package, module] if p)
 
-    def visit_Import(self, node: cst.Import) -> None:
-        nested = bool(self.scopes)
-        for alias in node.names:
-            target = dotted(alias.name)
-            if alias.asname is not None:
-                self.imports.append(Import(dotted(alias.asname.name), target, nested=nested))
-            else:
-                head = target.split(".")[0]
-                self.imports.append(Import(head, head, nested=nested))
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        nested = bool(self.scopes)
-        base = self._absolute(len(node.relative), dotted(node.module) if node.module else "")
-        if isinstance(node.names, cst.ImportStar):
-            self.imports.append(Import("*", base, star=True, nested=nested))
-            return
-        for alias in node.names:
-            name = dotted(alias.name)
-            local = dotted(alias.asname.name) if alias.asname is not None else name
-            self.imports.append(Import(local, f"{base}.{name}" if base else name, nested=nested))
-
-    # -- module-level bindings ---------------------------------------------------
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if self.scopes and self.scopes[-1][0] == "def":
-            self._note_local_constructs(node)
-            return
-        if self.scopes:
-            return  # class bodies are handled by the class walker
-        for target in node.targets:
-            name = target.target
-            if not isinstance(name, cst.Name):
-                continue
-            if name.value == "__all__":
-                self.all_names = _string_sequence(node.value)
-            else:
-                value = dotted(node.value) if isinstance(node.value, (cst.Name, cst.Attribute)) else ""
-                if value:
-                    self.assignments.append((name.value, value))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if not self.scopes and isinstance(node.target, cst.Name) and node.target.value == "__all__":
-            extra = _string_sequence(node.value)
-            if self.all_names is not None and extra is not None:
-                self.all_names = self.all_names + extra
-            else:
-                self.all_names = None
-
-    def _note_local_constructs(self, node: cst.Assign) -> None:
-        """Remember ``obs = Obs()`` so that a later ``pop(d, obs)`` knows what it passes."""
-        frame = self._local_constructs[-1]
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                name = target.target.value
-                callee = dotted(node.value.func) if isinstance(node.value, cst.Call) else ""
+    def _assign(self, node: ast.Assign, scope: tuple, frame: dict) -> None:
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        if scope and scope[-1][0] == "def":
+            # Remember ``obs = Obs()`` so a later ``pop(d, obs)`` knows what it passes; rebinding forgets it.
+            callee = dotted(node.value.func) if isinstance(node.value, ast.Call) else ""
+            for name in names:
                 frame[name] = callee if (name not in frame and callee) else None
+            return
+        if scope:
+            return  # class bodies are summarized with their class
+        for name in names:
+            if name == "__all__":
+                self.all_names = _string_sequence(node.value)
+            elif isinstance(node.value, (ast.Name, ast.Attribute)) and dotted(node.value):
+                self.assignments.append((name, dotted(node.value)))
 
-    # -- classes and functions --------------------------------------------------
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.classes.append(self._summarize_class(node))
-        self.scopes.append(("class", node))
+    # -- calls ---------------------------------------------------------------------------
+    def _call(self, node: ast.Call, scope: tuple, frame: dict) -> None:
+        callee = dotted(node.func)
+        if callee and (callee.rsplit(".", 1)[-1] in HELPER_NAMES or self._imported(callee)):
+            self.calls.append(CallSite(
+                callee=callee,
+                span=self.positions.span(node),
+                arg_kinds=tuple(_arg_kind(arg, frame) for arg in node.args if not isinstance(arg, ast.Starred)),
+                scope=_qualname(scope),
+            ))
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop", "setdefault") and node.args:
+            if _starts_with_prefix(node.args[0]):
+                self.prefix_uses.append(PrefixUse(self.positions.span(node.args[0]), f".{node.func.attr}()"))
 
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.scopes.pop()
+    def _imported(self, callee: str) -> bool:
+        """A bare imported name may be an alias of a helper; kept until all imports are known."""
+        return "." not in callee and any(i.local == callee for i in self.imports)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if not self.scopes:
-            self.defs.append(node.name.value)
-        self.scopes.append(("def", node))
-        self._local_constructs.append({})
+    def helper_calls(self) -> list[CallSite]:
+        targets = {i.local: i.target for i in self.imports}
+        return [c for c in self.calls
+                if c.callee.rsplit(".", 1)[-1] in HELPER_NAMES
+                or targets.get(c.callee.split(".")[0], "").rsplit(".", 1)[-1] in HELPER_NAMES]
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.scopes.pop()
-        self._local_constructs.pop()
-
-    def _summarize_class(self, node: cst.ClassDef) -> ClassSummary:
+    # -- classes -------------------------------------------------------------------------
+    def _summarize_class(self, node: ast.ClassDef, scope: tuple) -> ClassSummary:
         methods: list[MethodSummary] = []
         assigns: list[MemberAssign] = []
         fields: list[Field] = []
         for stmt in _class_level_statements(node.body):
-            if isinstance(stmt, cst.FunctionDef):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(self._summarize_method(stmt))
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.Assign):
-                        for target in small.targets:
-                            if isinstance(target.target, cst.Name):
-                                assigns.append(self._member_assign(target.target, small.value))
-                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        annotation = _source(small.annotation.annotation)
-                        fields.append(Field(small.target.value, annotation, small.value is not None))
-                        if small.value is not None:
-                            assigns.append(self._member_assign(small.target, small.value))
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        assigns.append(self._member(target, stmt.value))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                fields.append(Field(stmt.target.id, _source(self.positions.text, stmt.annotation),
+                                    stmt.value is not None))
+                if stmt.value is not None:
+                    assigns.append(self._member(stmt.target, stmt.value))
         return ClassSummary(
-            name=node.name.value,
-            qualname=self.qualname(node.name.value),
-            span=self.span(node.name),
-            class_line=self.positions[node.name].start.line,
-            bases=tuple(b for b in (dotted(arg.value) for arg in node.bases if arg.keyword is None) if b),
-            decorators=tuple(dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func)
-                             for d in node.decorators),
+            name=node.name,
+            qualname=_qualname(scope, node.name),
+            span=self.positions.name_span(node),
+            class_line=node.lineno,
+            bases=tuple(b for b in (dotted(base) for base in node.bases) if b),
+            decorators=tuple(_decorator_name(d) for d in node.decorator_list),
             methods=tuple(methods),
             assigns=tuple(assigns),
             fields=tuple(fields),
         )
 
-    def _member_assign(self, target: cst.Name, value: cst.BaseExpression) -> MemberAssign:
-        if isinstance(value, cst.Name) and value.value == "None":
-            text = "none"
-        else:
-            text = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else ""
-        return MemberAssign(target.value, text, self.span(target))
+    def _member(self, target: ast.Name, value: ast.expr) -> MemberAssign:
+        text = "none" if _is_none(value) else dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
+        return MemberAssign(target.id, text, self.positions.span(target))
 
-    def _summarize_method(self, node: cst.FunctionDef) -> MethodSummary:
-        decorators = tuple(
-            dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func)
-            for d in node.decorators
-        )
-        params = _params(node.params)
-        body = _FunctionBody(self, node)
-        first = _first_data_param(params, decorators)
-        reads = _KeyReads(first, self) if first else None
-        if reads is not None:
-            node.body.visit(reads)
-        return_type, optional = _annotation_target(node.returns.annotation if node.returns else None)
+    def _summarize_method(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> MethodSummary:
+        decorators = tuple(_decorator_name(d) for d in node.decorator_list)
+        params = _params(node.args, self.positions.text)
+        returns, is_generator = self._returns(node)
+        reads = _KeyReads(_first_data_param(params, decorators), self.positions)
+        reads.scan(node.body)
+        return_type, optional = _annotation_target(node.returns)
         return MethodSummary(
-            name=node.name.value,
-            span=self.span(node.name),
-            is_async=node.asynchronous is not None,
-            is_generator=body.is_generator,
+            name=node.name,
+            span=self.positions.name_span(node),
+            is_async=isinstance(node, ast.AsyncFunctionDef),
+            is_generator=is_generator,
             decorators=decorators,
             params=params,
-            return_annotation=_source(node.returns.annotation) if node.returns else "",
-            returns=tuple(body.returns),
-            keys_read=tuple(reads.keys) if reads else (),
-            keys_read_exact=reads.exact if reads else False,
+            return_annotation=_source(self.positions.text, node.returns) if node.returns else "",
+            returns=returns,
+            keys_read=tuple(reads.keys),
+            keys_read_exact=reads.exact,
             body_is_stub=_is_stub(node.body),
             return_type=return_type,
             return_optional=optional,
         )
 
-    # -- calls and prefix uses -----------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
-        callee = dotted(node.func)
-        if callee and callee.rsplit(".", 1)[-1] in HELPER_NAMES or self._may_alias_helper(callee):
-            self.calls.append(
-                CallSite(
-                    callee=callee,
-                    span=self.span(node),
-                    arg_kinds=tuple(self._arg_kind(arg.value) for arg in node.args if arg.keyword is None
-                                    and not arg.star),
-                    scope=self.qualname("").rstrip("."),
-                )
-            )
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("get", "pop", "setdefault"):
-            if node.args and _starts_with_prefix(node.args[0].value):
-                self.prefix_uses.append(PrefixUse(self.span(node.args[0].value), f".{node.func.attr.value}()"))
+    def _returns(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[ReturnFact, ...], bool]:
+        facts: list[ReturnFact] = []
+        is_generator = False
+        for child in _walk_scope(node.body):
+            if isinstance(child, (ast.Yield, ast.YieldFrom)):
+                is_generator = True
+            elif isinstance(child, ast.Return):
+                facts.append(self._return_fact(child))
+        if _can_fall_through(node.body):
+            facts.append(ReturnFact("none", self.positions.name_span(node), implicit=True))
+        return tuple(facts), is_generator
 
-    def _may_alias_helper(self, callee: str) -> bool:
-        """Keep calls of imported names, so ``import ... as add`` aliases can be resolved later."""
-        return bool(callee) and "." not in callee and any(i.local == callee for i in self.imports)
+    def _return_fact(self, node: ast.Return) -> ReturnFact:
+        span = self.positions.span(node)
+        value = node.value
+        if value is None or _is_none(value):
+            return ReturnFact("none", span)
+        if isinstance(value, ast.Dict):
+            items = [ValueFact(self._key(k), _not_tensor(v), self.positions.span(v))
+                     for k, v in zip(value.keys, value.values) if k is not None]
+            return ReturnFact("dict", span, tuple(items), exact=None not in value.keys)
+        if isinstance(value, ast.Call) and dotted(value.func) == "dict":
+            items = [ValueFact(KeyFact("str", kw.arg, self._keyword_span(kw)), _not_tensor(kw.value),
+                               self.positions.span(kw.value)) for kw in value.keywords if kw.arg is not None]
+            exact = not value.args and all(kw.arg is not None for kw in value.keywords)
+            return ReturnFact("dict", span, tuple(items), exact)
+        if isinstance(value, ast.Call) and dotted(value.func):
+            return ReturnFact("construct", span, constructs=dotted(value.func))
+        return ReturnFact("other", span)
 
-    def _arg_kind(self, value: cst.BaseExpression) -> str:
-        if isinstance(value, cst.Name) and value.value == "None":
-            return "none"
-        if isinstance(value, cst.Call):
-            callee = dotted(value.func)
-            return f"construct:{callee}" if callee else ""
-        if isinstance(value, cst.Name):
-            constructed = self._local_constructs[-1].get(value.value)
-            if constructed:
-                return f"construct:{constructed}"
-        name = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else ""
-        return f"name:{name}" if name else ""
+    def _keyword_span(self, keyword: ast.keyword) -> Span:
+        span = self.positions.span(keyword)
+        return Span(span.line, span.column, span.line, span.column + len(keyword.arg or ""))
 
-    def helper_calls(self) -> list[CallSite]:
-        """Drop calls kept only in case an import aliased a helper, once imports are all known."""
-        targets = {i.local: i.target for i in self.imports}
-        kept = []
-        for call in self.calls:
-            head = call.callee.split(".")[0]
-            last = call.callee.rsplit(".", 1)[-1]
-            if last in HELPER_NAMES or targets.get(head, "").rsplit(".", 1)[-1] in HELPER_NAMES:
-                kept.append(call)
-        return kept
-
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        for element in node.slice:
-            if isinstance(element.slice, cst.Index) and _starts_with_prefix(element.slice.value):
-                self.prefix_uses.append(PrefixUse(self.span(element.slice.value), "subscript"))
-
-    def visit_Comparison(self, node: cst.Comparison) -> None:
-        if any(isinstance(t.operator, (cst.In, cst.NotIn)) for t in node.comparisons):
-            if _starts_with_prefix(node.left):
-                self.prefix_uses.append(PrefixUse(self.span(node.left), "'in' test"))
+    def _key(self, key: ast.expr) -> KeyFact:
+        span = self.positions.span(key)
+        text = _string(key)
+        if text is not None:
+            return KeyFact("str" if text else "empty", text, span)
+        if isinstance(key, (ast.Constant, ast.Tuple)):
+            return KeyFact("nonstr", _source(self.positions.text, key), span)
+        return KeyFact("dynamic", _source(self.positions.text, key), span)
 
 
-def _starts_with_prefix(node: cst.BaseExpression) -> bool:
-    text = _literal_string(node)
-    if text is None and isinstance(node, cst.FormattedString) and node.parts:
-        first = node.parts[0]
-        text = first.value if isinstance(first, cst.FormattedStringText) else None
+def _qualname(scope: Sequence[tuple[str, str]], name: str = "") -> str:
+    parts: list[str] = []
+    for kind, scope_name in scope:
+        parts.append(scope_name)
+        if kind == "def":
+            parts.append("<locals>")
+    if name:
+        parts.append(name)
+    return ".".join(parts)
+
+
+def _arg_kind(value: ast.expr, frame: dict) -> str:
+    if _is_none(value):
+        return "none"
+    if isinstance(value, ast.Call):
+        callee = dotted(value.func)
+        return f"construct:{callee}" if callee else ""
+    if isinstance(value, ast.Name) and frame.get(value.id):
+        return f"construct:{frame[value.id]}"
+    name = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
+    return f"name:{name}" if name else ""
+
+
+def _starts_with_prefix(node: ast.AST) -> bool:
+    text = _string(node)
+    if text is None and isinstance(node, ast.JoinedStr) and node.values:
+        text = _string(node.values[0])
     return text is not None and text.startswith(PP_KEY_PREFIX)
 
 
-def _string_sequence(node: cst.BaseExpression) -> tuple[str, ...] | None:
-    if not isinstance(node, (cst.List, cst.Tuple)):
+def _string_sequence(node: ast.expr) -> tuple[str, ...] | None:
+    if not isinstance(node, (ast.List, ast.Tuple)):
         return None
-    values = []
-    for element in node.elements:
-        text = _literal_string(element.value) if isinstance(element, cst.Element) else None
-        if text is None:
-            return None
-        values.append(text)
-    return tuple(values)
+    values = [_string(element) for element in node.elts]
+    return None if any(v is None for v in values) else tuple(values)  # type: ignore[arg-type]
 
 
-def _class_level_statements(body: cst.BaseSuite) -> list[cst.CSTNode]:
-    """Statements that run in the class namespace, including those under if/try at class level."""
-    out: list[cst.CSTNode] = []
-    stack = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
-    for stmt in stack:
-        if isinstance(stmt, (cst.If, cst.Try, cst.TryStar, cst.With)):
-            for suite in _suites(stmt):
-                out.extend(_class_level_statements(suite))
-        elif isinstance(stmt, cst.SimpleStatementSuite):
-            out.append(cst.SimpleStatementLine(body=stmt.body))
+def _class_level_statements(body: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """Statements that run in the class namespace, including those under if/try/with at class level."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            out.extend(_class_level_statements(stmt.body + stmt.orelse))
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            handlers = [s for h in stmt.handlers for s in h.body]
+            out.extend(_class_level_statements(stmt.body + handlers + stmt.orelse + stmt.finalbody))
+        elif isinstance(stmt, ast.With):
+            out.extend(_class_level_statements(stmt.body))
         else:
             out.append(stmt)
     return out
 
 
-def _suites(stmt: cst.CSTNode) -> list[cst.BaseSuite]:
-    suites = [stmt.body]
-    if isinstance(stmt, cst.If) and stmt.orelse is not None:
-        suites.extend(_suites(stmt.orelse) if isinstance(stmt.orelse, cst.If) else [stmt.orelse.body])
-    if isinstance(stmt, (cst.Try, cst.TryStar)):
-        suites.extend(h.body for h in stmt.handlers)
-        if stmt.orelse is not None:
-            suites.append(stmt.orelse.body)
-        if stmt.finalbody is not None:
-            suites.append(stmt.finalbody.body)
-    return suites
+def _params(args: ast.arguments, text: str) -> tuple[Param, ...]:
+    def one(arg: ast.arg, kind: str, has_default: bool) -> Param:
+        return Param(arg.arg, kind, has_default, _source(text, arg.annotation) if arg.annotation else "")
 
-
-def _source(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def _params(params: cst.Parameters) -> tuple[Param, ...]:
-    def one(p: cst.Param, kind: str) -> Param:
-        return Param(p.name.value, kind, p.default is not None,
-                     _source(p.annotation.annotation) if p.annotation else "")
-
-    out = [one(p, "posonly") for p in params.posonly_params]
-    out += [one(p, "pos") for p in params.params]
-    if isinstance(params.star_arg, cst.Param):
-        out.append(one(params.star_arg, "vararg"))
-    out += [one(p, "kwonly") for p in params.kwonly_params]
-    if params.star_kwarg is not None:
-        out.append(one(params.star_kwarg, "varkw"))
+    positional = args.posonlyargs + args.args
+    first_default = len(positional) - len(args.defaults)
+    out = [one(a, "posonly" if i < len(args.posonlyargs) else "pos", i >= first_default)
+           for i, a in enumerate(positional)]
+    if args.vararg is not None:
+        out.append(one(args.vararg, "vararg", False))
+    out += [one(a, "kwonly", d is not None) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg is not None:
+        out.append(one(args.kwarg, "varkw", False))
     return tuple(out)
 
 
@@ -457,263 +506,166 @@ def _first_data_param(params: Sequence[Param], decorators: Sequence[str]) -> str
     return positional[skip].name if len(positional) > skip else ""
 
 
-def _annotation_target(node: cst.BaseExpression | None) -> tuple[str, bool]:
+def _annotation_target(node: ast.expr | None) -> tuple[str, bool]:
     """The class an annotation names and whether it admits None: ``Optional[X]`` -> ("X", True)."""
     if node is None:
         return "", False
-    text = _literal_string(node)
+    text = _string(node)
     if text is not None:
         try:
-            node = cst.parse_expression(text)
-        except cst.ParserSyntaxError:
+            node = ast.parse(text, mode="eval").body
+        except SyntaxError:
             return "", False
-    if isinstance(node, cst.Name) and node.value == "None":
+    if _is_none(node):
         return "", True
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-        left, left_opt = _annotation_target(node.left)
-        right, right_opt = _annotation_target(node.right)
-        names = [n for n in (left, right) if n]
-        return (names[0] if len(names) == 1 else ""), left_opt or right_opt
-    if isinstance(node, cst.Subscript):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union([_annotation_target(node.left), _annotation_target(node.right)])
+    if isinstance(node, ast.Subscript):
         head = dotted(node.value).rsplit(".", 1)[-1]
-        args = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if head == "Optional" and len(args) == 1:
             return _annotation_target(args[0])[0], True
         if head == "Union":
-            results = [_annotation_target(a) for a in args]
-            names = [n for n, _ in results if n]
-            return (names[0] if len(names) == 1 else ""), any(opt for _, opt in results)
+            return _union([_annotation_target(a) for a in args])
         return "", False
     return dotted(node), False
 
 
-def _is_stub(body: cst.BaseSuite) -> bool:
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    for stmt in statements:
-        smalls = stmt.body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
-        if smalls is None:
-            return False
-        for small in smalls:
-            if isinstance(small, cst.Pass):
-                continue
-            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.Ellipsis, cst.SimpleString,
-                                                                         cst.ConcatenatedString)):
-                continue
-            if isinstance(small, cst.Raise) and "NotImplementedError" in dotted(
-                small.exc.func if isinstance(small.exc, cst.Call) else small.exc
-            ):
-                continue
-            return False
+def _union(members: list[tuple[str, bool]]) -> tuple[str, bool]:
+    names = [name for name, _ in members if name]
+    return (names[0] if len(names) == 1 else ""), any(optional for _, optional in members)
+
+
+def _is_stub(body: Sequence[ast.stmt]) -> bool:
+    """Only ``...``, ``pass``, a docstring or ``raise NotImplementedError``: a declaration, not an implementation."""
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and (
+            stmt.value.value is Ellipsis or isinstance(stmt.value.value, str)
+        ):
+            continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None and \
+                _decorator_name(stmt.exc).endswith("NotImplementedError"):
+            continue
+        return False
     return True
 
 
-class _FunctionBody(cst.CSTVisitor):
-    """Return facts and generator-ness of one function, not looking into nested functions or classes."""
-
-    def __init__(self, outer: _Collector, node: cst.FunctionDef) -> None:
-        super().__init__()
-        self.outer = outer
-        self.returns: list[ReturnFact] = []
-        self.is_generator = False
-        node.body.visit(self)
-        if _can_fall_through(node.body):
-            self.returns.append(ReturnFact("none", outer.span(node.name), implicit=True))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Yield(self, node: cst.Yield) -> None:
-        self.is_generator = True
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.returns.append(_return_fact(self.outer, node))
-
-
-def _return_fact(outer: _Collector, node: cst.Return) -> ReturnFact:
-    span = outer.span(node)
-    value = node.value
-    if value is None or (isinstance(value, cst.Name) and value.value == "None"):
-        return ReturnFact("none", span)
-    if isinstance(value, cst.Dict):
-        items, exact = [], True
-        for element in value.elements:
-            if isinstance(element, cst.DictElement):
-                key = _key_fact(outer, element.key)
-                items.append(ValueFact(key, _not_tensor(element.value), outer.span(element.value)))
-            else:
-                exact = False
-        return ReturnFact("dict", span, tuple(items), exact)
-    if isinstance(value, cst.Call) and dotted(value.func) == "dict":
-        items, exact = [], True
-        for arg in value.args:
-            if arg.keyword is not None:
-                key = KeyFact("str", arg.keyword.value, outer.span(arg.keyword))
-                items.append(ValueFact(key, _not_tensor(arg.value), outer.span(arg.value)))
-            else:
-                exact = False
-        return ReturnFact("dict", span, tuple(items), exact)
-    if isinstance(value, cst.Call) and dotted(value.func):
-        return ReturnFact("construct", span, constructs=dotted(value.func))
-    return ReturnFact("other", span)
-
-
-def _key_fact(outer: _Collector, key: cst.BaseExpression) -> KeyFact:
-    span = outer.span(key)
-    text = _literal_string(key)
-    if text is not None:
-        return KeyFact("str" if text else "empty", text, span)
-    if isinstance(key, (cst.Integer, cst.Float, cst.Imaginary, cst.Tuple)) or (
-        isinstance(key, cst.Name) and key.value in ("None", "True", "False")
-    ) or isinstance(key, (cst.SimpleString, cst.ConcatenatedString)):  # bytes literals
-        return KeyFact("nonstr", _source(key), span)
-    return KeyFact("dynamic", _source(key), span)
-
-
-def _not_tensor(value: cst.BaseExpression) -> str:
+def _not_tensor(value: ast.expr) -> str:
     """Why a value is certainly not a tensor, or "" when it might be one."""
-    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
-        return "a number literal"
-    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+    if isinstance(value, ast.Constant):
+        if value.value is None or isinstance(value.value, bool):
+            return f"the constant {value.value}"
+        if isinstance(value.value, (str, bytes)):
+            return "a string literal"
+        return "a number literal" if isinstance(value.value, (int, float, complex)) else "a constant"
+    if isinstance(value, ast.JoinedStr):
         return "a string literal"
-    if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
-        return f"the constant {value.value}"
-    displays = {cst.List: "a list", cst.Tuple: "a tuple", cst.Set: "a set", cst.Dict: "a dict",
-                cst.ListComp: "a list", cst.SetComp: "a set", cst.DictComp: "a dict",
-                cst.GeneratorExp: "a generator", cst.Lambda: "a function"}
-    for kind, reason in displays.items():
+    for kind, reason in _DISPLAYS.items():
         if isinstance(value, kind):
             return reason
-    if isinstance(value, cst.Call):
+    if isinstance(value, ast.Call):
         callee = dotted(value.func)
         if callee in _NON_TENSOR_CALLS:
             return _NON_TENSOR_CALLS[callee]
-        if isinstance(value.func, cst.Attribute):
-            method = value.func.attr.value
-            if method in _NON_TENSOR_METHODS:
-                return _NON_TENSOR_METHODS[method]
-    if isinstance(value, cst.Attribute) and value.attr.value in ("shape", "dtype", "device", "ndim"):
-        return f"a tensor's .{value.attr.value}, not a tensor"
+        if isinstance(value.func, ast.Attribute) and value.func.attr in _NON_TENSOR_METHODS:
+            return _NON_TENSOR_METHODS[value.func.attr]
+    if isinstance(value, ast.Attribute) and value.attr in _NON_TENSOR_ATTRIBUTES:
+        return f"a tensor's .{value.attr}, not a tensor"
     return ""
 
 
-def _can_fall_through(body: cst.BaseSuite) -> bool:
+def _can_fall_through(body: Sequence[ast.stmt]) -> bool:
     """Whether control can reach the end of ``body``.
 
     Only the shapes that certainly end a body count as ending it (return,
     raise, exhaustive if/else, try, ``while True`` without break, exhaustive
     match); a call to a helper that always raises is not followed.
     """
-    statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
-    if not statements:
+    return not body or not _terminates(body[-1])
+
+
+def _terminates(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.Return, ast.Raise)):
         return True
-    return not _terminates(statements[-1])
-
-
-def _terminates(stmt: cst.CSTNode) -> bool:
-    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        for small in stmt.body:
-            if isinstance(small, (cst.Return, cst.Raise)):
-                return True
-            if isinstance(small, cst.Assert) and isinstance(small.test, cst.Name) and small.test.value == "False":
-                return True
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and dotted(small.value.func) in (
-                "sys.exit", "exit", "os._exit", "typing.assert_never", "assert_never"
-            ):
-                return True
-        return False
-    if isinstance(stmt, cst.If):
-        if stmt.orelse is None:
-            return False
-        orelse = stmt.orelse if isinstance(stmt.orelse, cst.If) else None
-        else_ok = _terminates(orelse) if orelse is not None else not _can_fall_through(stmt.orelse.body)
-        return not _can_fall_through(stmt.body) and else_ok
-    if isinstance(stmt, (cst.With,)):
+    if isinstance(stmt, ast.Assert):
+        return isinstance(stmt.test, ast.Constant) and not stmt.test.value
+    if isinstance(stmt, ast.Expr):
+        return isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in _EXITS
+    if isinstance(stmt, ast.If):
+        return bool(stmt.orelse) and not _can_fall_through(stmt.body) and not _can_fall_through(stmt.orelse)
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
         return not _can_fall_through(stmt.body)
-    if isinstance(stmt, (cst.Try, cst.TryStar)):
-        if stmt.finalbody is not None and not _can_fall_through(stmt.finalbody.body):
+    if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        if stmt.finalbody and not _can_fall_through(stmt.finalbody):
             return True
-        main_ends = not _can_fall_through(stmt.body) or (
-            stmt.orelse is not None and not _can_fall_through(stmt.orelse.body)
-        )
+        main_ends = not _can_fall_through(stmt.body) or bool(stmt.orelse and not _can_fall_through(stmt.orelse))
         return main_ends and all(not _can_fall_through(h.body) for h in stmt.handlers)
-    if isinstance(stmt, cst.While):
-        infinite = isinstance(stmt.test, cst.Name) and stmt.test.value == "True"
-        return infinite and not _has_break(stmt.body)
-    if isinstance(stmt, cst.Match):
-        irrefutable = any(isinstance(c.pattern, cst.MatchAs) and c.pattern.pattern is None for c in stmt.cases)
+    if isinstance(stmt, ast.While):
+        infinite = isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+        return infinite and not _breaks_out(stmt.body)
+    if isinstance(stmt, ast.Match):
+        irrefutable = any(isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None and c.guard is None
+                          for c in stmt.cases)
         return irrefutable and all(not _can_fall_through(c.body) for c in stmt.cases)
     return False
 
 
-def _has_break(body: cst.BaseSuite) -> bool:
-    class _Breaks(cst.CSTVisitor):
-        found = False
-
-        def visit_Break(self, node: cst.Break) -> None:
-            self.found = True
-
-        def visit_For(self, node: cst.For) -> bool:
-            return False
-
-        def visit_While(self, node: cst.While) -> bool:
-            return False
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    finder = _Breaks()
-    body.visit(finder)
-    return finder.found
+def _breaks_out(body: Sequence[ast.stmt]) -> bool:
+    """A ``break`` that leaves this loop (not one of an inner loop)."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if not isinstance(node, (ast.For, ast.AsyncFor, ast.While, *_SCOPES)):
+            stack.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(node.orelse)  # a break in a loop's else clause leaves the outer loop
+    return False
 
 
-class _KeyReads(cst.CSTVisitor):
+class _KeyReads:
     """Keys read from the received mapping, and whether those reads are all the mapping is used for."""
 
-    def __init__(self, param: str, outer: _Collector) -> None:
-        super().__init__()
+    def __init__(self, param: str, positions: _Positions) -> None:
         self.param = param
-        self.outer = outer
+        self.positions = positions
         self.keys: list[KeyFact] = []
-        self.exact = True
-        self._consumed: set[int] = set()
+        self.exact = bool(param)
 
-    def _is_param(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Name) and node.value == self.param
+    def _is_param(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.param
 
-    def _record(self, holder: cst.CSTNode, key: cst.BaseExpression) -> None:
-        fact = _key_fact(self.outer, key)
+    def _record(self, key: ast.expr) -> None:
+        text = _string(key)
+        span = self.positions.span(key)
+        fact = KeyFact("str" if text else "empty", text, span) if text is not None else KeyFact("dynamic", "", span)
         self.keys.append(fact)
         if fact.kind == "dynamic":
             self.exact = False
 
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self._is_param(node.value) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            self._consumed.add(id(node.value))
-            self._record(node, node.slice[0].slice.value)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if (isinstance(func, cst.Attribute) and self._is_param(func.value)
-                and func.attr.value in ("get", "pop", "__getitem__") and node.args):
-            self._consumed.add(id(func.value))
-            self._record(node, node.args[0].value)
-
-    def visit_Comparison(self, node: cst.Comparison) -> None:
-        for target in node.comparisons:
-            if isinstance(target.operator, (cst.In, cst.NotIn)) and self._is_param(target.comparator):
-                self._consumed.add(id(target.comparator))
-                self._record(node, node.left)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.param and id(node) not in self._consumed:
-            self.exact = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.exact = False  # a closure may read the mapping in ways we do not follow
-        return False
+    def scan(self, body: Sequence[ast.stmt]) -> None:
+        if not self.param:
+            return
+        consumed: set[int] = set()
+        for node in _walk_scope(body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                self.exact = False  # a closure may read the mapping in ways we do not follow
+            elif isinstance(node, ast.Subscript) and self._is_param(node.value) and not isinstance(node.slice,
+                                                                                                   ast.Slice):
+                consumed.add(id(node.value))
+                self._record(node.slice)
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and self._is_param(node.func.value) and node.func.attr in ("get", "pop", "__getitem__")
+                  and node.args):
+                consumed.add(id(node.func.value))
+                self._record(node.args[0])
+            elif isinstance(node, ast.Compare):
+                for op, comparator in zip(node.ops, node.comparators):
+                    if isinstance(op, (ast.In, ast.NotIn)) and self._is_param(comparator):
+                        consumed.add(id(comparator))
+                        self._record(node.left)
+            elif self._is_param(node) and id(node) not in consumed:
+                self.exact = False

@@ -9,7 +9,12 @@ passes will pass under SGLang, and a class it fails fails with SGLang's words.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, MutableMapping, Optional, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping, MutableMapping
+from typing import (
+    Any,
+    Protocol,
+    runtime_checkable,
+)
 
 import torch
 
@@ -43,7 +48,7 @@ class PipelineParallelSamplingObserver(Protocol):
 
 def add_auxiliary_output_to_pp_tensors(
     tensors: MutableMapping[str, Any],
-    output: Optional[_DeviceOutput],
+    output: _DeviceOutput | None,
 ) -> None:
     """Store ``output``'s tensors in ``tensors`` under prefixed keys.
 
@@ -72,7 +77,7 @@ def add_auxiliary_output_to_pp_tensors(
 def pop_auxiliary_output_from_pp_tensors(
     tensors: MutableMapping[str, Any],
     observer: Any,
-) -> Optional[_DeviceOutput]:
+) -> _DeviceOutput | None:
     """Rebuild the auxiliary output carried in ``tensors`` and remove its entries.
 
     The entries are removed only after the observer has rebuilt the output,

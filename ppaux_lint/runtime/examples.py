@@ -17,11 +17,15 @@ import inspect
 import types
 import typing
 from collections import abc
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
-from ppaux_lint.runtime.loader import load_factory
+from ppaux_lint.runtime.loader import Unimportable, load_class, load_factory
+from ppaux_lint.runtime.results import ERROR, SKIP
+from ppaux_lint.runtime.roundtrip import Outcome, Steps, format_detail
+from ppaux_lint.runtime.targets import ClassRef
 
 HOW_TO_PROVIDE = (
     "add a classmethod ppaux_example(cls, device) to the class, or name a factory in "
@@ -38,17 +42,18 @@ class ExampleFailed(Exception):
     """The user's own example code raised or returned nothing."""
 
 
-def build_example(cls: type, device: torch.device, factory: str | None) -> Any:
+def build_example(cls: type, device: torch.device, factory: str | None) -> tuple[Any, bool]:
+    """An instance of ``cls``, and whether it was synthesised rather than provided by the user."""
     own = inspect.getattr_static(cls, "ppaux_example", None)
     if own is not None:
-        return _call_user(f"{cls.__qualname__}.ppaux_example", lambda: cls.ppaux_example(device))
+        return _call_user(f"{cls.__qualname__}.ppaux_example", lambda: cls.ppaux_example(device)), False
     if factory:
         try:
             func = load_factory(factory)
         except Exception as exc:
             raise ExampleFailed(f"example factory {factory!r} cannot be loaded: {_describe(exc)}") from exc
-        return _call_user(f"example factory {factory!r}", lambda: _call_with_device(func, device))
-    return synthesize(cls, device)
+        return _call_user(f"example factory {factory!r}", lambda: _call_with_device(func, device)), False
+    return synthesize(cls, device), True
 
 
 def synthesize(cls: type, device: torch.device) -> Any:
@@ -276,3 +281,24 @@ def _value_from_text(text: str, name: str, device: torch.device, counter: _Count
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def instantiate(ref: ClassRef, device: torch.device, steps: Steps) -> tuple[Any, bool]:
+    """Import ``ref`` and build its example (see ``build_example``), mapping each failure to a status.
+
+    An import that raises is an ``error`` (the project's code cannot even be
+    loaded); a class the static pass knows to be unimportable, or one with no
+    example and no way to synthesise one, is a ``skip``.
+    """
+    with steps.step(f"import {ref.symbol}", ERROR):
+        try:
+            cls = load_class(ref)
+        except Unimportable as exc:
+            raise Outcome(SKIP, f"{ref.symbol} is {exc}") from None
+    with steps.step(f"example of {ref.symbol}", ERROR):
+        try:
+            return build_example(cls, device, ref.factory)
+        except ExampleUnavailable as exc:
+            raise Outcome(SKIP, f"no example of {ref.symbol}: {exc}") from None
+        except ExampleFailed as exc:
+            raise Outcome(ERROR, f"example of {ref.symbol}: {exc}", format_detail(exc.__cause__ or exc)) from None

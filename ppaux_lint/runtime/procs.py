@@ -152,7 +152,7 @@ class Channel:
         os.dup2(devnull, 0)  # and project code that reads stdin cannot eat our requests
         os.close(devnull)
         self._in: TextIO = os.fdopen(inp, "r", encoding="utf-8")
-        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+        sys.stdin = open(os.devnull, encoding="utf-8")
 
     def send(self, message: dict[str, Any]) -> None:
         self._out.write(json.dumps(message) + "\n")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 PASS = "pass"
@@ -10,6 +10,9 @@ FAIL = "fail"
 SKIP = "skip"
 ERROR = "error"
 STATUSES = (PASS, FAIL, SKIP, ERROR)
+
+SENDING = "sending"  # the phase of a round trip that the output's own code runs in
+RECEIVING = "receiving"  # ... and the one where the observer's code runs
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,9 @@ class VerifyResult:
 
     ``message`` is one line for tables and JSON; ``detail`` holds what a
     person debugging it wants next (a traceback, a worker's last words) and
-    goes only where there is room for it, such as the JUnit report.
+    goes only where there is room for it, such as the JUnit report. ``phase``
+    says whether the round trip got as far as the observer, which decides
+    whether an observer's row inherits the verdict.
     """
 
     symbol: str
@@ -43,6 +48,7 @@ class VerifyResult:
     tensors: tuple[TensorInfo, ...] = ()
     seconds: float = 0.0
     detail: str = ""
+    phase: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The documented ``--output-format json`` object."""
@@ -58,7 +64,7 @@ class VerifyResult:
 
     def to_wire(self) -> dict[str, Any]:
         """Everything, for the worker-to-driver channel."""
-        return {**self.to_json(), "detail": self.detail}
+        return {**self.to_json(), "detail": self.detail, "phase": self.phase}
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> VerifyResult:
@@ -71,10 +77,8 @@ class VerifyResult:
             tensors=tuple(TensorInfo.from_json(t) for t in data.get("tensors", ())),
             seconds=float(data.get("seconds", 0.0)),
             detail=str(data.get("detail", "")),
+            phase=str(data.get("phase", "")),
         )
-
-    def for_row(self, symbol: str, message: str) -> VerifyResult:
-        return replace(self, symbol=symbol, message=message)
 
 
 def exit_code(results: list[VerifyResult], *, strict: bool) -> int:

@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sysconfig
 import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import torch
 
-from ppaux_lint.runtime.compare import differences, flatten, tensor_difference, tensor_summary
+from ppaux_lint.runtime.compare import (
+    differences,
+    flatten,
+    tensor_difference,
+    tensor_summary,
+)
 from ppaux_lint.runtime.core import (
     PP_OUTPUT_KEY_PREFIX,
     PipelineParallelAuxiliaryOutput,
@@ -27,18 +34,28 @@ from ppaux_lint.runtime.core import (
 )
 from ppaux_lint.runtime.results import ERROR, FAIL, TensorInfo
 
-_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+# Frames in these directories are never the project's code, so never where a failure "is".
+_LIBRARY_DIRS = tuple(
+    os.path.join(os.path.abspath(d), "")
+    for d in (os.path.dirname(__file__), os.path.dirname(torch.__file__), sysconfig.get_paths()["stdlib"])
+)
 _DETAIL_LIMIT = 4000
 
 
 class Outcome(Exception):
-    """Ends a round trip early with a verdict other than pass."""
+    """Ends a round trip early with a verdict other than pass.
 
-    def __init__(self, status: str, message: str, detail: str = "") -> None:
+    ``in_project`` marks an exception raised in the project's own code (not
+    by the transport helpers' checks), which matters when that code ran on a
+    synthesised example: the example, not the code, may be what is wrong.
+    """
+
+    def __init__(self, status: str, message: str, detail: str = "", in_project: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.detail = detail
+        self.in_project = in_project
 
 
 Notify = Callable[[str, str], None]
@@ -55,6 +72,10 @@ class Steps:
     def __init__(self, notify: Notify | None = None) -> None:
         self._notify = notify or (lambda step, status: None)
 
+    def announce(self, name: str, status: str) -> None:
+        """Tell the driver a step began that runs elsewhere (in the ``dist`` peer)."""
+        self._notify(name, status)
+
     @contextlib.contextmanager
     def step(self, name: str, status: str = FAIL) -> Iterator[None]:
         self._notify(name, status)
@@ -63,16 +84,27 @@ class Steps:
         except Outcome:
             raise
         except (Exception, SystemExit) as exc:
-            raise Outcome(status, f"{name}: {describe(exc)}{_where(exc)}", format_detail(exc)) from exc
+            where = _where(exc)
+            raise Outcome(status, f"{name}: {describe(exc)}{where}", format_detail(exc), bool(where)) from exc
 
 
 @dataclass
 class Shipment:
-    """What the receiving half compares against: CPU snapshots taken on the sending side."""
+    """What the receiving half compares against, from the sending side.
+
+    ``others`` are snapshots (the receiving side must leave those tensors
+    alone, so their values before are needed); ``sent`` and ``host`` are the
+    original's own tensors, which nothing on the receiving side can reach
+    once the transport has made new buffers.
+    """
 
     others: dict[str, torch.Tensor]
     sent: dict[str, torch.Tensor]
-    host: dict[str, Any]
+    host: dict[str, torch.Tensor]
+
+    def to_cpu(self) -> Shipment:
+        """A copy that unpickles in a process on any device, for the ``dist`` transport."""
+        return Shipment(*({k: v.cpu() for k, v in part.items()} for part in (self.others, self.sent, self.host)))
 
 
 OTHER_STAGE_TENSORS = ("hidden_states", "residual")
@@ -91,8 +123,7 @@ def send_half(output: Any, device: torch.device, steps: Steps) -> tuple[dict[str
     infos = tuple(TensorInfo(name, *tensor_summary(tensor)) for name, tensor in sent.items())
     with steps.step("original.copy_to_host"):
         host = flatten(copy_to_host(output, device))
-    snapshots = {name: tensor.detach().cpu().clone() for name, tensor in sent.items()}
-    return stage, Shipment(others, snapshots, host), infos
+    return stage, Shipment(others, {name: tensor.detach() for name, tensor in sent.items()}, host), infos
 
 
 def receive_half(received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps) -> None:
@@ -153,13 +184,12 @@ def _stage_problems(received: dict[str, Any], arrived: dict[str, Any], shipment:
 
 def _tensor_problems(sent: dict[str, torch.Tensor], again: dict[str, Any], device: torch.device) -> list[str]:
     problems = []
-    if list(again) != list(sent) and set(again) != set(sent):
-        missing = [n for n in sent if n not in again]
-        extra = [str(n) for n in again if n not in sent]
-        if missing:
-            problems.append(f"the rebuilt output lacks tensor(s) {', '.join(map(repr, missing))}")
-        if extra:
-            problems.append(f"the rebuilt output has unexpected tensor(s) {', '.join(map(repr, extra))}")
+    missing = [repr(n) for n in sent if n not in again]
+    extra = [repr(n) for n in again if n not in sent]
+    if missing:
+        problems.append(f"the rebuilt output's to_pp_tensors() lacks {', '.join(missing)}")
+    if extra:
+        problems.append(f"the rebuilt output's to_pp_tensors() has unexpected {', '.join(extra)}")
     for name, expected in sent.items():
         if name not in again:
             continue
@@ -188,7 +218,8 @@ def format_detail(exc: BaseException) -> str:
 def _where(exc: BaseException) -> str:
     """Where in the project's code the exception came from, if it did."""
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if not os.path.abspath(frame.filename).startswith(_OWN_DIR + os.sep):
+        path = os.path.abspath(frame.filename)
+        if not frame.filename.startswith("<") and not path.startswith(_LIBRARY_DIRS):
             return f" (at {frame.filename}:{frame.lineno} in {frame.name})"
     return ""
 

@@ -10,8 +10,10 @@ to those names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
 
 OUTPUT = "output"
 OBSERVER = "observer"
@@ -36,6 +38,10 @@ class ClassRef:
     unimportable: str = ""
     findings: tuple[str, ...] = ()
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ClassRef:
+        return cls(**{**data, "findings": tuple(data.get("findings", ()))})
+
 
 @dataclass(frozen=True)
 class VerifyTarget:
@@ -44,8 +50,10 @@ class VerifyTarget:
     For an output row ``output`` is the class itself and ``observer`` the one
     that rebuilds it (None when nothing does, in which case only the sending
     half runs). For an observer row the round trip is the one of the output it
-    rebuilds. ``skip`` short-circuits the row with a reason; ``device`` is a
-    per-class override of the run's device.
+    rebuilds; an observer that rebuilds no known output has no ``output``, and
+    is only probed: if it cannot take part in PP transport at all it fails
+    with SGLang's error, else it is skipped with ``reason``. ``skip``
+    short-circuits the row; ``device`` overrides the run's device.
     """
 
     symbol: str
@@ -54,6 +62,15 @@ class VerifyTarget:
     observer: ClassRef | None = None
     device: str | None = None
     skip: str = ""
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> VerifyTarget:
+        refs = {k: ClassRef.from_json(data[k]) if data.get(k) else None for k in (OUTPUT, OBSERVER)}
+        return cls(**{**data, **refs})
 
     @property
     def run_key(self) -> tuple[str, str, str | None]:
@@ -67,38 +84,48 @@ class VerifyTarget:
 
 @dataclass(frozen=True)
 class VerifySettings:
-    """The ``[tool.ppaux-lint.verify]`` tables, keyed by fully qualified class name."""
+    """The ``[tool.ppaux-lint.verify]`` tables, keyed by fully qualified class name.
+
+    Mirrors the config's own settings so that this module stays usable
+    without the static pass (and tests can plan runs by hand).
+    """
 
     examples: Mapping[str, str] = field(default_factory=dict)
     devices: Mapping[str, str] = field(default_factory=dict)
     pairs: Mapping[str, str] = field(default_factory=dict)
 
-    @classmethod
-    def from_config(cls, config: Any) -> VerifySettings:
-        return cls(
-            examples=dict(getattr(config, "verify_examples", None) or {}),
-            devices=dict(getattr(config, "verify_devices", None) or {}),
-            pairs=dict(getattr(config, "verify_pairs", None) or {}),
-        )
-
 
 def targets_from_analysis(analysis: Any) -> list[VerifyTarget]:
-    """Plan a verify run from the result of ``ppaux_lint.engine.analyze``."""
-    settings = VerifySettings.from_config(getattr(analysis.project, "config", None))
+    """Plan a verify run from ``ppaux_lint.engine.analyze``'s result, for the files that were asked about.
+
+    The index holds every class of the project (a base may live in a file
+    nobody named), but rows are due only for the classes in the files asked
+    about, as with ``check``'s findings.
+    """
+    verify = analysis.project.config.verify
+    settings = VerifySettings(examples=verify.examples, devices=verify.devices, pairs=verify.pairs)
     codes: dict[str, set[str]] = {}
-    for finding in getattr(analysis, "findings", ()):
+    for finding in analysis.findings:
         codes.setdefault(finding.symbol, set()).add(finding.code)
-    return build_targets(analysis.classes.values(), settings, codes)
+    asked = {Path(p) for p in analysis.discovery.targets}
+    rows = {c.fqn for c in analysis.classes.values() if Path(c.path) in asked}
+    return build_targets(analysis.classes.values(), settings, codes, rows)
 
 
 def build_targets(
     classes: Iterable[Any],
     settings: VerifySettings,
     finding_codes: Mapping[str, Iterable[str]] | None = None,
+    rows: Collection[str] | None = None,
 ) -> list[VerifyTarget]:
-    """One target per output or observer class, sorted by name."""
+    """One target per output or observer class named in ``rows`` (default: all), sorted by name.
+
+    ``classes`` should be every class of the project, not just the rows, so
+    that an observer can be paired with an output that lives elsewhere.
+    Protocols (interfaces) get no row, as they get no findings from ``check``.
+    """
     codes = finding_codes or {}
-    known = {c.fqn: c for c in classes if c.roles}
+    known = {c.fqn: c for c in classes if c.roles and not c.is_interface}
 
     def ref(fqn: str) -> ClassRef:
         info = known.get(fqn)
@@ -115,10 +142,9 @@ def build_targets(
             findings=found,
         )
 
-    outputs = {f for f, c in known.items() if c.is_output and not c.is_interface}
     rebuilders: dict[str, list[str]] = {}
     for fqn, info in sorted(known.items()):
-        if info.is_observer and not info.is_interface and info.pair:
+        if info.is_observer and info.pair:
             rebuilders.setdefault(info.pair, []).append(fqn)
     for out, obs in settings.pairs.items():
         rebuilders[out] = [obs] + [o for o in rebuilders.get(out, []) if o != obs]
@@ -126,36 +152,31 @@ def build_targets(
 
     targets = []
     for fqn, info in sorted(known.items()):
+        if rows is not None and fqn not in rows:
+            continue
         device = settings.devices.get(fqn)
-        if info.is_interface:
-            reason = "a Protocol (lists Protocol among its bases): an interface, not an implementation"
-            targets.append(VerifyTarget(fqn, OUTPUT if info.is_output else OBSERVER, skip=reason))
-        elif info.is_output:
+        if info.is_output:
             observer = rebuilders.get(fqn, [None])[0]
-            targets.append(
-                VerifyTarget(fqn, OUTPUT, ref(fqn), ref(observer) if observer else None, device)
-            )
-        else:
-            output = claimed.get(fqn) or info.pair
-            if output is None:
-                reason = (
-                    "rebuilds no known output class; to run its round trip, name the output in "
-                    f'[tool.ppaux-lint.verify.pairs] ("pkg.mod.Output" = "{fqn}")'
-                )
-                targets.append(VerifyTarget(fqn, OBSERVER, skip=reason))
-            elif output not in outputs and fqn not in claimed:
-                reason = f"rebuilds {output}, which is not among the discovered output classes"
-                targets.append(VerifyTarget(fqn, OBSERVER, skip=reason))
-            else:
-                device = device or settings.devices.get(output)
-                targets.append(VerifyTarget(fqn, OBSERVER, ref(output), ref(fqn), device))
+            targets.append(VerifyTarget(fqn, OUTPUT, ref(fqn), ref(observer) if observer else None, device))
+            continue
+        output = claimed.get(fqn) or info.pair
+        if output is not None and (fqn in claimed or (output in known and known[output].is_output)):
+            device = device or settings.devices.get(output)
+            targets.append(VerifyTarget(fqn, OBSERVER, ref(output), ref(fqn), device))
+            continue
+        how = "no known output class" if output is None else f"{output}, which is not a discovered output class"
+        reason = (
+            f"rebuilds {how}; to run its round trip, name the output in "
+            f'[tool.ppaux-lint.verify.pairs] ("pkg.mod.Output" = "{fqn}")'
+        )
+        targets.append(VerifyTarget(fqn, OBSERVER, None, ref(fqn), device, reason=reason))
     return targets
 
 
 def _unimportable(info: Any) -> str:
     qualname = info.summary.qualname
     if "<locals>" in qualname.split("."):
-        return f"defined inside a function ({info.module}.{qualname}), so it cannot be imported"
+        return f"defined inside a function ({qualname}), so it cannot be imported"
     if not info.module:
-        return f"{info.path} is not inside an importable package, so it cannot be imported"
+        return f"in a file outside any importable package ({info.path}), so it cannot be imported"
     return ""

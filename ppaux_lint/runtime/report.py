@@ -1,0 +1,75 @@
+"""Rendering verify's results: a rich table for people, JSON for tools, JUnit XML for CI."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ppaux_lint.runtime.results import ERROR, FAIL, PASS, SKIP, STATUSES, VerifyResult
+
+_STYLES = {PASS: "green", FAIL: "bold red", SKIP: "yellow", ERROR: "bold magenta"}
+# Characters XML 1.0 cannot carry at all; exception messages and worker stderr may hold them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def render_json(results: Sequence[VerifyResult]) -> str:
+    return json.dumps([r.to_json() for r in results], indent=2) + "\n"
+
+
+def render_table(results: Sequence[VerifyResult], console: Console) -> None:
+    table = Table(show_edge=False, header_style="bold", expand=False)
+    for column in ("Class", "Status", "Device", "Tensors", "Time", "Message"):
+        table.add_column(column, overflow="fold", no_wrap=column not in ("Class", "Message"),
+                         ratio=3 if column == "Message" else None)
+    for r in results:
+        table.add_row(r.symbol, Text(r.status, style=_STYLES[r.status]), r.device,
+                      str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s", r.message)
+    console.print(table)
+    console.print(summary_line(results))
+
+
+def summary_line(results: Sequence[VerifyResult]) -> str:
+    counts = Counter(r.status for r in results)
+    parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
+    noun = "class" if len(results) == 1 else "classes"
+    return f"{len(results)} {noun} verified: {', '.join(parts) or 'nothing to verify'}"
+
+
+def write_junit(results: Sequence[VerifyResult], path: Path) -> None:
+    """One testcase per class, in a single suite; fail -> failure, error -> error, skip -> skipped."""
+    counts = Counter(r.status for r in results)
+    suite = ET.Element(
+        "testsuite",
+        name="ppaux-lint verify",
+        tests=str(len(results)),
+        failures=str(counts[FAIL]),
+        errors=str(counts[ERROR]),
+        skipped=str(counts[SKIP]),
+        time=f"{sum(r.seconds for r in results):.3f}",
+    )
+    for r in results:
+        module, _, name = r.symbol.rpartition(".")
+        case = ET.SubElement(suite, "testcase", classname=_clean(module or r.symbol), name=_clean(name),
+                             time=f"{r.seconds:.3f}")
+        props = ET.SubElement(case, "properties")
+        for key, value in (("device", r.device), ("transport", r.transport)):
+            ET.SubElement(props, "property", name=key, value=_clean(value))
+        tag = {FAIL: "failure", ERROR: "error", SKIP: "skipped"}.get(r.status)
+        if tag is not None:
+            element = ET.SubElement(case, tag, message=_clean(r.message))
+            element.text = _clean(r.detail or r.message)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)

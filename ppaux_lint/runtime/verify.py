@@ -1,0 +1,159 @@
+"""The verify driver: every target gets a row, whatever the project's code does.
+
+Round trips run in a worker process (``worker.py``) that the driver watches
+with a per-class deadline. When the worker hangs or dies, the driver kills
+its whole process group, blames the step the worker last announced, and
+starts a fresh worker for the next class; so one broken class costs one row,
+never the run. Torch-free: the driver itself imports none of the project's
+code and none of torch.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+
+from ppaux_lint.runtime.procs import Child, ChildGone
+from ppaux_lint.runtime.results import ERROR, FAIL, PASS, SENDING, SKIP, VerifyResult
+from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, VerifyTarget
+
+STARTUP_TIMEOUT = 120.0
+"""For importing torch in a fresh worker (and initialising CUDA there), apart from any class's budget."""
+DIST_GRACE = 5.0
+"""Extra time the driver allows past a class's budget, for the worker to report a hang in its ``dist`` peer."""
+LOCAL_GRACE = 0.5
+
+
+def verify(
+    targets: Iterable[VerifyTarget],
+    *,
+    device: str,
+    transport: str,
+    timeout: float,
+    paths: Sequence[str] = (),
+    on_start: Callable[[VerifyTarget], None] | None = None,
+    on_result: Callable[[VerifyResult], None] | None = None,
+) -> list[VerifyResult]:
+    """Run each target's round trip and return one result per target, in order.
+
+    ``device`` is the run's (already resolved) device, which a target's own
+    ``device`` overrides; ``paths`` go first on the worker's ``sys.path``.
+    Rows that share a round trip (an output and the observer that rebuilds
+    it) share one run.
+    """
+    runner = _Runner(list(paths))
+    runs: dict[tuple, VerifyResult] = {}
+    results = []
+    try:
+        for target in targets:
+            if on_start is not None:
+                on_start(target)
+            row = _row(target, runs, runner, device, transport, timeout)
+            results.append(row)
+            if on_result is not None:
+                on_result(row)
+    finally:
+        runner.close()
+    return results
+
+
+def _row(
+    target: VerifyTarget,
+    runs: dict[tuple, VerifyResult],
+    runner: _Runner,
+    device: str,
+    transport: str,
+    timeout: float,
+) -> VerifyResult:
+    device = target.device or device
+    if target.skip:
+        return VerifyResult(target.symbol, SKIP, target.skip, device, transport)
+    if target.output is None:
+        return _with_findings(runner.run(target, device, transport, timeout), target)
+    key = target.run_key
+    if key not in runs:
+        trip = VerifyTarget(target.output.symbol, OUTPUT, target.output, target.observer, target.device)
+        runs[key] = runner.run(trip, device, transport, timeout)
+    result = replace(runs[key], symbol=target.symbol)
+    if target.role == OBSERVER:
+        if result.phase == SENDING and result.status != PASS:
+            # The output broke before the observer ran: judge the observer on its own instead.
+            reason = f"not reached: {target.output.symbol} failed before the observer's turn ({result.message})"
+            probe = replace(target, output=None, reason=reason)
+            return _with_findings(runner.run(probe, device, transport, timeout), probe)
+        result = replace(result, message=f"rebuilds {target.output.symbol}: {result.message}")
+    return _with_findings(result, target)
+
+
+def _with_findings(result: VerifyResult, target: VerifyTarget) -> VerifyResult:
+    """Name the static findings on the classes involved, which a failure typically confirms."""
+    codes = [f"{code} on {ref.symbol}" for ref in (target.output, target.observer) if ref for code in ref.findings]
+    if not codes or result.status not in (PASS, FAIL):
+        return result
+    return replace(result, message=f"{result.message} (static findings: {', '.join(codes)})")
+
+
+class _Runner:
+    """Owns at most one worker at a time, and replaces it when it hangs or dies."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self._paths = paths
+        self._worker: Child | None = None
+
+    def run(self, target: VerifyTarget, device: str, transport: str, timeout: float) -> VerifyResult:
+        started = time.perf_counter()
+
+        def verdict(status: str, message: str, detail: str = "", phase: str = SENDING) -> VerifyResult:
+            return VerifyResult(target.symbol, status, message, device, transport,
+                                seconds=time.perf_counter() - started, detail=detail, phase=phase)
+
+        worker, problem = self._ready_worker()
+        if worker is None:
+            return verdict(ERROR, f"the verify worker did not start: {problem}")
+        worker.send({"target": target.to_json(), "device": device, "transport": transport, "timeout": timeout})
+        step, status, phase = "the start of the round trip", ERROR, SENDING
+        deadline = time.monotonic() + timeout + (DIST_GRACE if transport == "dist" else LOCAL_GRACE)
+        while True:
+            try:
+                event = worker.receive(deadline - time.monotonic())
+            except TimeoutError:
+                self._discard()
+                return verdict(status, f"timed out after {timeout:g} s during {step}", phase=phase)
+            except ChildGone:
+                how, tail = worker.exit_description(), worker.stderr_tail()
+                self._discard()
+                return verdict(status, f"the worker process {how} during {step}", tail, phase)
+            if event.get("event") == "step":
+                step, status, phase = event["step"], event["status"], event.get("phase", phase)
+            elif event.get("event") == "result":
+                return VerifyResult.from_wire(event["result"])
+
+    def _ready_worker(self) -> tuple[Child | None, str]:
+        if self._worker is not None:
+            return self._worker, ""
+        worker = Child("ppaux_lint.runtime.worker", [json.dumps(self._paths)], own_group=True)
+        try:
+            event = worker.receive(STARTUP_TIMEOUT)
+        except TimeoutError:
+            problem = f"no answer in {STARTUP_TIMEOUT:g} s"
+        except ChildGone:
+            problem = f"it {worker.exit_description()}: {worker.stderr_tail()[-300:]}"
+        else:
+            if event.get("event") == "ready":
+                self._worker = worker
+                return worker, ""
+            problem = str(event.get("message", event))
+        worker.kill()
+        return None, problem
+
+    def _discard(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None

@@ -1,0 +1,150 @@
+"""``ppaux-lint verify``: the static pass, then a real PP round trip for every class it found.
+
+Torch is imported only once this command runs, so ``ppaux-lint --help`` and
+``check`` never pay for it. Exit codes follow ``check``: 0 all passed (skips
+allowed unless ``--strict``), 1 a class failed or errored, 2 usage,
+configuration or internal errors, always as one line on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+EXIT_USAGE = 2
+DEFAULT_TIMEOUT = 60.0
+
+
+class VerifyUsageError(Exception):
+    """Something the user must fix before verify can run; exit code 2."""
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
+              help="Where the round trips run; auto means CUDA when it is there.")
+@click.option("--transport", type=click.Choice(("local", "dist")), default="local", show_default=True,
+              help="local: in-process copies to fresh buffers; dist: two torch.distributed ranks.")
+@click.option("--output-format", type=click.Choice(("full", "json")), default="full", show_default=True,
+              help="A table for people, or JSON for tools.")
+@click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="Also write a JUnit XML report here.")
+@click.option("--strict", is_flag=True, help="Treat skipped classes as failures.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help=f"Per-class time limit (default: [tool.ppaux-lint.verify] timeout, else {DEFAULT_TIMEOUT:g}).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Read settings from this TOML file instead of the project's pyproject.toml.")
+@click.pass_context
+def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: str, output_format: str,
+           junit_xml: Path | None, strict: bool, timeout: float | None, config_path: Path | None) -> None:
+    """Import the classes found in PATHS and put each through a real pipeline-parallel round trip."""
+    try:
+        code = _verify(list(paths), device, transport, output_format, junit_xml, strict, timeout, config_path)
+    except VerifyUsageError as exc:
+        click.echo(f"ppaux-lint: error: {exc}", err=True)
+        code = EXIT_USAGE
+    except KeyboardInterrupt:
+        click.echo("ppaux-lint: error: interrupted", err=True)
+        code = EXIT_USAGE
+    except Exception as exc:
+        debug = bool((ctx.find_root().obj or {}).get("debug"))
+        if debug:
+            traceback.print_exc()
+        hint = "" if debug else " (run with --debug for the traceback)"
+        click.echo(f"ppaux-lint: error: internal error: {type(exc).__name__}: {exc}{hint}", err=True)
+        code = EXIT_USAGE
+    ctx.exit(code)
+
+
+def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,
+            strict: bool, timeout: float | None, config_path: Path | None) -> int:
+    from ppaux_lint.runtime import require_torch
+
+    try:
+        require_torch()
+    except ImportError as exc:
+        raise VerifyUsageError(str(exc)) from None
+    from ppaux_lint.runtime.devices import DeviceError, resolve_device
+    from ppaux_lint.runtime.report import render_json, render_table, write_junit
+    from ppaux_lint.runtime.results import exit_code
+    from ppaux_lint.runtime.targets import targets_from_analysis
+    from ppaux_lint.runtime.verify import verify as run
+
+    try:
+        run_device = resolve_device(device)
+    except DeviceError as exc:
+        raise VerifyUsageError(f"--device: {exc}") from None
+    analysis = _analyze(paths, config_path)
+    settings = analysis.project.config.verify
+    for key, spec in settings.examples.items():
+        module, sep, attr = spec.partition(":")
+        if not (module and sep and attr):
+            raise VerifyUsageError(
+                f"'tool.ppaux-lint.verify.examples.{key}' = {spec!r} must look like 'pkg.module:function'"
+            )
+    devices: dict[str, str] = {}
+    for key, spec in settings.devices.items():
+        try:
+            devices[spec] = resolve_device(spec)
+        except DeviceError as exc:
+            raise VerifyUsageError(f"'tool.ppaux-lint.verify.devices.{key}': {exc}") from None
+    targets = [replace(t, device=devices[t.device]) if t.device else t for t in targets_from_analysis(analysis)]
+    for warning in analysis.discovery.warnings:
+        click.echo(f"ppaux-lint: warning: {warning}", err=True)
+
+    root = analysis.project.root
+    import_paths = [str(p) for p in (root, root / "src") if p.is_dir()]
+    limit = timeout or settings.timeout or DEFAULT_TIMEOUT
+    results = _with_progress(
+        targets, output_format == "full" and sys.stderr.isatty(),
+        lambda on_start, on_result: run(targets, device=run_device, transport=transport, timeout=limit,
+                                        paths=import_paths, on_start=on_start, on_result=on_result),
+    )
+    if output_format == "json":
+        click.echo(render_json(results), nl=False)
+    else:
+        from rich.console import Console
+
+        render_table(results, Console(highlight=False, width=None if sys.stdout.isatty() else 160))
+    if junit_xml is not None:
+        try:
+            write_junit(results, junit_xml)
+        except OSError as exc:
+            raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: {exc.strerror or exc}") from None
+    return exit_code(results, strict=strict)
+
+
+def _analyze(paths: list[Path], config_path: Path | None):
+    from ppaux_lint.config import ConfigError
+    from ppaux_lint.discover import UsageError
+    from ppaux_lint.engine import Options, analyze
+
+    try:
+        return analyze(paths, Options(config_path=config_path))
+    except (ConfigError, UsageError) as exc:
+        raise VerifyUsageError(str(exc)) from None
+
+
+def _with_progress(targets, show: bool, run):
+    """Run ``run(on_start, on_result)``, with a progress bar on stderr when someone is watching."""
+    if not show:
+        return run(None, None)
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns = (TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("", total=len(targets))
+        return run(lambda target: progress.update(task, description=target.symbol),
+                   lambda result: progress.advance(task))
