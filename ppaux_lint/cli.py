@@ -56,19 +56,22 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--force-exclude", is_flag=True, help="Apply excludes even to files passed explicitly.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Read settings from this TOML file instead of the project's pyproject.toml.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Where to keep the cache (default: .ppaux_lint_cache at the project root).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, select: tuple[str, ...],
           ignore: tuple[str, ...], exclude: tuple[str, ...], force_exclude: bool, config_path: Path | None,
-          exit_zero: bool, statistics: bool, quiet: bool) -> None:
+          no_cache: bool, cache_dir: Path | None, exit_zero: bool, statistics: bool, quiet: bool) -> None:
     """Check PATHS (default: the current directory) for classes that cannot cross a PP stage."""
     from ppaux_lint.engine import Options, analyze
     from ppaux_lint.report import RENDERERS
 
     options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
-                      force_exclude=force_exclude)
+                      force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir)
     analysis = _guarded(ctx, lambda: analyze(list(paths), options))
     findings = analysis.findings
     for warning in analysis.discovery.warnings:
@@ -122,6 +125,28 @@ def _print_statistics(findings, output_format: str, out) -> None:
     width = max((len(str(k)) for _, k, _ in rows), default=1)
     for code, count, name in rows:
         out.write(f"{count:>{width}}\t{code}\t{name}\n")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), help="The cache to remove.")
+@click.pass_context
+def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -> None:
+    """Remove the cache of the project that contains PATHS (default: the current directory)."""
+    import shutil
+
+    from ppaux_lint.cache import CACHE_DIR_NAME
+    from ppaux_lint.engine import Options, load_project
+
+    project = _guarded(ctx, lambda: load_project(list(paths) or [Path(".")], Options()))
+    configured = Path(project.config.cache_dir) if project.config.cache_dir else None
+    target = cache_dir or configured or Path(CACHE_DIR_NAME)
+    target = target if target.is_absolute() else project.root / target
+    if target.is_dir():
+        shutil.rmtree(target, ignore_errors=True)
+        click.echo(f"Removed cache at {target}")
+    else:
+        click.echo(f"No cache at {target}")
 
 
 @cli.command()

@@ -7,12 +7,14 @@ So discovery yields both sets from one walk.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 from ppaux_lint.config import Config
 
@@ -30,7 +32,7 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class SourceFile:
-    path: Path  # absolute
+    path: str  # absolute; a string, since thousands of Path objects cost more than the rest of a warm run
     module: str  # dotted module name, "" when not importable
     is_package: bool
 
@@ -39,7 +41,7 @@ class SourceFile:
 class Discovery:
     root: Path
     files: tuple[SourceFile, ...]  # every project file, for resolution
-    targets: frozenset[Path]  # the files asked about, where findings are reported
+    targets: frozenset[str]  # the files asked about (absolute paths), where findings are reported
     warnings: tuple[str, ...] = ()
 
 
@@ -61,59 +63,76 @@ def discover(paths: Sequence[Path], root: Path, config: Config, cli_excludes: Se
     base = config.exclude or DEFAULT_EXCLUDES
     excludes = _ExcludeRules(root, base + config.extend_exclude + tuple(cli_excludes))
     warnings: list[str] = []
-    project = _walk(root, excludes, warnings)
-    targets: set[Path] = set()
-    explicit: list[Path] = []
+    walker = _Walker(excludes, warnings)
+    project = walker.walk(str(root))
+    targets: set[str] = set()
+    explicit: list[str] = []
     for given in paths or [cwd]:
         path = given if given.is_absolute() else cwd / given
         if not path.exists() and not path.is_symlink():
             raise UsageError(f"{given}: no such file or directory")
         # Resolve the directory, not a symlinked file, so a file keeps the name it was given.
         path = path.resolve() if path.is_dir() else path.parent.resolve() / path.name
+        text = str(path)
         if path.is_dir():
-            inside = [f for f in project if _is_within(f, path)]
-            if not _is_within(path, root):
-                inside = _walk(path, excludes, warnings)
-            targets.update(inside)
+            if _is_within(text, str(root)):
+                prefix = text.rstrip(os.sep) + os.sep
+                targets.update(f for f in project if f.startswith(prefix) or text == str(root))
+            else:
+                targets.update(walker.walk(text))
         elif path.is_file():
             if force_exclude and excludes.excluded(path, is_dir=False):
                 continue
-            targets.add(path)
-            explicit.append(path)
-    all_files = sorted(set(project) | set(explicit) | targets)
+            targets.add(text)
+            explicit.append(text)
+        else:
+            warnings.append(f"{given}: not a regular file, skipped")
     roots = _source_roots(root)
-    files = tuple(SourceFile(p, *module_name(p, roots)) for p in all_files)
+    files = tuple(SourceFile(p, *module_name(p, roots, walker.has_init))
+                  for p in sorted(set(project) | set(explicit) | targets))
     return Discovery(root=root, files=files, targets=frozenset(targets), warnings=tuple(warnings))
 
 
-def _is_within(path: Path, directory: Path) -> bool:
-    return path == directory or directory in path.parents
+def _is_within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
-def _source_roots(root: Path) -> tuple[Path, ...]:
+def _source_roots(root: Path) -> tuple[str, ...]:
     """Where top-level packages may start: ``src/`` first (the src layout), then the root itself."""
     src = root / "src"
-    return (src, root) if src.is_dir() else (root,)
+    return (str(src), str(root)) if src.is_dir() else (str(root),)
 
 
-def module_name(path: Path, roots: Iterable[Path]) -> tuple[str, bool]:
+def module_name(path: str, roots: Iterable[str], has_init: dict[str, bool] | None = None) -> tuple[str, bool]:
     """The dotted module name of a file and whether it is a package's ``__init__``.
 
     The package chain (directories with ``__init__.py``) decides where the
     module's top is; a file outside any package is named from the nearest
     source root, which covers namespace packages.
     """
-    is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file() and directory != directory.parent:
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    if not parts or directory == path.parent:
+    known = has_init if has_init is not None else {}
+
+    def is_package_dir(directory: str) -> bool:
+        if directory not in known:
+            known[directory] = os.path.isfile(os.path.join(directory, "__init__.py"))
+        return known[directory]
+
+    parent_dir, filename = os.path.split(path)
+    stem = filename[:-3] if filename.endswith(".py") else os.path.splitext(filename)[0]
+    is_package = filename == "__init__.py"
+    parts = [] if is_package else [stem]
+    directory = parent_dir
+    while is_package_dir(directory):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        parts.insert(0, os.path.basename(directory))
+        directory = parent
+    if not parts or directory == parent_dir:
         for source_root in roots:
-            if _is_within(path.parent, source_root):
-                relative = path.parent.relative_to(source_root).parts
-                parts = [*relative, *([] if is_package else [path.stem])]
+            if _is_within(parent_dir, source_root):
+                relative = os.path.relpath(parent_dir, source_root)
+                parts = [*([] if relative == "." else relative.split(os.sep)), *([] if is_package else [stem])]
                 break
     if not parts or not all(p.isidentifier() for p in parts):
         return "", is_package
@@ -121,58 +140,98 @@ def module_name(path: Path, roots: Iterable[Path]) -> tuple[str, bool]:
 
 
 class _ExcludeRules:
-    """Gitignore files (nested ones too) plus configured excludes, both in gitignore syntax."""
+    """Configured excludes and .gitignore files (nested ones too), both in gitignore syntax.
+
+    Patterns that are a bare name (``build``, ``.venv``) are by far the most
+    common and are checked with a set lookup on the entry's name; only the
+    rest go through pathspec, whose per-path cost dominated discovery.
+    """
 
     def __init__(self, root: Path, patterns: Sequence[str]) -> None:
-        self.root = root
-        self.configured = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
-        self.gitignores: dict[Path, pathspec.PathSpec] = {}
+        self.root = str(root)
+        names = [p.rstrip("/") for p in patterns if _is_bare_name(p)]
+        self.names = frozenset(n for n in names if not any(c in n for c in "*?["))
+        self.name_globs = tuple(n for n in names if any(c in n for c in "*?["))
+        others = [p for p in patterns if not _is_bare_name(p)]
+        self.configured = _spec(others) if others else None
+        self.gitignores: list[tuple[str, "pathspec.PathSpec"]] = []
 
-    def load_gitignore(self, directory: Path) -> None:
-        ignore_file = directory / ".gitignore"
+    def load_gitignore(self, directory: str) -> None:
         try:
-            lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+            with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
         except OSError:
             return
-        self.gitignores[directory] = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+        spec = _spec(lines)
+        if spec.patterns:
+            self.gitignores.append((directory, spec))
 
-    def excluded(self, path: Path, is_dir: bool) -> bool:
-        suffix = "/" if is_dir else ""
-        try:
-            relative = path.relative_to(self.root).as_posix()
-        except ValueError:
-            relative = path.name
-        if self.configured.match_file(relative + suffix) or self.configured.match_file(path.name + suffix):
+    def excluded(self, path: Path | str, is_dir: bool) -> bool:
+        text = str(path)
+        name = os.path.basename(text)
+        if name in self.names or (self.name_globs and any(fnmatch.fnmatchcase(name, g) for g in self.name_globs)):
             return True
-        for directory, spec in self.gitignores.items():
-            if _is_within(path, directory) and path != directory:
-                if spec.match_file(path.relative_to(directory).as_posix() + suffix):
+        suffix = "/" if is_dir else ""
+        if self.configured is not None:
+            relative = os.path.relpath(text, self.root).replace(os.sep, "/") if _is_within(text, self.root) else name
+            if self.configured.match_file(relative + suffix):
+                return True
+        for directory, spec in self.gitignores:
+            if text != directory and _is_within(text, directory):
+                if spec.match_file(os.path.relpath(text, directory).replace(os.sep, "/") + suffix):
                     return True
         return False
 
 
-def _walk(top: Path, excludes: _ExcludeRules, warnings: list[str]) -> list[Path]:
-    """Python files under ``top``; directory symlinks are not followed, so no loop is possible."""
-    found: list[Path] = []
+def _spec(lines: Sequence[str]) -> "pathspec.PathSpec":
+    import pathspec  # only trees with a .gitignore or path-shaped excludes pay for importing it
 
-    def on_error(error: OSError) -> None:
-        warnings.append(f"{error.filename}: cannot read directory: {error.strerror}")
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
 
-    for dirpath, dirnames, filenames in os.walk(top, onerror=on_error, followlinks=False):
-        directory = Path(dirpath)
-        if ".gitignore" in filenames:
-            excludes.load_gitignore(directory)
-        dirnames[:] = sorted(d for d in dirnames if not excludes.excluded(directory / d, is_dir=True))
-        for name in sorted(filenames):
-            if not name.endswith(".py"):
+
+def _is_bare_name(pattern: str) -> bool:
+    """``build`` or ``build/`` or ``*.egg-info``: matches an entry by its name at any depth."""
+    core = pattern[:-1] if pattern.endswith("/") else pattern
+    return bool(core) and "/" not in core and not core.startswith("!") and "**" not in core
+
+
+class _Walker:
+    """Python files under a directory. Directory symlinks are not followed, so no loop is possible;
+    which directories hold ``__init__.py`` is remembered for naming modules without more stats."""
+
+    def __init__(self, excludes: _ExcludeRules, warnings: list[str]) -> None:
+        self.excludes = excludes
+        self.warnings = warnings
+        self.has_init: dict[str, bool] = {}
+
+    def walk(self, top: str) -> list[str]:
+        found: list[str] = []
+        stack = [top]
+        while stack:
+            directory = stack.pop()
+            try:
+                with os.scandir(directory) as scan:
+                    entries = sorted(scan, key=lambda e: e.name)
+            except OSError as error:
+                self.warnings.append(f"{directory}: cannot read directory: {error.strerror}")
                 continue
-            path = directory / name
-            if excludes.excluded(path, is_dir=False):
-                continue
-            if path.is_symlink():
-                target = path.resolve()
-                if not target.is_file():
-                    warnings.append(f"{path}: broken symlink, skipped")
+            names = {e.name for e in entries}
+            self.has_init[directory] = "__init__.py" in names
+            if ".gitignore" in names:
+                self.excludes.load_gitignore(directory)
+            subdirectories = []
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
                     continue
-            found.append(path)
-    return found
+                if is_dir:
+                    if not self.excludes.excluded(entry.path, is_dir=True):
+                        subdirectories.append(entry.path)
+                elif entry.name.endswith(".py") and not self.excludes.excluded(entry.path, is_dir=False):
+                    if entry.is_symlink() and not os.path.isfile(entry.path):
+                        self.warnings.append(f"{entry.path}: broken symlink, skipped")
+                        continue
+                    found.append(entry.path)
+            stack.extend(reversed(subdirectories))
+        return found

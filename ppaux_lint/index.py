@@ -12,18 +12,17 @@ imports or inheritance end the walk instead of the run.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ppaux_lint.config import Protocols
 from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.names import FROM_PP, TO_PP
 from ppaux_lint.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
 
 PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
 # Bases known to contribute no PP transport method, so a missing method is certainly missing.
 INERT_MODULES = frozenset({"builtins", "typing", "typing_extensions", "abc", "collections", "collections.abc",
                            "dataclasses", "enum", "torch.nn", "torch.nn.modules.module", "object"})
-TO_PP = "to_pp_tensors"
-FROM_PP = "from_pp_tensors"
 OBSERVER_HOOKS = ("is_active", "before_grammar")
 
 
@@ -42,26 +41,49 @@ class Member:
 
 
 class ProjectIndex:
-    def __init__(self, summaries: Iterable[FileSummary], protocols: Protocols, structural: bool = True) -> None:
+    def __init__(self, summaries: Iterable[FileSummary], protocols: Protocols, structural: bool = True,
+                 loader: Callable[[str], FileSummary | None] | None = None,
+                 known_modules: Iterable[str] = (), focus: Iterable[str] | None = None) -> None:
+        """``summaries`` are indexed now; the other ``known_modules`` are summarized by ``loader``
+        the first time a name resolves through them (the prefilter skipped them). ``focus`` names
+        the classes worth classifying (all indexed ones when None); others are classified on request."""
         self.protocols = protocols
         self.structural = structural
         self.modules: dict[str, FileSummary] = {}
         self.classes: dict[str, ClassSummary] = {}
         self.class_module: dict[str, str] = {}
+        self.known: set[str] = set(known_modules)
+        self._loader = loader
+        self._attempted: set[str] = set()
         for summary in summaries:
-            if not summary.module or summary.error is not None:
-                continue
-            self.modules.setdefault(summary.module, summary)
-        for module, summary in self.modules.items():
-            for cls in summary.classes:
-                self.classes[f"{module}.{cls.qualname}"] = cls
-                self.class_module[f"{module}.{cls.qualname}"] = module
+            self._register(summary)
+        self._focus = list(self.classes) if focus is None else [c for c in focus if c in self.classes]
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
         self._infos: dict[str, ClassInfo] | None = None
         self._roots_output = frozenset(protocols.output)
         self._roots_observer = frozenset(protocols.observer)
         self._roots_pp = frozenset(protocols.pp_output) | frozenset(protocols.pp_observer)
+
+    def _register(self, summary: FileSummary) -> None:
+        if not summary.module:
+            return
+        self.known.add(summary.module)
+        self._attempted.add(summary.module)
+        if summary.error is not None or summary.module in self.modules:
+            return
+        self.modules[summary.module] = summary
+        for cls in summary.classes:
+            self.classes[f"{summary.module}.{cls.qualname}"] = cls
+            self.class_module[f"{summary.module}.{cls.qualname}"] = summary.module
+
+    def _load(self, module: str) -> FileSummary | None:
+        if module not in self._attempted and module in self.known and self._loader is not None:
+            self._attempted.add(module)
+            summary = self._loader(module)
+            if summary is not None:
+                self._register(summary)
+        return self.modules.get(module)
 
     # -- names -------------------------------------------------------------------------
     def resolve(self, module: str, name: str, scope: str = "") -> str | None:
@@ -92,7 +114,7 @@ class ProjectIndex:
         return result
 
     def _resolve_uncached(self, module: str, name: str, seen: frozenset) -> str | None:
-        summary = self.modules.get(module)
+        summary = self._load(module)
         head, _, rest = name.partition(".")
         if summary is None:
             return None
@@ -109,10 +131,10 @@ class ProjectIndex:
             target = self._resolve_absolute(candidate, seen)
             if target is not None:
                 return self._descend(target, rest, seen)
-        if summary.is_package and f"{module}.{head}" in self.modules:
+        if summary.is_package and f"{module}.{head}" in self.known:
             return _join(f"{module}.{head}", rest)  # submodule attribute of a package
         for star in (i for i in summary.imports if i.star):
-            if star.target in self.modules:
+            if self._load(star.target) is not None:
                 exported = self.modules[star.target].all_names
                 if exported is None or head in exported:
                     target = self._resolve_global(star.target, name, seen)
@@ -130,7 +152,7 @@ class ProjectIndex:
     def _descend(self, target: str, rest: str, seen: frozenset) -> str | None:
         if not rest:
             return target
-        if target in self.modules:
+        if target in self.known:
             return self._resolve_global(target, rest, seen)
         if target in self.classes:
             return self._member_of(target, rest)
@@ -143,12 +165,12 @@ class ProjectIndex:
 
     def _resolve_absolute(self, dotted: str, seen: frozenset) -> str | None:
         """An absolute dotted name: find the longest prefix that is a project module, resolve the rest in it."""
-        if dotted in self.modules or dotted in self.classes:
+        if dotted in self.known or dotted in self.classes:
             return dotted
         parts = dotted.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
-            if module in self.modules:
+            if module in self.known:
                 return self._resolve_global(module, ".".join(parts[cut:]), seen)
         return dotted  # outside the project: its dotted name is its identity
 
@@ -238,8 +260,10 @@ class ProjectIndex:
     def infos(self) -> dict[str, ClassInfo]:
         """Every project class with its roles; computed once."""
         if self._infos is None:
-            self._infos = {fqn: self._classify(fqn) for fqn in self.classes}
-            self._infos = {fqn: self._with_pair(info) for fqn, info in self._infos.items()}
+            infos = {fqn: self._classify(fqn) for fqn in self._focus}
+            self._infos = infos
+            for fqn in list(infos):
+                infos[fqn] = self._with_pair(infos[fqn])
         return self._infos
 
     def _classify(self, fqn: str) -> ClassInfo:
@@ -305,10 +329,14 @@ class ProjectIndex:
         return None
 
     def _is_output_like(self, fqn: str) -> bool:
-        infos = self._infos
-        if infos is not None and fqn in infos:
-            return infos[fqn].is_output
-        return self._classify(fqn).is_output
+        return self.info(fqn).is_output
+
+    def info(self, fqn: str) -> ClassInfo:
+        """The classification of any indexed class, focused or not."""
+        infos = self.infos()
+        if fqn not in infos:
+            infos[fqn] = self._classify(fqn)
+        return infos[fqn]
 
     def iter_infos(self) -> Iterator[ClassInfo]:
         return iter(self.infos().values())

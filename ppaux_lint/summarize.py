@@ -19,6 +19,7 @@ import re
 import tokenize
 from typing import Iterator, Sequence
 
+from ppaux_lint.names import TRANSPORT_METHODS, is_near_miss
 from ppaux_lint.pp_errors import PP_KEY_PREFIX
 from ppaux_lint.summary import (
     CallSite,
@@ -60,6 +61,9 @@ _EXITS = frozenset({"sys.exit", "exit", "os._exit", "typing.assert_never", "asse
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Methods whose returns and key reads the rules use; other methods get only their signature, since
+# walking every method body of every class in a big module is most of the time spent here.
+_DETAILED = frozenset({*TRANSPORT_METHODS, "after_sample"})
 
 
 def summarize_source(source: bytes, path: str, module: str, is_package: bool) -> FileSummary:
@@ -79,7 +83,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
                            ParseError("too deeply nested for the Python parser", Span(1, 1, 1, 1)))
     collector = _Collector(module, is_package, _Positions(text))
     try:
-        collector.walk(tree)
+        collector.walk(tree, deep=PP_KEY_PREFIX in text or any(name in text for name in HELPER_NAMES))
     except RecursionError:
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
@@ -197,7 +201,9 @@ def _is_none(node: ast.AST | None) -> bool:
 
 
 def _source(text: str, node: ast.AST) -> str:
-    return ast.get_source_segment(text, node) or ast.unparse(node)
+    """Normalised source of a small node (an annotation, a key). ``ast.get_source_segment`` would
+    re-split the whole file on every call."""
+    return ast.unparse(node)
 
 
 def _walk_scope(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
@@ -224,28 +230,49 @@ class _Collector:
         self.calls: list[CallSite] = []
         self.prefix_uses: list[PrefixUse] = []
         self.defs: list[str] = []
+        self.deep = False
 
-    def walk(self, tree: ast.Module) -> None:
+    def walk(self, tree: ast.Module, deep: bool) -> None:
+        """``deep`` also visits every expression, for helper calls and prefix uses; files that spell
+        neither a helper's name nor the prefix skip that, which is most of the cost of a big module."""
+        self.deep = deep
         self._walk(tree.body, scope=(), frame={})
 
-    def _walk(self, body: Sequence[ast.AST], scope: tuple[tuple[str, str], ...], frame: dict) -> None:
-        for node in _walk_scope(body):
-            if isinstance(node, ast.ClassDef):
-                self.classes.append(self._summarize_class(node, scope))
-                self._walk(node.decorator_list + node.bases + [k.value for k in node.keywords], scope, frame)
-                self._walk(node.body, scope + (("class", node.name),), frame)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    def _walk(self, body: Sequence[ast.stmt], scope: tuple[tuple[str, str], ...], frame: dict) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.ClassDef):
+                self.classes.append(self._summarize_class(stmt, scope))
+                self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
+                self._walk(stmt.body, scope + (("class", stmt.name),), frame)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not scope:
-                    self.defs.append(node.name)
-                outer = node.decorator_list + [d for d in node.args.defaults + node.args.kw_defaults if d]
-                self._walk(outer, scope, frame)
-                self._walk(node.body, scope + (("def", node.name),), {})
-            elif isinstance(node, ast.Lambda):
-                self._walk([node.body], scope, frame)
+                    self.defs.append(stmt.name)
+                defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
+                self._expressions(stmt.decorator_list + defaults, scope, frame)
+                self._walk(stmt.body, scope + (("def", stmt.name),), {})
             else:
-                self._visit(node, scope, frame)
+                self._statement(stmt, scope, frame)
+                children, bodies = _split_statement(stmt)
+                self._expressions(children, scope, frame)
+                for nested in bodies:
+                    self._walk(nested, scope, frame)
 
-    def _visit(self, node: ast.AST, scope: tuple[tuple[str, str], ...], frame: dict) -> None:
+    def _expressions(self, nodes: Sequence[ast.AST], scope: tuple, frame: dict) -> None:
+        if not self.deep:
+            return
+        stack = list(reversed(nodes))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Call):
+                self._call(node, scope, frame)
+            elif isinstance(node, ast.Subscript) and _starts_with_prefix(node.slice):
+                self.prefix_uses.append(PrefixUse(self.positions.span(node.slice), "subscript"))
+            elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+                if _starts_with_prefix(node.left):
+                    self.prefix_uses.append(PrefixUse(self.positions.span(node.left), "'in' test"))
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def _statement(self, node: ast.stmt, scope: tuple[tuple[str, str], ...], frame: dict) -> None:
         nested = bool(scope)
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -263,13 +290,6 @@ class _Collector:
                 extra = _string_sequence(node.value)
                 self.all_names = (self.all_names + extra) if (self.all_names is not None and extra is not None) \
                     else None
-        elif isinstance(node, ast.Call):
-            self._call(node, scope, frame)
-        elif isinstance(node, ast.Subscript) and _starts_with_prefix(node.slice):
-            self.prefix_uses.append(PrefixUse(self.positions.span(node.slice), "subscript"))
-        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
-            if _starts_with_prefix(node.left):
-                self.prefix_uses.append(PrefixUse(self.positions.span(node.left), "'in' test"))
 
     # -- imports and bindings ---------------------------------------------------------
     def _import_from(self, node: ast.ImportFrom, nested: bool) -> None:
@@ -366,8 +386,9 @@ class _Collector:
     def _summarize_method(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> MethodSummary:
         decorators = tuple(_decorator_name(d) for d in node.decorator_list)
         params = _params(node.args, self.positions.text)
-        returns, is_generator = self._returns(node)
-        reads = _KeyReads(_first_data_param(params, decorators), self.positions)
+        detailed = node.name in _DETAILED or any(is_near_miss(node.name, m) for m in TRANSPORT_METHODS)
+        returns, is_generator = self._returns(node) if detailed else ((), False)
+        reads = _KeyReads(_first_data_param(params, decorators) if detailed else "", self.positions)
         reads.scan(node.body)
         return_type, optional = _annotation_target(node.returns)
         return MethodSummary(
@@ -428,6 +449,31 @@ class _Collector:
         if isinstance(key, (ast.Constant, ast.Tuple)):
             return KeyFact("nonstr", _source(self.positions.text, key), span)
         return KeyFact("dynamic", _source(self.positions.text, key), span)
+
+
+_BODY_FIELDS = ("body", "orelse", "finalbody")
+
+
+def _split_statement(stmt: ast.stmt) -> tuple[list[ast.AST], list[list[ast.stmt]]]:
+    """A compound statement's own expressions, and the statement lists nested in it."""
+    expressions: list[ast.AST] = []
+    bodies: list[list[ast.stmt]] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in _BODY_FIELDS and isinstance(value, list):
+            bodies.append(value)
+        elif name == "handlers":
+            for handler in value:
+                expressions.extend([handler.type] if handler.type is not None else [])
+                bodies.append(handler.body)
+        elif name == "cases":
+            for case in value:
+                expressions.extend([case.guard] if case.guard is not None else [])
+                bodies.append(case.body)
+        elif isinstance(value, ast.AST):
+            expressions.append(value)
+        elif isinstance(value, list):
+            expressions.extend(v for v in value if isinstance(v, ast.AST))
+    return expressions, bodies
 
 
 def _qualname(scope: Sequence[tuple[str, str]], name: str = "") -> str:

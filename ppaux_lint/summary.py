@@ -94,6 +94,9 @@ class Param:
 
 @dataclass(frozen=True)
 class MethodSummary:
+    """A method's signature; for the methods rules read (the transport methods, their near misses and
+    ``after_sample``) also its returns, generator-ness and key reads, which are empty for the rest."""
+
     name: str
     span: Span  # the ``def`` name
     is_async: bool

@@ -50,7 +50,7 @@ def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: 
     except KeyboardInterrupt:
         click.echo("ppaux-lint: error: interrupted", err=True)
         code = EXIT_USAGE
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
         debug = bool((ctx.find_root().obj or {}).get("debug"))
         if debug:
             traceback.print_exc()

@@ -9,6 +9,7 @@ from ppaux_lint.checks.context import CheckContext
 from ppaux_lint.findings import Finding
 from ppaux_lint.index import FROM_PP, TO_PP, ProjectIndex
 from ppaux_lint.model import ClassInfo
+from ppaux_lint.names import is_near_miss
 
 # role-independent facts per transport method: rule codes and the errors a miss causes
 _SIDES = (
@@ -78,22 +79,3 @@ def _near_miss(index: ProjectIndex, info: ClassInfo, method: str) -> Finding | N
                     symbol=owner,
                 )
     return None
-
-
-def is_near_miss(name: str, target: str) -> bool:
-    if name.startswith("__") or abs(len(name) - len(target)) > 2:
-        return False
-    return name.lower() == target.lower() or _edit_distance(name.lower(), target.lower(), limit=2) <= 2
-
-
-def _edit_distance(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance, giving up (returning limit + 1) as soon as it must exceed ``limit``."""
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, start=1):
-        current = [i]
-        for j, char_b in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
-        if min(current) > limit:
-            return limit + 1
-        previous = current
-    return previous[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Sequence, TextIO
 
 from ppaux_lint.findings import Finding
-from ppaux_lint.report import concise, full, json_format
+from ppaux_lint.report import concise, full, github, json_format, sarif
 
 Renderer = Callable[[Sequence[Finding], TextIO], None]
 
@@ -13,4 +13,6 @@ RENDERERS: dict[str, Renderer] = {
     "full": full.render,
     "concise": concise.render,
     "json": json_format.render,
+    "sarif": sarif.render,
+    "github": github.render,
 }

@@ -14,10 +14,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import itertools
 import types
 import typing
 from collections import abc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -59,7 +60,7 @@ def build_example(cls: type, device: torch.device, factory: str | None) -> tuple
 def synthesize(cls: type, device: torch.device) -> Any:
     """Construct ``cls`` from values made up for each required constructor parameter."""
     try:
-        args, kwargs = _arguments(cls, device, _Counter(), depth=0)
+        args, kwargs = _arguments(cls, device, itertools.count(1), depth=0)
         return cls(*args, **kwargs)
     except ExampleUnavailable as exc:
         raise ExampleUnavailable(f"cannot synthesise an example: {exc}; {HOW_TO_PROVIDE}") from None
@@ -85,15 +86,6 @@ def small_tensor(name: str, device: torch.device, index: int) -> torch.Tensor:
     return base.to(torch.float32) + 0.5
 
 
-class _Counter:
-    def __init__(self) -> None:
-        self.value = 0
-
-    def next(self) -> int:
-        self.value += 1
-        return self.value
-
-
 def _call_user(what: str, call: Callable[[], Any]) -> Any:
     try:
         example = call()
@@ -115,7 +107,7 @@ def _call_with_device(func: Callable[..., Any], device: torch.device) -> Any:
     return func(device)
 
 
-def _arguments(cls: type, device: torch.device, counter: _Counter, depth: int) -> tuple[list, dict]:
+def _arguments(cls: type, device: torch.device, counter: Iterator[int], depth: int) -> tuple[list, dict]:
     if inspect.isabstract(cls):
         raise ExampleUnavailable(f"{cls.__qualname__} is abstract")
     hints = _hints(cls)
@@ -150,7 +142,7 @@ def _hints(cls: type) -> dict[str, Any]:
     """
     hints: dict[str, Any] = {}
     sources: list[Any] = [cls] if dataclasses.is_dataclass(cls) else []
-    if "__init__" in _own_dicts(cls):
+    if cls.__init__ is not object.__init__:
         sources.append(cls.__init__)
     for source in sources:
         try:
@@ -160,11 +152,7 @@ def _hints(cls: type) -> dict[str, Any]:
     return hints
 
 
-def _own_dicts(cls: type) -> set[str]:
-    return {name for klass in cls.__mro__ if klass is not object for name in vars(klass)}
-
-
-def _value(annotation: Any, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+def _value(annotation: Any, name: str, device: torch.device, counter: Iterator[int], depth: int) -> Any:
     if depth > _MAX_DEPTH:
         raise ExampleUnavailable(f"{name!r} nests too deeply")
     if isinstance(annotation, str):
@@ -186,7 +174,7 @@ def _value(annotation: Any, name: str, device: torch.device, counter: _Counter, 
     raise ExampleUnavailable(f"no value for {name!r} of type {annotation!r}")
 
 
-def _value_of_union(args: tuple, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+def _value_of_union(args: tuple, name: str, device: torch.device, counter: Iterator[int], depth: int) -> Any:
     """A value for the first member that can make one; ``None`` only if nothing else can."""
     for member in sorted(args, key=lambda a: a is type(None)):
         try:
@@ -206,16 +194,16 @@ _SCALARS: dict[type, Callable[[str, int], Any]] = {
 }
 
 
-def _value_of_type(tp: type, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+def _value_of_type(tp: type, name: str, device: torch.device, counter: Iterator[int], depth: int) -> Any:
     if issubclass(tp, torch.Tensor):
-        return small_tensor(name, device, counter.next())
+        return small_tensor(name, device, next(counter))
     if tp is torch.device:
         return device
     if tp is torch.dtype:
         return torch.float32
     for scalar, make in _SCALARS.items():
         if tp is scalar:
-            return make(name, counter.next())
+            return make(name, next(counter))
     if issubclass(tp, enum.Enum):
         members = list(tp)
         if members:
@@ -228,7 +216,7 @@ def _value_of_type(tp: type, name: str, device: torch.device, counter: _Counter,
     raise ExampleUnavailable(f"no value for {name!r} of type {tp.__qualname__}")
 
 
-def _container(origin: Any, args: tuple, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+def _container(origin: Any, args: tuple, name: str, device: torch.device, counter: Iterator[int], depth: int) -> Any:
     def item(annotation: Any) -> Any:
         return _value(annotation, name, device, counter, depth + 1)
 
@@ -241,10 +229,9 @@ def _container(origin: Any, args: tuple, name: str, device: torch.device, counte
     if origin in (dict, abc.Mapping, abc.MutableMapping):
         key, val = args or (str, int)
         return {item(key): item(val)}
-    if origin is frozenset:
-        return frozenset({item(args[0])})
-    if origin in (set, abc.Set, abc.MutableSet):
-        return {item(args[0])}
+    if origin in (set, frozenset, abc.Set, abc.MutableSet):
+        items = {item(args[0])} if args else set()
+        return frozenset(items) if origin is frozenset else items
     if origin in (list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection):
         return [item(args[0])] if args else []
     if origin is type and args and isinstance(args[0], type):
@@ -264,7 +251,7 @@ _TEXT_TYPES = {
 }
 
 
-def _value_from_text(text: str, name: str, device: torch.device, counter: _Counter, depth: int) -> Any:
+def _value_from_text(text: str, name: str, device: torch.device, counter: Iterator[int], depth: int) -> Any:
     """Make sense of an annotation that did not resolve, by its common spellings."""
     if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
         text = text[text.index("[") + 1 : -1].strip()
@@ -272,9 +259,9 @@ def _value_from_text(text: str, name: str, device: torch.device, counter: _Count
     non_none = [alt for alt in alternatives if alt != "None"] or alternatives
     for alt in non_none:
         if alt == "Tensor" or alt.endswith(".Tensor"):
-            return small_tensor(name, device, counter.next())
+            return small_tensor(name, device, next(counter))
         if alt in _TEXT_TYPES:
-            return _value_of_type(_TEXT_TYPES[alt], name, device, counter, depth)
+            return _value(_TEXT_TYPES[alt], name, device, counter, depth)
     raise ExampleUnavailable(f"no value for {name!r} annotated {text!r}")
 
 

@@ -14,36 +14,46 @@ import datetime
 import os
 import sys
 import time
+from dataclasses import asdict
 from typing import Any
 
+import torch
+import torch.distributed as dist
+
+from ppaux_lint.runtime.examples import instantiate
 from ppaux_lint.runtime.procs import Channel, Child, ChildGone
 from ppaux_lint.runtime.results import ERROR, FAIL, PASS
+from ppaux_lint.runtime.roundtrip import (
+    Outcome,
+    Shipment,
+    Steps,
+    describe,
+    format_detail,
+    receive_half,
+)
+from ppaux_lint.runtime.targets import ClassRef
+from ppaux_lint.runtime.transport import (
+    backend_for,
+    join,
+    loopback_env,
+    receive_stage,
+    send_stage,
+    sender_device,
+)
 
 _SETTLE = 5.0  # how long to wait for the peer's own account after a send fails
 
 
 def dist_round_trip(
     stage: dict[str, Any],
-    shipment: Any,
-    observer: Any,
-    device: Any,
+    shipment: Shipment,
+    observer: ClassRef,
+    device: torch.device,
     deadline: float,
-    steps: Any,
+    steps: Steps,
     paths: list[str],
 ) -> None:
     """Run rank 0 of the round trip; raise an ``Outcome`` unless the peer reports a pass."""
-    import torch
-    import torch.distributed as dist
-
-    from ppaux_lint.runtime.roundtrip import Outcome
-    from ppaux_lint.runtime.transport import (
-        backend_for,
-        join,
-        loopback_env,
-        send_stage,
-        sender_device,
-    )
-
     backend = backend_for(device)
     for key, value in loopback_env().items():
         os.environ.setdefault(key, value)
@@ -53,7 +63,7 @@ def dist_round_trip(
         )
         peer = Child("ppaux_lint.runtime.peer", [], own_group=False, env=dict(os.environ))
     try:
-        peer.send({"paths": paths, "observer": observer, "device": str(device), "backend": backend,
+        peer.send({"paths": paths, "observer": asdict(observer), "device": str(device), "backend": backend,
                    "port": store.port, "deadline_in": deadline - time.monotonic()})
         waiter = _PeerWatch(peer, steps, deadline)
         waiter.until("ready")
@@ -80,7 +90,7 @@ def dist_round_trip(
 class _PeerWatch:
     """Reads the peer's events, tracking its current step so that a hang or death can be pinned on it."""
 
-    def __init__(self, peer: Child, steps: Any, deadline: float) -> None:
+    def __init__(self, peer: Child, steps: Steps, deadline: float) -> None:
         self._peer = peer
         self._steps = steps
         self._deadline = deadline
@@ -88,18 +98,14 @@ class _PeerWatch:
         self._status = ERROR
 
     def until(self, kind: str) -> dict[str, Any]:
-        from ppaux_lint.runtime.roundtrip import Outcome
-
         try:
             return self._next(kind, self._deadline)
         except TimeoutError:
             self._peer.kill()
             raise Outcome(self._status, f"the receiving rank timed out during {self._step}") from None
 
-    def account_for(self, failure: Any) -> None:
+    def account_for(self, failure: Outcome) -> None:
         """After a send failed for want of a peer, raise the peer's own account of why, if it gives one soon."""
-        from ppaux_lint.runtime.roundtrip import Outcome
-
         if failure.status == FAIL:
             return  # the sender's tensors were at fault; the peer knows nothing better
         try:
@@ -110,8 +116,6 @@ class _PeerWatch:
             raise Outcome(verdict["status"], verdict["message"], verdict.get("detail", "")) from None
 
     def _next(self, kind: str, limit: float) -> dict[str, Any]:
-        from ppaux_lint.runtime.roundtrip import Outcome
-
         while True:
             try:
                 event = self._peer.receive(limit - time.monotonic())
@@ -139,20 +143,6 @@ def main(argv: list[str]) -> None:
     deadline = time.monotonic() + float(request["deadline_in"])
     for path in reversed(request["paths"]):
         sys.path.insert(0, path)
-    import torch
-    import torch.distributed as dist
-
-    from ppaux_lint.runtime.examples import instantiate
-    from ppaux_lint.runtime.roundtrip import (
-        Outcome,
-        Steps,
-        describe,
-        format_detail,
-        receive_half,
-    )
-    from ppaux_lint.runtime.targets import ClassRef
-    from ppaux_lint.runtime.transport import join, receive_stage
-
     channel.send({"event": "ready"})
     steps = Steps(lambda step, status: channel.send({"event": "step", "step": step, "status": status}))
     device = torch.device(request["device"])
@@ -174,6 +164,6 @@ def main(argv: list[str]) -> None:
         receive_half(received, observer, shipment, device, steps)
     except Outcome as outcome:
         verdict = {"status": outcome.status, "message": outcome.message, "detail": outcome.detail}
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - the verdict must reach the worker whatever happened
         verdict = {"status": ERROR, "message": f"receiving rank: {describe(exc)}", "detail": format_detail(exc)}
     channel.send({"event": "verdict", **verdict})

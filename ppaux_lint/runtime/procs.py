@@ -17,12 +17,16 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
 _HOME = str(Path(__file__).resolve().parents[2])
 # Started with -c so the child imports the very ppaux_lint the parent runs, installed or not.
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import importlib; importlib.import_module(sys.argv[2]).main(sys.argv[3:])"
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); import importlib; "
+    "importlib.import_module(sys.argv[2]).main(sys.argv[3:])"
+)
 _STDERR_TAIL = 2000
 _END = object()
 
@@ -59,9 +63,11 @@ class Child:
         assert self.proc.stdout is not None
         for raw in self.proc.stdout:
             try:
-                self._events.put(json.loads(raw))
+                event = json.loads(raw)
             except ValueError:
                 continue  # not ours: the channel carries only JSON objects
+            if isinstance(event, dict):
+                self._events.put(event)
         self._events.put(_END)
 
     def send(self, message: dict[str, Any]) -> None:
@@ -86,9 +92,8 @@ class Child:
 
     def exit_description(self, wait: float = 5.0) -> str:
         """How the child ended, e.g. "exited with code 3" or "was killed by SIGKILL"."""
-        try:
-            code = self.proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
+        code = self._wait_unreaped(wait)
+        if code is None:
             return "closed its channel but did not exit"
         if code < 0:
             try:
@@ -96,6 +101,27 @@ class Child:
             except ValueError:
                 return f"was killed by signal {-code}"
         return f"exited with code {code}"
+
+    def _wait_unreaped(self, wait: float) -> int | None:
+        """The exit code (negative for a signal) once the child has ended, without reaping it.
+
+        While the child is an unreaped zombie its pid, and so its process
+        group's id, cannot be handed to another process; ``kill`` relies on
+        that to signal the group safely even after the child itself died.
+        """
+        if not hasattr(os, "waitid") or self.proc.returncode is not None:
+            try:
+                return self.proc.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                return None
+        deadline = time.monotonic() + wait
+        while True:
+            info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+            if info is not None:
+                return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)
 
     def stderr_tail(self) -> str:
         self._stderr.flush()
@@ -111,10 +137,7 @@ class Child:
                 self.proc.stdin.close()
         except OSError:
             pass
-        try:
-            self.proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            pass
+        self._wait_unreaped(grace)
         self.kill()
 
     def kill(self) -> None:

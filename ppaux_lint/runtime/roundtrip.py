@@ -110,7 +110,9 @@ class Shipment:
 OTHER_STAGE_TENSORS = ("hidden_states", "residual")
 
 
-def send_half(output: Any, device: torch.device, steps: Steps) -> tuple[dict[str, Any], Shipment, tuple[TensorInfo, ...]]:
+def send_half(
+    output: Any, device: torch.device, steps: Steps
+) -> tuple[dict[str, Any], Shipment, tuple[TensorInfo, ...]]:
     """Run ``add`` on a stage dict like the scheduler's; return it, the shipment and the tensors' shapes."""
     stage: dict[str, Any] = {
         name: torch.arange(8, dtype=torch.float32, device=device).reshape(2, 4) * (i + 1)
@@ -119,14 +121,20 @@ def send_half(output: Any, device: torch.device, steps: Steps) -> tuple[dict[str
     others = {name: tensor.cpu().clone() for name, tensor in stage.items()}
     with steps.step("add_auxiliary_output_to_pp_tensors"):
         add_auxiliary_output_to_pp_tensors(stage, output)
-    sent = {key[len(PP_OUTPUT_KEY_PREFIX) :]: value for key, value in stage.items() if key.startswith(PP_OUTPUT_KEY_PREFIX)}
+    sent = {
+        key[len(PP_OUTPUT_KEY_PREFIX) :]: value.detach()
+        for key, value in stage.items()
+        if key.startswith(PP_OUTPUT_KEY_PREFIX)
+    }
     infos = tuple(TensorInfo(name, *tensor_summary(tensor)) for name, tensor in sent.items())
     with steps.step("original.copy_to_host"):
         host = flatten(copy_to_host(output, device))
-    return stage, Shipment(others, {name: tensor.detach() for name, tensor in sent.items()}, host), infos
+    return stage, Shipment(others, sent, host), infos
 
 
-def receive_half(received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps) -> None:
+def receive_half(
+    received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps
+) -> None:
     """Run ``pop`` and check every pass criterion; raise an ``Outcome`` listing all that failed."""
     arrived = dict(received)
     with steps.step("pop_auxiliary_output_from_pp_tensors"):

@@ -57,7 +57,7 @@ def local_transfer(stage: dict[str, Any], device: torch.device) -> dict[str, Any
 
 @dataclass(frozen=True)
 class WireTensor:
-    """A tensor's description in the metadata message (SGLang sends the device type, not the index)."""
+    """A tensor's entry in the metadata message: the receiver allocates it on its own device, as SGLang's does."""
 
     dtype: torch.dtype
     shape: tuple[int, ...]
@@ -81,7 +81,7 @@ def sender_device(device: torch.device, backend: str) -> torch.device:
 def loopback_env() -> dict[str, str]:
     """Pin gloo's and NCCL's sockets to the loopback interface, so no traffic leaves the machine."""
     names = [name for _, name in socket.if_nameindex()] if hasattr(socket, "if_nameindex") else []
-    loopback = next((n for n in names if n == "lo" or n.startswith("lo")), None)
+    loopback = next((n for n in names if n in ("lo", "lo0")), None)
     if loopback is None:
         return {}
     return {"GLOO_SOCKET_IFNAME": loopback, "NCCL_SOCKET_IFNAME": loopback}

@@ -54,8 +54,10 @@ def verify(
             results.append(row)
             if on_result is not None:
                 on_result(row)
-    finally:
-        runner.close()
+    except BaseException:
+        runner.discard()  # interrupted: no waiting for a worker that may be stuck in project code
+        raise
+    runner.close()
     return results
 
 
@@ -119,11 +121,11 @@ class _Runner:
             try:
                 event = worker.receive(deadline - time.monotonic())
             except TimeoutError:
-                self._discard()
+                self.discard()
                 return verdict(status, f"timed out after {timeout:g} s during {step}", phase=phase)
             except ChildGone:
                 how, tail = worker.exit_description(), worker.stderr_tail()
-                self._discard()
+                self.discard()
                 return verdict(status, f"the worker process {how} during {step}", tail, phase)
             if event.get("event") == "step":
                 step, status, phase = event["step"], event["status"], event.get("phase", phase)
@@ -148,7 +150,7 @@ class _Runner:
         worker.kill()
         return None, problem
 
-    def _discard(self) -> None:
+    def discard(self) -> None:
         if self._worker is not None:
             self._worker.kill()
             self._worker = None

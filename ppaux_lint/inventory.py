@@ -1,0 +1,217 @@
+"""``ppaux-lint inventory``: every output and observer the analysis sees, how, and whether it can cross a stage.
+
+It reads the same :class:`~ppaux_lint.engine.Analysis` as ``check``, so what
+it shows is exactly what the rules judged: recognition (subclass path or
+structural), pairing (observer -> the output its ``from_pp_tensors`` or
+``after_sample`` builds, and back), and the PP status of the transport
+method, found along the MRO as the runtime ``isinstance`` check would.
+
+PP status values:
+
+- ``defined``: the class defines the method itself;
+- ``inherited``: a base or mixin in the project defines it (``via`` names it);
+- ``assigned``: bound by assignment (``to_pp_tensors = pack``);
+- ``none``: assigned ``None``, which a runtime-checkable Protocol treats as missing;
+- ``stub``: only the PP Protocol's stub, which returns ``None``;
+- ``near-miss``: missing, but a misspelt method is there (``via`` names it);
+- ``missing``: nowhere along the MRO;
+- ``uncertain``: not found, but a base the analysis cannot see might define it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+from ppaux_lint.index import FROM_PP, TO_PP
+from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.report.paths import display_path
+
+if TYPE_CHECKING:
+    from ppaux_lint.engine import Analysis
+
+OK_STATUSES = frozenset({"defined", "inherited", "assigned"})
+INVENTORY_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class PPStatus:
+    method: str
+    status: str
+    via: str | None = None  # the class that provides it (or the misspelt method's qualified name)
+    keys: tuple[str, ...] | None = None  # statically known keys sent/read, when exactly known
+
+    @property
+    def ok(self) -> bool:
+        return self.status in OK_STATUSES
+
+    def record(self) -> dict:
+        return {"method": self.method, "status": self.status, "ok": self.ok, "via": self.via,
+                "keys": list(self.keys) if self.keys is not None else None}
+
+
+def build(analysis: "Analysis") -> dict:
+    """The inventory as plain data (what ``--output-format json`` prints)."""
+    targets = {str(p) for p in analysis.discovery.targets}
+    infos = [info for info in analysis.classes.values() if info.roles and info.path in targets]
+    infos.sort(key=lambda i: (i.path, i.summary.span.line, i.fqn))
+    findings: dict[str, list[str]] = {}
+    for f in analysis.findings:
+        findings.setdefault(f.symbol, [])
+        if f.code not in findings[f.symbol]:
+            findings[f.symbol].append(f.code)
+    rebuilt_by: dict[str, list[str]] = {}
+    for info in analysis.classes.values():
+        if info.is_observer and info.pair is not None:
+            rebuilt_by.setdefault(info.pair, []).append(info.fqn)
+    outputs, observers = [], []
+    for info in infos:
+        base = {
+            "fqn": info.fqn,
+            "path": display_path(info.path),
+            "line": info.summary.span.line,
+            "column": info.summary.span.column,
+            "roles": sorted(info.roles),
+            "interface": info.is_interface,
+            "unresolved_bases": list(info.unresolved_bases),
+            "mro": list(info.ancestry),
+            "findings": findings.get(info.fqn, []),
+        }
+        if info.is_output:
+            outputs.append({**base, "recognized": info.recognized[OUTPUT],
+                            "rebuilt_by": sorted(rebuilt_by.get(info.fqn, [])),
+                            "pp": pp_status(analysis, info, TO_PP).record()})
+        if info.is_observer:
+            observers.append({**base, "recognized": info.recognized[OBSERVER], "rebuilds": info.pair,
+                              "paired_from": _paired_from(analysis, info),
+                              "pp": pp_status(analysis, info, FROM_PP).record()})
+    return {
+        "format": INVENTORY_FORMAT,
+        "root": str(analysis.project.root),
+        "outputs": outputs,
+        "observers": observers,
+        "summary": {
+            "outputs": len(outputs),
+            "observers": len(observers),
+            "pp_ready_outputs": sum(1 for o in outputs if o["pp"]["ok"] and not o["interface"]),
+            "pp_ready_observers": sum(1 for o in observers if o["pp"]["ok"] and not o["interface"]),
+            "unpaired_observers": sum(1 for o in observers if o["rebuilds"] is None and not o["interface"]),
+        },
+    }
+
+
+def pp_status(analysis: "Analysis", info: ClassInfo, method: str) -> PPStatus:
+    index = analysis.index
+    member = index.lookup(info.fqn, method)
+    if member is None:
+        near = _near_miss(analysis, info, method)
+        if near is not None:
+            return PPStatus(method, "near-miss", near)
+        return PPStatus(method, "uncertain" if info.unresolved_bases else "missing")
+    via = None if member.owner == info.fqn else member.owner
+    if member.stub_of_protocol:
+        return PPStatus(method, "stub", member.owner)
+    if member.is_none:
+        return PPStatus(method, "none", via)
+    if member.assign is not None:
+        return PPStatus(method, "assigned", via or member.assign.value or None)
+    return PPStatus(method, "defined" if via is None else "inherited", via, _keys(member.method, method))
+
+
+def _keys(method_summary, method: str) -> tuple[str, ...] | None:
+    if method_summary is None:
+        return None
+    if method == TO_PP:
+        from ppaux_lint.checks.pairing import sent_keys
+
+        sent = sent_keys(method_summary)
+        return tuple(sorted(sent)) if sent is not None else None
+    if method_summary.keys_read_exact and all(k.kind == "str" for k in method_summary.keys_read):
+        return tuple(sorted({k.value for k in method_summary.keys_read}))
+    return None
+
+
+def _near_miss(analysis: "Analysis", info: ClassInfo, method: str) -> str | None:
+    from ppaux_lint.names import is_near_miss
+
+    for owner in info.ancestry:
+        cls = analysis.index.classes.get(owner)
+        if cls is None:
+            continue
+        for candidate in cls.methods:
+            if candidate.name != method and is_near_miss(candidate.name, method):
+                return f"{owner}.{candidate.name}"
+    return None
+
+
+def _paired_from(analysis: "Analysis", info: ClassInfo) -> str | None:
+    """Which hook told the pairing: ``from_pp_tensors`` when it builds or declares the output, else ``after_sample``."""
+    if info.pair is None:
+        return None
+    index = analysis.index
+    member = index.lookup(info.fqn, FROM_PP)
+    if member is not None and member.method is not None and member.owner in index.classes:
+        module = index.class_module[member.owner]
+        scope = index.classes[member.owner].qualname
+        written = [r.constructs for r in member.method.returns if r.kind == "construct"]
+        written.append(member.method.return_type)
+        if any(w and index.resolve(module, w, scope) == info.pair for w in written):
+            return FROM_PP
+    return "after_sample"
+
+
+# -- rendering ----------------------------------------------------------------------------------------
+_STYLE = {"defined": "green", "inherited": "green", "assigned": "green", "none": "red", "stub": "red",
+          "near-miss": "red", "missing": "red", "uncertain": "yellow"}
+_MARK = {True: "✓", False: "✗"}
+
+
+def render_json(data: dict, out: TextIO) -> None:
+    import json
+
+    json.dump(data, out, indent=2)
+    out.write("\n")
+
+
+def render_tree(data: dict, out: TextIO) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.tree import Tree
+
+    console = Console(file=out, highlight=False, soft_wrap=True)
+    root = Tree(f"[bold]{escape(data['root'])}[/]")
+    sections = (("Outputs", data["outputs"], "rebuilt by"), ("Observers", data["observers"], "rebuilds"))
+    for title, records, pairing in sections:
+        branch = root.add(f"[bold]{title}[/] ({len(records)})")
+        for record in records:
+            pp = record["pp"]
+            mark = "•" if record["interface"] else _MARK[pp["ok"]]
+            style = "dim" if record["interface"] else _STYLE.get(pp["status"], "")
+            label = (f"[{style}]{mark}[/] [bold]{escape(record['fqn'])}[/]  "
+                     f"[dim]{escape(record['path'])}:{record['line']}[/]")
+            if record["findings"]:
+                label += "  [red]" + " ".join(record["findings"]) + "[/]"
+            node = branch.add(label)
+            if record["interface"]:
+                node.add("[dim]interface (lists Protocol among its bases): not checked[/]")
+            node.add(f"recognised: {escape(record['recognized'])}")
+            if pairing == "rebuilds":
+                if record["rebuilds"]:
+                    node.add(f"rebuilds: {escape(record['rebuilds'])} [dim](from {record['paired_from']})[/]")
+                else:
+                    node.add("rebuilds: [yellow]unknown[/] [dim](no constructed or declared output found)[/]")
+            else:
+                rebuilt = ", ".join(record["rebuilt_by"]) or "[dim]no observer in the project[/]"
+                node.add(f"rebuilt by: {escape(rebuilt) if record['rebuilt_by'] else rebuilt}")
+            status = f"[{_STYLE.get(pp['status'], '')}]{pp['status']}[/]"
+            if pp["via"]:
+                status += f" via {escape(pp['via'])}"
+            if pp["keys"] is not None:
+                status += f" [dim]keys: {escape(', '.join(pp['keys']))}[/]"
+            node.add(f"{pp['method']}: {status}")
+            if record["unresolved_bases"]:
+                node.add(f"[yellow]unresolved bases[/]: {escape(', '.join(record['unresolved_bases']))}")
+    console.print(root)
+    s = data["summary"]
+    console.print(f"{s['outputs']} outputs ({s['pp_ready_outputs']} PP-ready), {s['observers']} observers "
+                  f"({s['pp_ready_observers']} PP-ready, {s['unpaired_observers']} unpaired)")

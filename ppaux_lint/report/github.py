@@ -1,0 +1,47 @@
+"""GitHub Actions workflow commands: one ``::error`` annotation per finding.
+
+``::error file=<path>,line=<l>,col=<c>,endLine=<l>,endColumn=<c>,title=<CODE name>::<CODE message>``
+
+GitHub unescapes ``%25`` ``%0D`` ``%0A`` in the message, and additionally
+``%3A`` ``%2C`` in property values (where ``:`` and ``,`` would end the value).
+Paths are relative to the working directory, as in the other formats; a
+workflow runs from the repository root, which is where GitHub resolves them.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, TextIO
+
+from ppaux_lint.findings import Finding
+from ppaux_lint.registry import RULES_BY_CODE
+from ppaux_lint.report.paths import display_path
+
+_COMMANDS = {"error": "error", "warning": "warning", "info": "notice", "note": "notice"}
+
+
+def escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    rule = RULES_BY_CODE.get(f.code)
+    title = f"{f.code} {rule.name}" if rule is not None else f.code
+    properties = [
+        ("file", display_path(f.path)),
+        ("line", str(f.span.line)),
+        ("col", str(f.span.column)),
+        ("endLine", str(max(f.span.end_line, f.span.line))),
+        ("endColumn", str(f.span.end_column)),
+        ("title", title),
+    ]
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+    return f"::{_COMMANDS.get(f.severity, 'error')} {props}::{escape_data(f'{f.code} {f.message}')}"
+
+
+def render(findings: Sequence[Finding], out: TextIO) -> None:
+    for f in findings:
+        out.write(annotation(f) + "\n")

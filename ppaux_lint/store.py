@@ -1,0 +1,243 @@
+"""Where summaries come from: the prefilter's scans, the cache, and parsing (in parallel when it pays).
+
+The engine asks two questions of the store: "which of these files contain
+any of these tokens?" and "give me the summaries of these files (or of this
+module)". Everything that makes those answers fast without changing them
+lives here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Iterable, Sequence
+
+from ppaux_lint.cache import Cache, content_key
+from ppaux_lint.discover import SourceFile
+from ppaux_lint.prefilter import needles
+from ppaux_lint.summary import FileSummary, ParseError, Span
+
+PARALLEL_MIN_FILES = 48  # below this, starting workers costs more than it saves
+PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
+CHUNK_SIZE = 16
+
+
+class SummaryStore:
+    def __init__(self, files: Sequence[SourceFile], cache: Cache | None, config_key: str = "",
+                 jobs: int | None = None) -> None:
+        self.by_path = {f.path: f for f in files}
+        self.by_module: dict[str, SourceFile] = {}
+        for f in files:
+            if f.module:
+                self.by_module.setdefault(f.module, f)
+        self.cache = cache
+        self.config_key = config_key
+        self.jobs = jobs or os.cpu_count() or 1
+        self.summaries: dict[str, FileSummary] = {}
+        self._bytes: dict[str, bytes] = {}
+        scan = cache.load_scan() if cache is not None else {}
+        self._scan_files: dict = scan.get("files", {}) if isinstance(scan.get("files"), dict) else {}
+        self._scan_dirty = False
+
+    # -- the prefilter's question --------------------------------------------------------------
+    def scan(self, files: Iterable[SourceFile], tokens: frozenset[str]) -> list[SourceFile]:
+        """The files that contain at least one token; unreadable files count as hits (they must be reported).
+
+        An unchanged file (same mtime and size) already scanned for these tokens is answered from the
+        cache without being read; the rest are read and searched, in worker processes when many are.
+        """
+        hits: list[SourceFile] = []
+        todo: list[tuple[SourceFile, os.stat_result, object]] = []
+        for source in files:
+            try:
+                stat = os.stat(source.path)
+            except OSError:
+                hits.append(source)
+                continue
+            record = self._scan_files.get(source.path)
+            if _valid_record(record, stat) and tokens <= set(record[2]):  # type: ignore[index]
+                if set(record[3]) & tokens:  # type: ignore[index]
+                    hits.append(source)
+            else:
+                todo.append((source, stat, record))
+        paths = [source.path for source, _, _ in todo]
+        if len(paths) >= PARALLEL_MIN_SCAN and self.jobs > 1:
+            results = _scan_in_workers(paths, tokens, self.jobs)
+        else:
+            results = _scan_paths(paths, tokens)
+        for (source, stat, record), (matched, data) in zip(todo, results):
+            if matched is None:
+                hits.append(source)
+                continue
+            if matched:
+                hits.append(source)
+                self._bytes[source.path] = data  # it will be summarized next: read it once
+            self._remember(source.path, stat, record, tokens, set(matched))
+        return hits
+
+    def _remember(self, path: str, stat: os.stat_result, record: object, tokens: frozenset[str],
+                  matched: set[str]) -> None:
+        scanned = set(tokens)
+        if _valid_record(record, stat):  # the file is unchanged: what older scans found still holds
+            matched |= set(record[3]) - tokens  # type: ignore[index]
+            scanned |= set(record[2])  # type: ignore[index]
+        self._scan_files[path] = [stat.st_mtime_ns, stat.st_size, sorted(scanned), sorted(matched)]
+        self._scan_dirty = True
+
+    def save(self) -> None:
+        if self.cache is not None and self._scan_dirty:
+            live = {k: v for k, v in self._scan_files.items() if k in self.by_path}
+            self.cache.save_scan({"files": live})
+            self._scan_dirty = False
+
+    # -- summaries ---------------------------------------------------------------------------------
+    def load_module(self, module: str) -> FileSummary | None:
+        source = self.by_module.get(module)
+        if source is None:
+            return None
+        return self.summarize([source])[source.path]
+
+    def summarize(self, files: Sequence[SourceFile]) -> dict[str, FileSummary]:
+        """Summaries of ``files``: remembered, else cached, else parsed."""
+        out: dict[str, FileSummary] = {}
+        misses: list[tuple[SourceFile, bytes, str]] = []
+        for source in files:
+            key = source.path
+            if key in self.summaries:
+                out[key] = self.summaries[key]
+                continue
+            data = self._bytes.pop(key, None)
+            if data is None:
+                try:
+                    data = _read(source.path)
+                except OSError as exc:
+                    out[key] = self.summaries[key] = _unreadable(source, exc)
+                    continue
+            cache_key = content_key(data, key, source.module, source.is_package, self.config_key)
+            cached = self.cache.get_summary(cache_key) if self.cache is not None else None
+            if cached is not None:
+                out[key] = self.summaries[key] = cached
+            else:
+                misses.append((source, data, cache_key))
+        for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses])):
+            out[source.path] = self.summaries[source.path] = summary
+            if self.cache is not None:
+                self.cache.put_summary(cache_key, summary)
+        return out
+
+    def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+        if len(work) < PARALLEL_MIN_FILES or self.jobs < 2:
+            return [_summarize_one(item) for item in work]
+        return _parse_in_workers(work, self.jobs)
+
+
+def _scan_paths(paths: Sequence[str], tokens: frozenset[str]) -> list[tuple[list[str] | None, bytes]]:
+    """For each file, the tokens it contains (None if unreadable) and, when it has any, its bytes."""
+    search = needles(tokens)
+    encoded = [(t, t.encode("utf-8")) for t in tokens]
+    out: list[tuple[list[str] | None, bytes]] = []
+    for path in paths:
+        try:
+            data = _read(path)
+        except OSError:
+            out.append((None, b""))
+            continue
+        if any(needle in data for needle in search):
+            out.append(([t for t, raw in encoded if raw in data], data))
+        else:
+            out.append(([], b""))
+    return out
+
+
+def _scan_in_workers(paths: list[str], tokens: frozenset[str], jobs: int) -> list[tuple[list[str] | None, bytes]]:
+    size = -(-len(paths) // jobs)
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    try:
+        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=_context()) as pool:
+            parts = list(pool.map(_scan_paths, chunks, [tokens] * len(chunks)))
+    except (BrokenProcessPool, OSError):
+        return _scan_paths(paths, tokens)  # reading bytes cannot crash a worker; a failed pool can
+    return [item for part in parts for item in part]
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _valid_record(record: object, stat: os.stat_result) -> bool:
+    return (isinstance(record, list) and len(record) == 4 and record[0] == stat.st_mtime_ns
+            and record[1] == stat.st_size and isinstance(record[2], list) and isinstance(record[3], list))
+
+
+def _unreadable(source: SourceFile, exc: OSError) -> FileSummary:
+    return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
+                       error=ParseError(f"cannot read: {exc.strerror or exc}", Span(1, 1, 1, 1)))
+
+
+def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
+    from ppaux_lint.summarize import summarize_source
+
+    source, data = item
+    return summarize_source(data, source.path, source.module, source.is_package)
+
+
+def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+    return [_summarize_one(item) for item in chunk]
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    return multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+
+
+def _parse_in_workers(work: list[tuple[SourceFile, bytes]], jobs: int) -> list[FileSummary]:
+    """Parse in worker processes; a chunk whose worker dies is redone file by file, each alone,
+    so the one file that crashes the parser becomes a PPA000 and the others still get summaries."""
+    chunks = [work[i:i + CHUNK_SIZE] for i in range(0, len(work), CHUNK_SIZE)]
+    results: list[list[FileSummary] | None] = [None] * len(chunks)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=_context()) as pool:
+        futures = [pool.submit(_summarize_chunk, chunk) for chunk in chunks]
+        for i, future in enumerate(futures):
+            try:
+                results[i] = future.result()
+            except BrokenProcessPool:
+                break
+    out: list[FileSummary] = []
+    for chunk, result in zip(chunks, results):
+        out.extend(result if result is not None else [isolated_summary(item) for item in chunk])
+    return out
+
+
+def isolated_summary(item: tuple[SourceFile, bytes], timeout: float = 60.0) -> FileSummary:
+    """Summarize one file in a child process, so that a crash of the parser cannot end the run."""
+    source = item[0]
+    context = _context()
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(item, sender), daemon=True)
+    process.start()
+    sender.close()
+    summary = None
+    if receiver.poll(timeout):
+        try:
+            summary = receiver.recv()
+        except (EOFError, OSError):
+            summary = None
+    process.join(1.0)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    if isinstance(summary, FileSummary):
+        return summary
+    code = process.exitcode
+    how = f"was killed by signal {-code}" if code is not None and code < 0 else (
+        "timed out" if code is None else f"exited with code {code}")
+    return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
+                       error=ParseError(f"the parser crashed on this file (its process {how})", Span(1, 1, 1, 1)))
+
+
+def _child(item: tuple[SourceFile, bytes], sender) -> None:
+    sender.send(_summarize_one(item))
+    sender.close()
