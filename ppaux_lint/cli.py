@@ -18,9 +18,10 @@ import click
 
 from ppaux_lint import __version__
 from ppaux_lint.registry import RULES, RULES_BY_CODE, rule_document
+from ppaux_lint.verify_cli import verify  # torch-free until the command runs
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-OUTPUT_FORMATS = ("full", "concise", "json")
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
 
 
 class ExitError(click.ClickException):
@@ -62,28 +63,81 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
+@click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes (safe ones; unsafe ones too with --unsafe-fixes).")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print the fixes as a unified diff and write nothing; exit 1 if there would be changes.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that add behaviour (generated methods).")
+@click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed.")
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, select: tuple[str, ...],
           ignore: tuple[str, ...], exclude: tuple[str, ...], force_exclude: bool, config_path: Path | None,
-          no_cache: bool, cache_dir: Path | None, exit_zero: bool, statistics: bool, quiet: bool) -> None:
+          no_cache: bool, cache_dir: Path | None, exit_zero: bool, statistics: bool, quiet: bool,
+          apply_fix: bool = False, show_diff: bool = False, unsafe_fixes: bool = False,
+          show_fixes: bool = False) -> None:
     """Check PATHS (default: the current directory) for classes that cannot cross a PP stage."""
     from ppaux_lint.engine import Options, analyze
     from ppaux_lint.report import RENDERERS
 
     options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
                       force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir)
-    analysis = _guarded(ctx, lambda: analyze(list(paths), options))
-    findings = analysis.findings
+    from ppaux_lint import fix as fixes
+
+    with _progress(output_format in ("full", "concise") and not quiet):
+        analysis = _guarded(ctx, lambda: analyze(list(paths), options))
     for warning in analysis.discovery.warnings:
         click.echo(f"ppaux-lint: warning: {warning}", err=True)
     out = click.get_text_stream("stdout")
+    if show_diff:  # as ruff: the diff only, a count on stderr, exit 1 when something would change
+        preview = _guarded(ctx, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
+        fixes.report_failures(preview.failed)
+        out.write(fixes.unified_diff(preview.files.values()))
+        count = len(preview.applied)
+        click.echo(f"Would fix {count} error{'s' if count != 1 else ''}." if count else "No errors would be fixed.",
+                   err=True)
+        ctx.exit(EXIT_FINDINGS if preview.files and not exit_zero else EXIT_CLEAN)
+    fixed: list = []
+    if apply_fix:
+        outcome = _guarded(ctx, lambda: fixes.fix_project(analysis, lambda: analyze(list(paths), options),
+                                                          unsafe=unsafe_fixes))
+        fixes.report_failures(outcome.failed)
+        analysis, fixed = outcome.analysis, outcome.fixed
+    findings = _guarded(ctx, lambda: fixes.attach_fixes(analysis))
     if statistics:
         _print_statistics(findings, output_format, out)
     else:
         RENDERERS[output_format](findings, out)
         if output_format in ("full", "concise") and not quiet:
-            _print_summary(findings, len(analysis.discovery.targets), out)
+            if show_fixes and fixed:
+                _print_fixed(fixed, out)
+            _print_summary(findings, len(analysis.discovery.targets), out, fixed=len(fixed), unsafe=unsafe_fixes)
     ctx.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _progress(enabled: bool):
+    """A spinner on stderr while the analysis runs, on a terminal only (never in pipes, CI logs or tests)."""
+    import contextlib
+    import os
+
+    if not enabled or not sys.stderr.isatty() or os.environ.get("CI"):
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status("Checking…", spinner="dots")
+
+
+def _print_fixed(fixed, out) -> None:
+    from ppaux_lint.report.paths import display_path
+
+    out.write(f"Fixed {len(fixed)} error{'s' if len(fixed) != 1 else ''}:\n")
+    by_path: dict[str, Counter] = {}
+    for f in fixed:
+        by_path.setdefault(display_path(f.path), Counter())[f.code] += 1
+    for path in sorted(by_path):
+        out.write(f"- {path}:\n")
+        for code, count in sorted(by_path[path].items()):
+            name = RULES_BY_CODE[code].name if code in RULES_BY_CODE else ""
+            out.write(f"    {count} × {code} ({name})\n")
+    out.write("\n")
 
 
 def _guarded(ctx: click.Context, action):
@@ -105,14 +159,25 @@ def _guarded(ctx: click.Context, action):
         raise ExitError(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
 
 
-def _print_summary(findings, checked: int, out) -> None:
-    if not findings:
+def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = False) -> None:
+    if fixed:
+        total = fixed + len(findings)
+        out.write(f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {len(findings)} remaining).\n")
+    elif not findings:
         out.write(f"All checks passed! ({checked} file{'s' if checked != 1 else ''} checked)\n")
         return
-    fixable = sum(1 for f in findings if f.fix is not None and f.fix.safe)
-    out.write(f"Found {len(findings)} error{'s' if len(findings) != 1 else ''}.\n")
+    else:
+        out.write(f"Found {len(findings)} error{'s' if len(findings) != 1 else ''}.\n")
+    fixable = sum(1 for f in findings if f.fix is not None and (f.fix.safe or unsafe))
+    hidden = sum(1 for f in findings if f.fix is not None and not f.fix.safe and not unsafe)
     if fixable:
-        out.write(f"[*] {fixable} fixable with the `--fix` option.\n")
+        needs_unsafe = unsafe and any(f.fix is not None and not f.fix.safe for f in findings)
+        option = "`--fix --unsafe-fixes` options" if needs_unsafe else "`--fix` option"
+        note = f" ({hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option)"
+        out.write(f"[*] {fixable} fixable with the {option}{note if hidden else ''}.\n")
+    elif hidden:
+        out.write(f"No fixes available ({hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the "
+                  f"`--unsafe-fixes` option).\n")
 
 
 def _print_statistics(findings, output_format: str, out) -> None:
@@ -167,6 +232,30 @@ def rule(code: str) -> None:
         stream.write(text if text.endswith("\n") else text + "\n")
 
 
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--output-format", type=click.Choice(("tree", "json")), default="tree", show_default=True,
+              help="A tree for people, or JSON for tools.")
+@click.option("--exclude", multiple=True, metavar="PATTERN", help="Also exclude paths matching this gitignore-style pattern.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Read settings from this TOML file instead of the project's pyproject.toml.")
+@click.pass_context
+def inventory(ctx: click.Context, paths: tuple[Path, ...], output_format: str, exclude: tuple[str, ...],
+              config_path: Path | None) -> None:
+    """Show every output and observer in PATHS: how it was recognised, its pairing and its PP status."""
+    from ppaux_lint import inventory as inv
+    from ppaux_lint.engine import Options, analyze
+
+    options = Options(config_path=config_path, exclude=exclude)
+    with _progress(output_format == "tree"):
+        analysis = _guarded(ctx, lambda: analyze(list(paths), options))
+    for warning in analysis.discovery.warnings:
+        click.echo(f"ppaux-lint: warning: {warning}", err=True)
+    data = _guarded(ctx, lambda: inv.build(analysis))
+    out = click.get_text_stream("stdout")
+    (inv.render_json if output_format == "json" else inv.render_tree)(data, out)
+
+
 @cli.command("rules")
 @click.option("--output-format", type=click.Choice(("table", "json")), default="table", show_default=True)
 def rules_command(output_format: str) -> None:
@@ -184,6 +273,9 @@ def rules_command(output_format: str) -> None:
     for r in RULES:
         table.add_row(r.code, r.name, r.fix, r.summary)
     Console(width=max(120, Console().width)).print(table)
+
+
+cli.add_command(verify)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -78,6 +78,8 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         run_device = resolve_device(device)
     except DeviceError as exc:
         raise VerifyUsageError(f"--device: {exc}") from None
+    if junit_xml is not None and not junit_xml.resolve().parent.is_dir():
+        raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: its directory does not exist")
     analysis = _analyze(paths, config_path)
     settings = analysis.project.config.verify
     for key, spec in settings.examples.items():

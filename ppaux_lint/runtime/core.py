@@ -18,7 +18,9 @@ from typing import (
 
 import torch
 
-PP_OUTPUT_KEY_PREFIX = "__sampling_observer_output__."
+from ppaux_lint import pp_errors
+
+PP_OUTPUT_KEY_PREFIX = pp_errors.PP_KEY_PREFIX
 """Marks the auxiliary output's entries among the tensors one PP stage sends the next."""
 
 
@@ -59,18 +61,18 @@ def add_auxiliary_output_to_pp_tensors(
     if output is None:
         return
     if not isinstance(output, PipelineParallelAuxiliaryOutput):
-        raise RuntimeError("auxiliary output does not support pipeline-parallel transport")
+        raise RuntimeError(pp_errors.OUTPUT_NOT_PP)
     named = output.to_pp_tensors()
     if not named:
-        raise RuntimeError("auxiliary PP output must contain at least one tensor")
+        raise RuntimeError(pp_errors.EMPTY_OUTPUT)
     for name, value in named.items():
         if not isinstance(name, str) or not name:
-            raise RuntimeError("auxiliary PP tensor names must be non-empty strings")
+            raise RuntimeError(pp_errors.BAD_NAME)
         if not torch.is_tensor(value):
-            raise RuntimeError(f"auxiliary PP output {name!r} is not a tensor")
+            raise RuntimeError(pp_errors.NOT_A_TENSOR.format(name=name))
         key = PP_OUTPUT_KEY_PREFIX + name
         if key in tensors:
-            raise RuntimeError(f"duplicate auxiliary PP tensor {name!r}")
+            raise RuntimeError(pp_errors.DUPLICATE.format(name=name))
         tensors[key] = value
 
 
@@ -92,15 +94,15 @@ def pop_auxiliary_output_from_pp_tensors(
     if not received:
         return None
     if observer is None:
-        raise RuntimeError("received auxiliary PP output without a sampling observer")
+        raise RuntimeError(pp_errors.NO_OBSERVER)
     if not isinstance(observer, PipelineParallelSamplingObserver):
-        raise RuntimeError("sampling observer does not support pipeline-parallel transport")
+        raise RuntimeError(pp_errors.OBSERVER_NOT_PP)
     for value in received.values():
         if not torch.is_tensor(value):
-            raise RuntimeError("received a non-tensor auxiliary PP output")
+            raise RuntimeError(pp_errors.RECEIVED_NON_TENSOR)
     rebuilt = observer.from_pp_tensors(received)
     if rebuilt is None:
-        raise RuntimeError("sampling observer did not reconstruct its PP output")
+        raise RuntimeError(pp_errors.NOT_RECONSTRUCTED)
     for name in received:
         del tensors[PP_OUTPUT_KEY_PREFIX + name]
     return rebuilt

@@ -116,7 +116,10 @@ class Child:
                 return None
         deadline = time.monotonic() + wait
         while True:
-            info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+            try:
+                info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+            except ChildProcessError:  # already reaped: Popen knows the code
+                return self.proc.wait()
             if info is not None:
                 return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
             if time.monotonic() >= deadline:

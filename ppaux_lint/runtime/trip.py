@@ -130,7 +130,7 @@ class _Trip:
             with steps.step("transport", ERROR):
                 received = local_transfer(stage, target_device)
             receive_half(received, observer, shipment, target_device, steps)
-        return f"{_count(len(self.tensors))} and the host copy survived the round trip through {target.observer.symbol}"
+        return f"{_count(len(self.tensors))} and the host copy survived the round trip"
 
     def probe(self, device: torch.device) -> str:
         """An observer with no output to pair: it can still prove that it cannot take part at all."""

@@ -79,6 +79,8 @@ def _row(
         trip = VerifyTarget(target.output.symbol, OUTPUT, target.output, target.observer, target.device)
         runs[key] = runner.run(trip, device, transport, timeout)
     result = replace(runs[key], symbol=target.symbol)
+    if target.role == OUTPUT and result.status == PASS and target.observer is not None:
+        result = replace(result, message=f"{result.message} through {target.observer.symbol}")
     if target.role == OBSERVER:
         if result.phase == SENDING and result.status != PASS:
             # The output broke before the observer ran: judge the observer on its own instead.

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# verify's CUDA paths in one short run, for a machine with a GPU (CI machines have none).
+#
+# It runs the CUDA-marked tests, then `verify --device cuda` over the bundled fixtures with both
+# transports (the dist transport uses NCCL when two GPUs are visible, else gloo staging through the
+# host), checks that every class gets the same status on CUDA as on CPU, and times the overhead
+# benchmark on the GPU. It exits non-zero if anything differs from what is expected.
+#
+# The static pass needs libcst. Where it is missing (the lent H200 image has torch, click, rich,
+# pathspec and pytest, but not libcst), carry it as a wheel, prepared on a machine with network:
+#   echo /.whl/ >> .git/info/exclude
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+#     -d .whl libcst==1.9.*
+# and run `bash benchmarks/gpu_check.sh` with `.whl` carried along.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if ls .whl/*.whl >/dev/null 2>&1 && ! "$PY" -c "import libcst" 2>/dev/null; then
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --target /tmp/ppaux-site .whl/*.whl || exit 2
+  export PYTHONPATH="/tmp/ppaux-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+# The fixtures import sglang.*; the stub stands in for it where SGLang is not installed.
+export PYTHONPATH="$PWD:$PWD/fixtures/sglang_stub${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+OUT_DIR=${OUT:-$(mktemp -d)}
+problems=0
+
+verify() {
+  "$PY" -c "import sys; from ppaux_lint.verify_cli import verify; verify.main(sys.argv[1:], prog_name='ppaux-lint verify')" "$@"
+}
+
+expect() {  # expect CODE COMMAND...: run it, and count a problem when it exits otherwise
+  local code=$1
+  shift
+  "$@"
+  local got=$?
+  if [ "$got" -ne "$code" ]; then
+    echo "!! exit $got, expected $code: $*"
+    problems=$((problems + 1))
+  fi
+}
+
+echo "== environment"
+"$PY" - <<'PY' || exit 2
+import torch
+assert torch.cuda.is_available(), "no CUDA device"
+print("torch", torch.__version__, "| CUDA devices:", torch.cuda.device_count(), "|", torch.cuda.get_device_name(0))
+PY
+
+echo "== CUDA tests"
+expect 0 "$PY" -m pytest tests/runtime/test_cuda.py -m cuda -q -rs -p no:cacheprovider
+
+for transport in local dist; do
+  echo "== verify fixtures/clean_plugin --device cuda --transport $transport"
+  expect 0 verify fixtures/clean_plugin --device cuda --transport "$transport"
+  echo "== verify fixtures/sample_plugin --device cuda --transport $transport (fails by design)"
+  expect 1 verify fixtures/sample_plugin --device cuda --transport "$transport" --output-format json \
+    --junit-xml "$OUT_DIR/sample-$transport.xml" >"$OUT_DIR/sample-cuda-$transport.json"
+done
+echo "== verify fixtures/sample_plugin --device cpu, for comparison"
+expect 1 verify fixtures/sample_plugin --device cpu --output-format json >"$OUT_DIR/sample-cpu.json"
+
+echo "== the same statuses on CUDA as on CPU"
+expect 0 "$PY" - "$OUT_DIR" <<'PY'
+import json, sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+cpu = {r["symbol"]: r["status"] for r in json.loads((out / "sample-cpu.json").read_text())}
+bad = 0
+for transport in ("local", "dist"):
+    rows = json.loads((out / f"sample-cuda-{transport}.json").read_text())
+    for row in rows:
+        if row["status"] != cpu.get(row["symbol"]) or not row["device"].startswith("cuda"):
+            bad += 1
+            print(f"{transport}: {row['symbol']}: {row['status']} on {row['device']} ({row['message']})")
+    print(f"{transport}: {len(rows)} classes, {sum(r['status'] == 'pass' for r in rows)} pass")
+sys.exit(1 if bad else 0)
+PY
+
+echo "== overhead on the GPU"
+expect 0 "$PY" benchmarks/verify_overhead.py --device cuda
+
+echo "== ${problems} problem(s)"
+exit $((problems > 0))

@@ -1,0 +1,185 @@
+"""Fixtures for the runtime tests: SGLang's own helpers from the wheel, and throwaway plugin projects.
+
+Nothing here imports torch at module level, so that without torch each test
+module can skip itself (``pytest.importorskip``) instead of the run erroring.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+import types
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+
+SGLANG_VERSION = "0.5.23"
+SGLANG_FILES = {
+    "sglang.srt.managers.auxiliary_output": "sglang/srt/managers/auxiliary_output.py",
+    "sglang.srt.sampling.sampling_observer": "sglang/srt/sampling/sampling_observer.py",
+    "sglang.srt.sampling.sampling_observer_pp": "sglang/srt/sampling/sampling_observer_pp.py",
+}
+
+
+def _wheel_dir(config: pytest.Config) -> Path:
+    explicit = os.environ.get("PPAUX_SGLANG_WHEEL_DIR")
+    if explicit:
+        path = Path(explicit)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return Path(config.cache.mkdir(f"sglang-{SGLANG_VERSION}-wheel"))
+
+
+# The files read are pure Python, so any wheel of the release will do: first one for this interpreter,
+# else the CPython 3.11 Linux one, so that other interpreters can run the comparison too.
+_DOWNLOAD_TAGS = ([], ["--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_34_x86_64"])
+
+
+@pytest.fixture(scope="session")
+def sglang_wheel(pytestconfig: pytest.Config) -> Path:
+    """The SGLang wheel, downloaded once into a cache directory (no dependencies, nothing installed).
+
+    Without network the comparison is skipped, except in CI, where it must run.
+    """
+    directory = _wheel_dir(pytestconfig)
+    pattern = f"sglang-{SGLANG_VERSION}-*.whl"
+    problem = ""
+    for tags in _DOWNLOAD_TAGS:
+        if any(directory.glob(pattern)):
+            break
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", *tags,
+                   f"sglang=={SGLANG_VERSION}", "-d", str(directory)]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            problem = str(exc)
+            continue
+        if done.returncode:
+            problem = (done.stderr.strip().splitlines() or [f"pip exited with {done.returncode}"])[-1]
+    found = sorted(directory.glob(pattern))
+    if not found:
+        reason = f"cannot download sglang=={SGLANG_VERSION} with pip: {problem}"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return found[-1]
+
+
+@pytest.fixture(scope="session")
+def sglang_pp(sglang_wheel: Path) -> types.ModuleType:
+    """``sglang.srt.sampling.sampling_observer_pp`` loaded straight from the wheel.
+
+    The parent packages are registered as empty modules so that
+    ``sglang/__init__.py`` (which pulls in SGLang's heavy dependencies) never
+    runs. Whatever ``sglang*`` entries ``sys.modules`` held before are put
+    back afterwards, so other tests that import a stub ``sglang`` are not
+    disturbed; the loaded modules keep working through their own references.
+    """
+    pytest.importorskip("torch")
+    saved = {name: mod for name, mod in sys.modules.items() if name == "sglang" or name.startswith("sglang.")}
+    for name in saved:
+        del sys.modules[name]
+    try:
+        with zipfile.ZipFile(sglang_wheel) as wheel:
+            for package in ("sglang", "sglang.srt", "sglang.srt.managers", "sglang.srt.sampling"):
+                module = types.ModuleType(package)
+                module.__path__ = []
+                sys.modules[package] = module
+            loaded = {}
+            for name, member in SGLANG_FILES.items():
+                source = wheel.read(member).decode("utf-8")
+                spec = importlib.util.spec_from_loader(name, loader=None, origin=f"{sglang_wheel.name}/{member}")
+                module = importlib.util.module_from_spec(spec)
+                module.__file__ = f"{sglang_wheel}/{member}"
+                sys.modules[name] = module
+                exec(compile(source, module.__file__, "exec"), module.__dict__)
+                loaded[name] = module
+        return loaded["sglang.srt.sampling.sampling_observer_pp"]
+    finally:
+        for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+class Project:
+    """A throwaway plugin project on disk: ``write`` files into it, then run verify over it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.write("pyproject.toml", '[project]\nname = "plugin"\nversion = "0"\n')
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    def package(self, name: str, modules: dict[str, str]) -> None:
+        self.write(f"{name}/__init__.py", "")
+        for module, text in modules.items():
+            self.write(f"{name}/{module}.py", text)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "proj")
+
+
+@pytest.fixture(scope="module")
+def module_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """A project shared by a module's tests, for runs too slow to repeat per test."""
+    return Project(tmp_path_factory.mktemp("proj"))
+
+
+def _run_cli(*args: str):
+    from click.testing import CliRunner
+
+    from ppaux_lint.verify_cli import verify
+
+    return CliRunner().invoke(verify, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="session")
+def run_cli():
+    """Invoke ``verify`` as the ``ppaux-lint`` group would; returns click's result (exit_code, stdout, stderr)."""
+    return _run_cli
+
+
+@pytest.fixture(scope="module")
+def process_marker():
+    """An environment variable that every process verify starts inherits, to find any left behind.
+
+    ``/proc/<pid>/environ`` holds a process's environment as it was at exec,
+    so this test process itself never matches, only the children started
+    while the variable is set.
+    """
+    marker = f"ppaux-test-{uuid.uuid4().hex}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PPAUX_LINT_TEST_MARKER", marker)
+        yield marker
+
+
+def processes_with(marker: str) -> list[int]:
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("needs /proc to list processes")
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="session")
+def leftover_processes():
+    """``leftover_processes(marker)``: pids still alive that were started under ``process_marker``."""
+    return processes_with

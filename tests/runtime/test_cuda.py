@@ -1,0 +1,98 @@
+"""The CUDA paths of verify: run only where a CUDA device is present (``-m cuda`` selects them)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
+
+PAIRS = '''
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class Host:
+    probs: torch.Tensor
+    ids: torch.Tensor
+
+
+@dataclass
+class Out:
+    probs: torch.Tensor
+    ids: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return Host(copy_tensor(self.probs), copy_tensor(self.ids))
+
+    def to_pp_tensors(self):
+        return {"probs": self.probs, "ids": self.ids}
+
+
+class Obs:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> Out:
+        return Out(state, token_ids)
+
+    def from_pp_tensors(self, tensors) -> Out:
+        return Out(tensors["probs"], tensors["ids"])
+
+
+@dataclass
+class Strays:
+    probs: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.probs)
+
+    def to_pp_tensors(self):
+        return {"probs": self.probs}
+
+
+class ToCpuObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> Strays:
+        return Strays(state)
+
+    def from_pp_tensors(self, tensors) -> Strays:
+        return Strays(tensors["probs"].cpu())
+'''
+
+
+@pytest.fixture(scope="module")
+def cuda_project(module_project):
+    module_project.package("cudaplug", {"m": PAIRS})
+    return module_project
+
+
+def rows(result):
+    return {row["symbol"].rpartition(".")[2]: row for row in json.loads(result.stdout)}
+
+
+def test_devices_resolve():
+    from ppaux_lint.runtime.devices import resolve_device
+
+    assert resolve_device("auto") == resolve_device("cuda") == "cuda:0"
+    assert resolve_device(f"cuda:{torch.cuda.device_count() - 1}") == f"cuda:{torch.cuda.device_count() - 1}"
+
+
+@pytest.mark.parametrize("transport", ["local", "dist"])
+def test_round_trips_on_cuda(cuda_project, run_cli, transport):
+    result = run_cli(str(cuda_project.root), "--device", "cuda", "--transport", transport, "--output-format", "json")
+    by_name = rows(result)
+    assert by_name["Out"]["status"] == "pass", by_name["Out"]["message"]
+    assert by_name["Out"]["device"] == "cuda:0"
+    assert by_name["Strays"]["status"] == "fail"
+    assert "the rebuilt 'probs' is on cpu, not cuda:0" in by_name["Strays"]["message"]

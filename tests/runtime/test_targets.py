@@ -1,0 +1,123 @@
+"""Planning a verify run from the static pass: rows, pairs, overrides, and what cannot be imported."""
+
+from __future__ import annotations
+
+from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.runtime.targets import (
+    VerifySettings,
+    VerifyTarget,
+    build_targets,
+    targets_from_analysis,
+)
+from ppaux_lint.summary import ClassSummary, Span
+
+
+def info(fqn: str, *roles: str, pair: str | None = None, interface: bool = False, module: str | None = None,
+         qualname: str | None = None) -> ClassInfo:
+    mod, _, name = fqn.rpartition(".")
+    summary = ClassSummary(name=name, qualname=qualname or name, span=Span(1, 1, 1, 2), class_line=1, bases=(),
+                           decorators=(), methods=(), assigns=())
+    return ClassInfo(fqn=fqn, module=mod if module is None else module, path=f"/p/{mod}.py", summary=summary,
+                     ancestry=(fqn,), unresolved_bases=(), is_interface=interface, roles=frozenset(roles),
+                     recognized={}, pair=pair)
+
+
+def by_symbol(targets: list[VerifyTarget]) -> dict[str, VerifyTarget]:
+    return {t.symbol: t for t in targets}
+
+
+def test_an_output_and_its_observer_share_one_round_trip():
+    targets = by_symbol(build_targets([info("p.m.Out", OUTPUT), info("p.m.Obs", OBSERVER, pair="p.m.Out")],
+                                      VerifySettings()))
+    out, obs = targets["p.m.Out"], targets["p.m.Obs"]
+    assert out.output.symbol == obs.output.symbol == "p.m.Out"
+    assert out.observer.symbol == obs.observer.symbol == "p.m.Obs"
+    assert out.run_key == obs.run_key
+
+
+def test_rows_are_sorted_and_only_for_implementations_with_a_role():
+    classes = [info("p.m.Z", OUTPUT), info("p.m.A", OUTPUT), info("p.m.Proto", OUTPUT, interface=True),
+               info("p.m.Host")]
+    assert [t.symbol for t in build_targets(classes, VerifySettings())] == ["p.m.A", "p.m.Z"]
+
+
+def test_an_output_nobody_rebuilds_runs_its_sending_half_alone():
+    (target,) = build_targets([info("p.m.Out", OUTPUT)], VerifySettings())
+    assert target.observer is None and not target.skip
+
+
+def test_observers_without_a_known_output_are_probed_with_a_reason():
+    targets = by_symbol(build_targets([info("p.m.Free", OBSERVER), info("p.m.Elsewhere", OBSERVER, pair="x.Y")],
+                                      VerifySettings()))
+    free, elsewhere = targets["p.m.Free"], targets["p.m.Elsewhere"]
+    assert free.output is None and free.observer.symbol == "p.m.Free"
+    assert "rebuilds no known output class" in free.reason and '"p.m.Free"' in free.reason
+    assert "rebuilds x.Y, which is not a discovered output class" in elsewhere.reason
+
+
+def test_a_pairs_override_wins_and_may_name_a_class_the_static_pass_never_saw():
+    classes = [info("p.m.Out", OUTPUT), info("p.m.Obs", OBSERVER, pair="p.m.Out")]
+    settings = VerifySettings(pairs={"p.m.Out": "other.pkg.Outer.Observer"})
+    targets = by_symbol(build_targets(classes, settings))
+    chosen = targets["p.m.Out"].observer
+    assert chosen.symbol == "other.pkg.Outer.Observer" and chosen.module == "" and chosen.qualname == ""
+    assert targets["p.m.Obs"].observer.symbol == "p.m.Obs"  # its own row still runs its own pair
+
+
+def test_an_observer_named_by_an_override_is_paired_through_it():
+    classes = [info("p.m.Out", OUTPUT), info("p.m.Obs", OBSERVER)]
+    targets = by_symbol(build_targets(classes, VerifySettings(pairs={"p.m.Out": "p.m.Obs"})))
+    assert targets["p.m.Obs"].output.symbol == "p.m.Out"
+
+
+def test_examples_devices_and_findings_are_attached():
+    classes = [info("p.m.Out", OUTPUT), info("p.m.Obs", OBSERVER, pair="p.m.Out")]
+    settings = VerifySettings(examples={"p.m.Out": "p.f:make"}, devices={"p.m.Out": "cuda:1"})
+    targets = by_symbol(build_targets(classes, settings, {"p.m.Obs": ["PPA015", "PPA002"]}))
+    assert targets["p.m.Out"].output.factory == "p.f:make"
+    assert targets["p.m.Out"].device == targets["p.m.Obs"].device == "cuda:1"
+    assert targets["p.m.Obs"].observer.findings == ("PPA002", "PPA015")
+
+
+def test_classes_that_cannot_be_imported_say_why():
+    classes = [info("p.m.make.<locals>.Local", OUTPUT, qualname="make.<locals>.Local", module="p.m"),
+               info("script.Loose", OUTPUT, module="")]
+    targets = by_symbol(build_targets(classes, VerifySettings()))
+    assert "defined inside a function (make.<locals>.Local)" in targets["p.m.make.<locals>.Local"].output.unimportable
+    assert "outside any importable package" in targets["script.Loose"].output.unimportable
+
+
+def test_rows_can_be_limited_while_pairing_sees_everything():
+    classes = [info("p.m.Out", OUTPUT), info("q.n.Obs", OBSERVER, pair="p.m.Out")]
+    (target,) = build_targets(classes, VerifySettings(), rows={"p.m.Out"})
+    assert target.symbol == "p.m.Out" and target.observer.symbol == "q.n.Obs"
+
+
+def test_targets_survive_the_trip_to_the_worker():
+    classes = [info("p.m.Out", OUTPUT), info("p.m.Obs", OBSERVER, pair="p.m.Out")]
+    for target in build_targets(classes, VerifySettings(examples={"p.m.Out": "p.f:make"}), {"p.m.Out": ["X1"]}):
+        assert VerifyTarget.from_json(target.to_json()) == target
+
+
+def test_targets_from_the_real_static_pass(tmp_path, monkeypatch):
+    from ppaux_lint.engine import analyze
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ppaux-lint.verify.examples]\n"plug.m.Out" = "plug.f:make"\n', encoding="utf-8")
+    (tmp_path / "plug").mkdir()
+    (tmp_path / "plug" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "plug" / "m.py").write_text(
+        "class Out:\n"
+        "    def copy_to_host(self, f):\n        return None\n"
+        "    def to_pp_tensors(self):\n        return {'a': 1}\n"
+        "class Obs:\n"
+        "    def is_active(self, s):\n        return True\n"
+        "    def after_sample(self, s, t):\n        return Out()\n"
+        "    def from_pp_tensors(self, t):\n        return Out()\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    targets = by_symbol(targets_from_analysis(analyze([str(tmp_path / "plug")])))
+    assert set(targets) == {"plug.m.Out", "plug.m.Obs"}
+    out = targets["plug.m.Out"]
+    assert (out.output.module, out.output.qualname, out.output.factory) == ("plug.m", "Out", "plug.f:make")
+    assert out.observer.symbol == "plug.m.Obs"
+    assert "PPA012" in out.output.findings  # the static pass saw the non-tensor value

@@ -1,0 +1,665 @@
+"""``ppaux-lint verify`` end to end on a throwaway plugin project with one class per situation.
+
+The project is verified once (the run restarts its worker after a hang and two
+crashes, which is the slow part), and each test reads its own row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+PAIRS = '''
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+
+@dataclass
+class Host:
+    values: torch.Tensor
+    extras: dict
+
+
+class GoodOutput:
+    def __init__(self, values, mask):
+        self.values = values
+        self.mask = mask
+
+    @classmethod
+    def ppaux_example(cls, device):
+        return cls(torch.arange(4.0, device=device), torch.tensor([True, False, True, True], device=device))
+
+    def copy_to_host(self, copy_tensor):
+        return Host(copy_tensor(self.values), {"mask": copy_tensor(self.mask)})
+
+    def to_pp_tensors(self):
+        return {"values": self.values, "mask": self.mask}
+
+
+class GoodObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> GoodOutput:
+        return GoodOutput(state, token_ids > 0)
+
+    def from_pp_tensors(self, tensors) -> GoodOutput:
+        return GoodOutput(tensors["values"], tensors["mask"])
+
+
+@dataclass
+class NoSendOutput:
+    values: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+
+class NoSendObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> NoSendOutput:
+        return NoSendOutput(state)
+
+    def from_pp_tensors(self, tensors) -> NoSendOutput:
+        return NoSendOutput(tensors["values"])
+
+
+@dataclass
+class OrphanOutput:
+    values: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        return {"values": self.values}
+
+
+class NoRebuildObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> OrphanOutput:
+        return OrphanOutput(state)
+
+
+@dataclass
+class KeyedOutput:
+    scores: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.scores)
+
+    def to_pp_tensors(self):
+        return {"scores": self.scores}
+
+
+class KeyedObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> KeyedOutput:
+        return KeyedOutput(state)
+
+    def from_pp_tensors(self, tensors) -> KeyedOutput:
+        return KeyedOutput(tensors["score"])
+
+
+@dataclass
+class SwapOutput:
+    first: torch.Tensor
+    second: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return (copy_tensor(self.first), copy_tensor(self.second))
+
+    def to_pp_tensors(self):
+        return {"first": self.first, "second": self.second}
+
+
+class SwapObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> SwapOutput:
+        return SwapOutput(state, token_ids)
+
+    def from_pp_tensors(self, tensors) -> SwapOutput:
+        return SwapOutput(tensors["second"], tensors["first"])
+
+
+@dataclass
+class SynthOutput:
+    logits: torch.Tensor
+    token_ids: torch.Tensor
+    temperature: float
+    label: Optional[str] = None
+
+    def copy_to_host(self, copy_tensor):
+        return {"logits": copy_tensor(self.logits), "ids": [copy_tensor(self.token_ids)]}
+
+    def to_pp_tensors(self):
+        return {"logits": self.logits, "token_ids": self.token_ids}
+
+
+class SynthObserver:
+    def __init__(self, temperature: float = 1.0):
+        self.temperature = temperature
+
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> SynthOutput:
+        return SynthOutput(state, token_ids, self.temperature)
+
+    def from_pp_tensors(self, tensors) -> SynthOutput:
+        return SynthOutput(tensors["logits"], tensors["token_ids"], self.temperature)
+
+
+@dataclass
+class BrokenExampleOutput:
+    values: torch.Tensor
+
+    @classmethod
+    def ppaux_example(cls, device):
+        raise ValueError("needs a model config")
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        return {"values": self.values}
+
+
+class PickyOutput:
+    def __init__(self, values: torch.Tensor):
+        if values.dim() != 1:
+            raise ValueError("values must be 1-D")
+        self.values = values
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        return {"values": self.values}
+
+
+class Handle:
+    pass
+
+
+class FactoryOutput:
+    def __init__(self, handle: Handle, values: torch.Tensor):
+        self.handle = handle
+        self.values = values
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        return {"values": self.values}
+
+
+class FactoryObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> FactoryOutput:
+        return FactoryOutput(Handle(), state)
+
+    def from_pp_tensors(self, tensors) -> FactoryOutput:
+        return FactoryOutput(Handle(), tensors["values"])
+
+
+class OpaqueOutput:
+    def __init__(self, handle: Handle):
+        self.handle = handle
+
+    def copy_to_host(self, copy_tensor):
+        return None
+
+    def to_pp_tensors(self):
+        return {"x": torch.zeros(1)}
+
+
+class HangOutput:
+    def copy_to_host(self, copy_tensor):
+        return None
+
+    def to_pp_tensors(self):
+        time.sleep(600)
+
+
+class ExitOutput:
+    def copy_to_host(self, copy_tensor):
+        return None
+
+    def to_pp_tensors(self):
+        os._exit(3)
+
+
+@dataclass
+class KilledOutput:
+    values: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        return {"values": self.values}
+
+
+class KillerObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> KilledOutput:
+        return KilledOutput(state)
+
+    def from_pp_tensors(self, tensors) -> KilledOutput:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class OomOutput:
+    @classmethod
+    def ppaux_example(cls, device):
+        return cls()
+
+    def copy_to_host(self, copy_tensor):
+        return None
+
+    def to_pp_tensors(self):
+        raise MemoryError("CUDA out of memory (simulated)")
+
+
+@dataclass
+class ChattyOutput:
+    values: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        print("copying", flush=True)
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        print("sending", flush=True)
+        return {"values": self.values}
+
+
+class ChattyObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> ChattyOutput:
+        return ChattyOutput(state)
+
+    def from_pp_tensors(self, tensors) -> ChattyOutput:
+        print("rebuilding", flush=True)
+        return ChattyOutput(tensors["values"])
+
+
+@dataclass
+class StridedOutput:
+    values: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        return {"values": self.values.t()}
+
+
+class StridedObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> StridedOutput:
+        return StridedOutput(state)
+
+    def from_pp_tensors(self, tensors) -> StridedOutput:
+        return StridedOutput(tensors["values"].t())
+
+
+class LonelyObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        return None
+
+    def from_pp_tensors(self, tensors):
+        return tensors
+
+
+@dataclass
+class OverrideOutput:
+    values: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.values)
+
+    def to_pp_tensors(self):
+        return {"values": self.values}
+
+
+def _rebuild(tensors):
+    return OverrideOutput(tensors["values"])
+
+
+class OverrideObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        return None
+
+    def from_pp_tensors(self, tensors):
+        return _rebuild(tensors)
+
+
+def make_local():
+    class LocalOutput:
+        def copy_to_host(self, copy_tensor):
+            return None
+
+        def to_pp_tensors(self):
+            return {"x": torch.zeros(1)}
+
+    return LocalOutput
+'''
+
+FACTORIES = '''
+import torch
+
+from zoo.pairs import FactoryOutput, Handle
+
+
+def make_factory_output(device):
+    return FactoryOutput(Handle(), torch.linspace(0, 1, 5, device=device))
+'''
+
+BROKEN = '''
+import torch
+
+
+class BrokenImportOutput:
+    def copy_to_host(self, copy_tensor):
+        return None
+
+    def to_pp_tensors(self):
+        return {"x": torch.zeros(1)}
+
+
+raise ImportError("needs the acme CUDA extension")
+'''
+
+CONFIG = '''
+[project]
+name = "zoo"
+version = "0"
+
+[tool.ppaux-lint.verify.examples]
+"zoo.pairs.FactoryOutput" = "zoo.factories:make_factory_output"
+
+[tool.ppaux-lint.verify.pairs]
+"zoo.pairs.OverrideOutput" = "zoo.pairs.OverrideObserver"
+'''
+
+Z = "zoo.pairs."
+NOT_PP = "RuntimeError: auxiliary output does not support pipeline-parallel transport"
+OBSERVER_NOT_PP = "RuntimeError: sampling observer does not support pipeline-parallel transport"
+HOW = "add a classmethod ppaux_example(cls, device)"
+
+# symbol -> (status, fragments the message must contain)
+EXPECTED = {
+    Z + "GoodOutput": ("pass", ["2 tensors and the host copy survived the round trip through zoo.pairs.GoodObserver"]),
+    Z + "GoodObserver": ("pass", ["rebuilds zoo.pairs.GoodOutput: 2 tensors and the host copy survived"]),
+    Z + "NoSendOutput": ("fail", ["add_auxiliary_output_to_pp_tensors: " + NOT_PP, "PPA001 on zoo.pairs.NoSendOutput"]),
+    Z + "NoSendObserver": ("skip", ["not reached: zoo.pairs.NoSendOutput failed before the observer's turn"]),
+    Z + "OrphanOutput": ("fail", ["pop_auxiliary_output_from_pp_tensors: " + OBSERVER_NOT_PP]),
+    Z + "NoRebuildObserver": ("fail", ["pop_auxiliary_output_from_pp_tensors: " + OBSERVER_NOT_PP,
+                                        "PPA002 on zoo.pairs.NoRebuildObserver"]),
+    Z + "KeyedOutput": ("fail", ["pop_auxiliary_output_from_pp_tensors: KeyError: 'score'", "in from_pp_tensors"]),
+    Z + "KeyedObserver": ("fail", ["KeyError: 'score'"]),
+    Z + "SwapOutput": ("fail", ["the rebuilt 'first' differs: values differ", "copy_to_host differs: host[0]"]),
+    Z + "SwapObserver": ("fail", ["the rebuilt 'second' differs: values differ"]),
+    Z + "SynthOutput": ("pass", ["2 tensors"]),
+    Z + "SynthObserver": ("pass", ["rebuilds zoo.pairs.SynthOutput"]),
+    Z + "BrokenExampleOutput": ("error", ["BrokenExampleOutput.ppaux_example raised ValueError: needs a model config"]),
+    Z + "PickyOutput": ("skip", ["a synthesised PickyOutput(...) raised ValueError: values must be 1-D", HOW]),
+    Z + "FactoryOutput": ("pass", ["1 tensor and the host copy"]),
+    Z + "FactoryObserver": ("pass", ["rebuilds zoo.pairs.FactoryOutput"]),
+    Z + "OpaqueOutput": ("skip", ["no value for 'handle' of type Handle", HOW]),
+    Z + "HangOutput": ("fail", ["timed out after 4 s during add_auxiliary_output_to_pp_tensors"]),
+    Z + "ExitOutput": ("fail", ["the worker process exited with code 3 during add_auxiliary_output_to_pp_tensors"]),
+    Z + "KilledOutput": ("fail", ["the worker process was killed by SIGKILL during "
+                                  "pop_auxiliary_output_from_pp_tensors"]),
+    Z + "KillerObserver": ("fail", ["rebuilds zoo.pairs.KilledOutput: the worker process was killed by SIGKILL"]),
+    Z + "OomOutput": ("fail", ["MemoryError: CUDA out of memory (simulated)"]),
+    Z + "ChattyOutput": ("pass", ["1 tensor"]),
+    Z + "ChattyObserver": ("pass", []),
+    Z + "StridedOutput": ("fail", ["is not contiguous"]),
+    Z + "StridedObserver": ("fail", ["is not contiguous"]),
+    Z + "LonelyObserver": ("skip", ["rebuilds no known output class", "[tool.ppaux-lint.verify.pairs]"]),
+    Z + "OverrideOutput": ("pass", ["through zoo.pairs.OverrideObserver"]),
+    Z + "OverrideObserver": ("pass", ["rebuilds zoo.pairs.OverrideOutput"]),
+    Z + "make_local.<locals>.LocalOutput": ("skip", ["defined inside a function", "cannot be imported"]),
+    "zoo.broken.BrokenImportOutput": ("error", ["import zoo.broken.BrokenImportOutput: ImportError: needs the acme"]),
+}
+
+
+@pytest.fixture(scope="module")
+def zoo(module_project, run_cli, tmp_path_factory, process_marker):
+    module_project.write("pyproject.toml", CONFIG)
+    module_project.package("zoo", {"pairs": PAIRS, "factories": FACTORIES, "broken": BROKEN})
+    junit = tmp_path_factory.mktemp("junit") / "verify.xml"
+    result = run_cli(str(module_project.root), "--device", "cpu", "--output-format", "json", "--timeout", "4",
+                     "--junit-xml", str(junit))
+    rows = {row["symbol"]: row for row in json.loads(result.stdout)}
+    return result, rows, junit
+
+
+def test_exit_code_is_1_when_a_class_fails(zoo):
+    result, _, _ = zoo
+    assert result.exit_code == 1, result.stderr
+
+
+def test_every_discovered_class_has_a_row(zoo):
+    _, rows, _ = zoo
+    assert set(rows) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("symbol", sorted(EXPECTED))
+def test_row(zoo, symbol):
+    _, rows, _ = zoo
+    status, fragments = EXPECTED[symbol]
+    row = rows[symbol]
+    assert row["status"] == status, row["message"]
+    for fragment in fragments:
+        assert fragment in row["message"]
+
+
+def test_json_rows_have_the_documented_fields(zoo):
+    _, rows, _ = zoo
+    good = rows[Z + "GoodOutput"]
+    assert set(good) == {"symbol", "status", "message", "device", "transport", "tensors", "seconds"}
+    assert good["device"] == "cpu" and good["transport"] == "local"
+    assert good["tensors"] == [{"name": "values", "dtype": "float32", "shape": [4]},
+                               {"name": "mask", "dtype": "bool", "shape": [4]}]
+    assert all(isinstance(row["seconds"], float) and row["seconds"] >= 0 for row in rows.values())
+
+
+def test_synthesised_tensors_are_small_and_typed_by_name(zoo):
+    _, rows, _ = zoo
+    assert rows[Z + "SynthOutput"]["tensors"] == [{"name": "logits", "dtype": "float32", "shape": [2, 3]},
+                                                  {"name": "token_ids", "dtype": "int64", "shape": [2, 3]}]
+
+
+def test_junit_report_is_well_formed_and_complete(zoo):
+    _, rows, junit = zoo
+    root = ET.parse(junit).getroot()
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    assert len(cases) == len(rows)
+    statuses = [row["status"] for row in rows.values()]
+    assert int(suite.get("failures")) == statuses.count("fail") == len(suite.findall("testcase/failure"))
+    assert int(suite.get("errors")) == statuses.count("error") == len(suite.findall("testcase/error"))
+    assert int(suite.get("skipped")) == statuses.count("skip") == len(suite.findall("testcase/skipped"))
+    broken = next(c for c in cases if c.get("name") == "BrokenExampleOutput")
+    assert broken.get("classname") == "zoo.pairs"
+    assert "ValueError" in broken.find("error").text  # the traceback is there for CI logs
+
+
+def test_no_process_is_left_behind_after_hangs_and_crashes(zoo, process_marker, leftover_processes):
+    assert leftover_processes(process_marker) == []
+
+
+def test_prints_in_project_code_do_not_disturb_the_run(zoo):
+    _, rows, _ = zoo
+    assert rows[Z + "ChattyOutput"]["status"] == "pass"
+
+
+STRICT_PAIRS = '''
+import torch
+
+
+class Out:
+    @classmethod
+    def ppaux_example(cls, device):
+        return cls()
+
+    def copy_to_host(self, copy_tensor):
+        return None
+
+    def to_pp_tensors(self):
+        return {"x": torch.ones(3)}
+
+
+class Obs:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids) -> Out:
+        return Out()
+
+    def from_pp_tensors(self, tensors) -> Out:
+        return Out()
+
+
+class Lonely:
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        return None
+
+    def from_pp_tensors(self, tensors):
+        return tensors
+'''
+
+
+def test_skips_pass_unless_strict(project, run_cli):
+    project.package("plug", {"m": STRICT_PAIRS})
+    relaxed = run_cli(str(project.root), "--device", "cpu")
+    assert relaxed.exit_code == 0, relaxed.output
+    assert "3 classes verified: 2 pass, 1 skip" in relaxed.stdout
+    strict = run_cli(str(project.root), "--device", "cpu", "--strict", "--output-format", "json")
+    assert strict.exit_code == 1
+    assert [row["status"] for row in json.loads(strict.stdout)] == ["skip", "pass", "pass"]
+
+
+@pytest.mark.parametrize("device", ["cuda:99", "tpu", "cuda:x"])
+def test_a_device_that_does_not_exist_is_a_usage_error(project, run_cli, device):
+    project.package("plug", {"m": STRICT_PAIRS})
+    result = run_cli(str(project.root), "--device", device)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ppaux-lint: error: --device:")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_per_class_device_that_does_not_exist_is_a_usage_error(project, run_cli):
+    project.write("pyproject.toml", '[tool.ppaux-lint.verify.devices]\n"plug.m.Out" = "cuda:99"\n')
+    project.package("plug", {"m": STRICT_PAIRS})
+    result = run_cli(str(project.root), "--device", "cpu")
+    assert result.exit_code == 2
+    assert "'tool.ppaux-lint.verify.devices.plug.m.Out': device 'cuda:99' does not exist" in result.stderr
+
+
+def test_a_malformed_example_factory_is_a_usage_error(project, run_cli):
+    project.write("pyproject.toml", '[tool.ppaux-lint.verify.examples]\n"plug.m.Out" = "plug.m.make"\n')
+    project.package("plug", {"m": STRICT_PAIRS})
+    result = run_cli(str(project.root), "--device", "cpu")
+    assert result.exit_code == 2
+    assert "'tool.ppaux-lint.verify.examples.plug.m.Out'" in result.stderr
+
+
+def test_a_missing_path_is_a_usage_error(tmp_path, run_cli):
+    result = run_cli(str(tmp_path / "nowhere"), "--device", "cpu")
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_an_unwritable_junit_path_is_a_usage_error(project, run_cli):
+    project.package("plug", {"m": STRICT_PAIRS})
+    result = run_cli(str(project.root), "--device", "cpu", "--junit-xml", str(project.root / "no" / "dir.xml"))
+    assert result.exit_code == 2
+    assert "--junit-xml" in result.stderr
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+SAMPLE_PASSES = {"topk.outputs.TopKOutput", "topk.observer.TopKObserver", "topk.ranked.RankedTopKOutput",
+                 "topk.ranked.RankedTopKObserver", "entropy.outputs.EntropyOutput", "entropy.observer.EntropyObserver",
+                 "entropy.outputs.SurprisalOutput", "entropy.observer.SurprisalObserver",
+                 "entropy.calibration.CalibrationOutput", "entropy.calibration.CalibrationObserver",
+                 "stats.repetition.RepetitionOutput", "stats.repetition.RepetitionObserver"}
+SAMPLE_FAILS = {
+    "topk.nucleus.NucleusOutput": "KeyError: 'lengths'",
+    "topk.nucleus.NucleusObserver": "KeyError: 'lengths'",
+    "legacy.observers.PenaltyOutput": OBSERVER_NOT_PP,
+    "legacy.observers.LengthPenaltyObserver": OBSERVER_NOT_PP,
+    "legacy.outputs.LogitLensOutput": NOT_PP,
+    "legacy.outputs.HiddenNormOutput": NOT_PP,
+    "legacy.outputs.AttentionSinkOutput": NOT_PP,
+    "legacy.outputs.DebugDumpOutput": NOT_PP,
+    "legacy.outputs.ExpertLoadOutput": "auxiliary PP output must contain at least one tensor",
+    "entropy.outputs.EntropyHistogramOutput": "auxiliary PP output must contain at least one tensor",
+    "legacy.trace.TokenTraceOutput": "auxiliary PP output 'token_ids' is not a tensor",
+}
+
+
+@pytest.fixture
+def sglang_stub(monkeypatch):
+    """The fixtures import ``sglang.*``: let the worker find the stand-in (it inherits the environment)."""
+    stub = str(FIXTURES / "sglang_stub")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (stub, os.environ.get("PYTHONPATH")) if p))
+
+
+@pytest.mark.skipif(not (FIXTURES / "sample_plugin").is_dir(), reason="the bundled fixtures are not here")
+def test_the_bundled_fixtures_give_the_documented_verdicts(run_cli, sglang_stub):
+    """What fixtures/sample_plugin/EXPECTED.md says verify gives, and a clean run of fixtures/clean_plugin."""
+    clean = run_cli(str(FIXTURES / "clean_plugin"), "--device", "cpu", "--output-format", "json")
+    assert clean.exit_code == 0, clean.output
+    assert {row["status"] for row in json.loads(clean.stdout)} == {"pass"}
+    sample = run_cli(str(FIXTURES / "sample_plugin"), "--device", "cpu", "--output-format", "json")
+    assert sample.exit_code == 1
+    rows = {row["symbol"].removeprefix("acme_observers."): row for row in json.loads(sample.stdout)}
+    assert set(rows) == SAMPLE_PASSES | set(SAMPLE_FAILS) | {"base.outputs.AcmeOutput"}
+    assert rows["base.outputs.AcmeOutput"]["status"] == "skip"
+    for name in SAMPLE_PASSES:
+        assert rows[name]["status"] == "pass", rows[name]["message"]
+    for name, error in SAMPLE_FAILS.items():
+        assert rows[name]["status"] == "fail" and error in rows[name]["message"], rows[name]["message"]
