@@ -22,7 +22,11 @@ Fix families (the checks stay fix-agnostic; this module reads their findings):
   under the new name.
 - PPA001 (unsafe: adds behaviour): an output that is a dataclass, or whose
   ``__init__`` stores ``torch.Tensor``-annotated parameters as attributes, gets
-  ``to_pp_tensors`` returning ``{"field": self.field, ...}``.
+  ``to_pp_tensors`` returning ``{"field": self.field, ...}`` (dataclass fields
+  along the MRO, as ``dataclasses`` collects them; fields defaulting to
+  ``None`` or with ``init=False`` stay home, since the first would make the
+  helper raise and the second cannot be passed back to the constructor).
+  An output that sets ``to_pp_tensors = None`` on purpose gets no fix.
 - PPA002 (unsafe): an observer whose paired output is known, can be rebuilt
   from keyword arguments, and whose sent keys are known (from its own
   ``to_pp_tensors`` dict literal of ``self.<attr>`` values, or the tensor
@@ -129,8 +133,8 @@ def plan_fixes(analysis: "Analysis") -> list[Plan]:
             continue
         try:
             plan = planner.plan(finding)
-        except (OSError, SyntaxError, ValueError, KeyError):
-            plan = None  # cannot see the file as the summary did: offer nothing rather than guess
+        except Exception:  # noqa: BLE001 - a file we cannot see as the summary did: offer nothing, never fail check
+            plan = None
         if plan is not None:
             plans.append(plan)
     return plans
@@ -288,11 +292,10 @@ class _Planner:
         function = next((d for d in found[0].body if isinstance(d, ast.FunctionDef) and d.name == TO_PP), None)
         if function is None:
             return None
-        shapes = {_returned_mapping(r) for r in _returns(function)}
-        if len(shapes) != 1 or None in shapes:
+        shapes = [_returned_mapping(r) for r in _returns(function)]
+        if any(shape is None for shape in shapes) or len({frozenset(shape) for shape in shapes}) != 1:
             return None
-        shape = shapes.pop()
-        return list(shape) if shape else None
+        return list(shapes[0]) or None
 
     def constructor(self, fqn: str) -> _Constructor | None:
         """How ``fqn`` is constructed, found the way Python finds ``__init__``: along the MRO."""
@@ -337,6 +340,8 @@ class _Planner:
         required = {a.arg for i, a in enumerate(positional) if i >= 0 and i < defaults_from}
         required |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
         annotations = {a.arg: a.annotation for a in [*positional, *args.kwonlyargs]}
+        none_defaults = {a.arg for a, d in zip(positional[defaults_from:], args.defaults) if _is_none(d)}
+        none_defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if _is_none(d)}
         attr_to_param: dict[str, str] = {}
         tensors = []
         for statement in init.body:
@@ -344,7 +349,8 @@ class _Planner:
             if target is None or value not in annotations:
                 continue
             attr_to_param.setdefault(target, value)
-            if self._is_tensor(annotations[value], module, scope) and target not in dict(tensors):
+            if (value not in none_defaults and self._is_tensor(annotations[value], module, scope)
+                    and target not in dict(tensors)):
                 tensors.append((target, _source(annotations[value])))
         return _Constructor(
             params=tuple(a.arg for a in [*positional, *args.kwonlyargs]),
@@ -372,9 +378,10 @@ class _Planner:
                 text = _source(statement.annotation)
                 if "ClassVar" in text or "InitVar" in text or "KW_ONLY" in text:
                     continue
-                init, has_default = self._field_facts(statement.value, module, scope)
-                fields[statement.target.id] = (init, has_default,
-                                               self._is_tensor(statement.annotation, module, scope), text)
+                init, has_default, none_default = self._field_facts(statement.value, module, scope)
+                # a field that may hold None would make the helper raise; one outside __init__ cannot be rebuilt
+                tensor = init and not none_default and self._is_tensor(statement.annotation, module, scope)
+                fields[statement.target.id] = (init, has_default, tensor, text)
         init_fields = [name for name, (init, _, _, _) in fields.items() if init]
         return _Constructor(
             params=tuple(init_fields),
@@ -383,17 +390,18 @@ class _Planner:
             tensors=tuple((n, facts[3]) for n, facts in fields.items() if facts[2]),
         )
 
-    def _field_facts(self, value: ast.expr | None, module: str, scope: str) -> tuple[bool, bool]:
-        """(init, has_default) of a dataclass field's right-hand side."""
+    def _field_facts(self, value: ast.expr | None, module: str, scope: str) -> tuple[bool, bool, bool]:
+        """(init, has_default, default_is_none) of a dataclass field's right-hand side."""
         if value is None:
-            return True, False
+            return True, False, False
         if isinstance(value, ast.Call) and self.resolves_to(module, scope, value.func, _FIELD):
             keywords = {k.arg: k.value for k in value.keywords if k.arg}
             init = not (isinstance(keywords.get("init"), ast.Constant) and keywords["init"].value is False)
-            return init, "default" in keywords or "default_factory" in keywords
-        return True, True
+            return init, "default" in keywords or "default_factory" in keywords, _is_none(keywords.get("default"))
+        return True, True, _is_none(value)
 
-    def name_in_scope(self, target: str, module: str, path: str, scope: str) -> tuple[str | None, tuple[str, str] | None]:
+    def name_in_scope(self, target: str, module: str, path: str,
+                      scope: str) -> tuple[str | None, tuple[str, str] | None]:
         """A name that denotes ``target`` at run time inside ``module``, or an import that would bind one."""
         summary = self.index.modules.get(module)
         if summary is None:
@@ -421,6 +429,8 @@ class _Planner:
         if not target_module or "." in target_qualname or "<" in target_qualname or target_module == module:
             return None, None
         name = target_qualname
+        if name in typing_only and self.index.resolve(module, name, scope) == target:
+            return name, (target_module, name)  # imported for type checkers only: import it for real
         bound = {i.local for i in summary.imports} | {c.qualname for c in summary.classes} | set(summary.defs)
         bound |= {local for local, _ in summary.assignments}
         if name in bound or self.index.resolve(module, name, scope) is not None:
@@ -438,6 +448,10 @@ def _dotted(node: ast.expr | None) -> str:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return ""
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _source(node: ast.expr) -> str:
@@ -541,7 +555,7 @@ def _returned_mapping(node: ast.Return) -> tuple[tuple[str, str], ...] | None:
         items.append((key.value, item.attr))
     if len({k for k, _ in items}) != len(items):
         return None
-    return tuple(sorted(items))
+    return tuple(items)
 
 
 def _annotates_returns(node: ast.ClassDef) -> bool:

@@ -91,8 +91,9 @@ def build(analysis: "Analysis") -> dict:
         "outputs": outputs,
         "observers": observers,
         "summary": {
-            "outputs": len(outputs),
-            "observers": len(observers),
+            "outputs": sum(1 for o in outputs if not o["interface"]),
+            "observers": sum(1 for o in observers if not o["interface"]),
+            "interfaces": sum(1 for i in infos if i.is_interface),
             "pp_ready_outputs": sum(1 for o in outputs if o["pp"]["ok"] and not o["interface"]),
             "pp_ready_observers": sum(1 for o in observers if o["pp"]["ok"] and not o["interface"]),
             "unpaired_observers": sum(1 for o in observers if o["rebuilds"] is None and not o["interface"]),
@@ -164,6 +165,8 @@ def _paired_from(analysis: "Analysis", info: ClassInfo) -> str | None:
 _STYLE = {"defined": "green", "inherited": "green", "assigned": "green", "none": "red", "stub": "red",
           "near-miss": "red", "missing": "red", "uncertain": "yellow"}
 _MARK = {True: "✓", False: "✗"}
+_WORDS = {"none": "assigned None (counts as missing)", "stub": "only the Protocol's stub (returns None)",
+          "near-miss": "missing; near miss", "uncertain": "not found (a base the analysis cannot see may define it)"}
 
 
 def render_json(data: dict, out: TextIO) -> None:
@@ -178,15 +181,17 @@ def render_tree(data: dict, out: TextIO) -> None:
     from rich.markup import escape
     from rich.tree import Tree
 
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    terminal = hasattr(out, "isatty") and out.isatty()
+    console = Console(file=out, highlight=False, soft_wrap=True, width=None if terminal else 1000)
     root = Tree(f"[bold]{escape(data['root'])}[/]")
     sections = (("Outputs", data["outputs"], "rebuilt by"), ("Observers", data["observers"], "rebuilds"))
     for title, records, pairing in sections:
         branch = root.add(f"[bold]{title}[/] ({len(records)})")
         for record in records:
             pp = record["pp"]
-            mark = "•" if record["interface"] else _MARK[pp["ok"]]
-            style = "dim" if record["interface"] else _STYLE.get(pp["status"], "")
+            mark = "•" if record["interface"] else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]]
+            style = ("dim" if record["interface"] else "yellow" if pp["ok"] and record["findings"]
+                     else _STYLE.get(pp["status"], ""))
             label = (f"[{style}]{mark}[/] [bold]{escape(record['fqn'])}[/]  "
                      f"[dim]{escape(record['path'])}:{record['line']}[/]")
             if record["findings"]:
@@ -203,15 +208,16 @@ def render_tree(data: dict, out: TextIO) -> None:
             else:
                 rebuilt = ", ".join(record["rebuilt_by"]) or "[dim]no observer in the project[/]"
                 node.add(f"rebuilt by: {escape(rebuilt) if record['rebuilt_by'] else rebuilt}")
-            status = f"[{_STYLE.get(pp['status'], '')}]{pp['status']}[/]"
+            status = f"[{_STYLE.get(pp['status'], '')}]{_WORDS.get(pp['status'], pp['status'])}[/]"
             if pp["via"]:
                 status += f" via {escape(pp['via'])}"
             if pp["keys"] is not None:
-                status += f" [dim]keys: {escape(', '.join(pp['keys']))}[/]"
+                status += f" [dim]— keys: {escape(', '.join(pp['keys']))}[/]"
             node.add(f"{pp['method']}: {status}")
             if record["unresolved_bases"]:
                 node.add(f"[yellow]unresolved bases[/]: {escape(', '.join(record['unresolved_bases']))}")
     console.print(root)
     s = data["summary"]
-    console.print(f"{s['outputs']} outputs ({s['pp_ready_outputs']} PP-ready), {s['observers']} observers "
-                  f"({s['pp_ready_observers']} PP-ready, {s['unpaired_observers']} unpaired)")
+    interfaces = f", {s['interfaces']} interface{'s' if s['interfaces'] != 1 else ''}" if s["interfaces"] else ""
+    console.print(f"{s['outputs']} outputs ({s['pp_ready_outputs']} with `{TO_PP}`), {s['observers']} observers "
+                  f"({s['pp_ready_observers']} with `{FROM_PP}`, {s['unpaired_observers']} unpaired){interfaces}")

@@ -1,0 +1,630 @@
+"""``check --fix``, ``--diff`` and ``--unsafe-fixes``: libcst codemods driven by findings."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from ppaux_lint import fix as fixes
+from ppaux_lint.engine import analyze
+from ppaux_lint.findings import Edit
+from ppaux_lint.registry import rule_document
+
+from .conftest import run_cli
+
+OUTPUT_ONLY = {
+    "pkg/__init__.py": "",
+    "pkg/outputs.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class ScoreOutput:
+            scores: torch.Tensor
+            ranks: torch.Tensor
+
+            def copy_to_host(self, copy_tensor):
+                return ScoreOutput(copy_tensor(self.scores), copy_tensor(self.ranks))
+    """,
+}
+
+PAIR = {
+    "pkg/__init__.py": "",
+    "pkg/plugin.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class Host:
+            scores: torch.Tensor
+
+            def consume(self, batch, commits):
+                pass
+
+
+        @dataclass
+        class ScoreOutput:
+            scores: torch.Tensor
+            ranks: torch.Tensor
+
+            def copy_to_host(self, copy_tensor):
+                return Host(copy_tensor(self.scores))
+
+
+        class ScoreObserver:
+            def is_active(self, sampling_info):
+                return True
+
+            def after_sample(self, state, token_ids):
+                return ScoreOutput(scores=state.max(dim=-1).values, ranks=token_ids)
+    """,
+}
+
+
+def example(code: str, title: str = "Example") -> str:
+    match = re.search(rf"## {re.escape(title)}\n```python\n(.*?)```", rule_document(code), re.S)
+    assert match, f"{code} has no {title} block"
+    return match.group(1)
+
+
+def read(root: Path, relative: str) -> str:
+    with open(root / relative, encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def diff_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    """Lines removed and (non-blank) lines added; blank lines are left out because a diff may pair any of
+    several identical blank lines (the full text is checked where spacing matters)."""
+    removed, added = [], []
+    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+        if line.startswith("- "):
+            removed.append(line[2:])
+        elif line.startswith("+ ") and line[2:].strip():
+            added.append(line[2:])
+    return removed, added
+
+
+def assert_clean_and_compiles(root: Path, *files: str) -> None:
+    for relative in files:
+        compile(read(root, relative), relative, "exec")
+    result = run_cli("check", ".")
+    assert result.exit_code == 0, result.stdout
+
+
+# -- the rule documents' own examples --------------------------------------------------------------------
+@pytest.mark.parametrize("code", ["PPA001", "PPA002", "PPA017"])
+def test_fix_turns_the_documented_bad_example_into_the_documented_good_one(project, code: str) -> None:
+    root = project({"example.py": example(code)})
+    result = run_cli("check", "--fix", "--unsafe-fixes", ".")
+    assert result.exit_code == 0, result.stdout
+    assert re.search(r"Found \d+ errors? \((\d+) fixed, 0 remaining\)\.", result.stdout)
+    assert read(root, "example.py") == example(code, "Use instead")
+    assert_clean_and_compiles(root, "example.py")
+
+
+def test_the_near_miss_rename_is_safe(project) -> None:
+    root = project({"example.py": example("PPA017")})
+    result = run_cli("check", "--fix", ".")
+    assert result.exit_code == 0, result.stdout
+    assert read(root, "example.py") == example("PPA017", "Use instead")
+
+
+# -- --diff, --unsafe-fixes, what each output says -------------------------------------------------------
+def test_diff_prints_and_writes_nothing(project) -> None:
+    root = project({"example.py": example("PPA017")})
+    before = read(root, "example.py")
+    result = run_cli("check", "--diff", ".")
+    assert result.exit_code == 1
+    assert read(root, "example.py") == before
+    assert result.stdout.startswith("--- a/example.py\n+++ b/example.py\n@@ ")
+    assert "-    def to_pp_tensor(self):\n+    def to_pp_tensors(self):\n" in result.stdout
+    assert "-    def from_pp_tensor(self, tensors):\n+    def from_pp_tensors(self, tensors):\n" in result.stdout
+    assert "Would fix 2 errors." in result.stderr
+    run_cli("check", "--fix", ".")  # the diff is exactly what --fix then writes
+    fixed = read(root, "example.py")
+    expected = "".join(difflib.unified_diff(before.splitlines(True), fixed.splitlines(True),
+                                            "a/example.py", "b/example.py"))
+    assert result.stdout == expected
+
+
+def test_diff_on_nothing_to_fix_exits_zero(project) -> None:
+    project(OUTPUT_ONLY)  # only an unsafe fix exists
+    result = run_cli("check", "--diff", ".")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "No errors would be fixed." in result.stderr
+
+
+def test_unsafe_fixes_need_the_flag(project) -> None:
+    root = project(OUTPUT_ONLY)
+    before = read(root, "pkg/outputs.py")
+    result = run_cli("check", "--fix", ".")
+    assert result.exit_code == 1
+    assert read(root, "pkg/outputs.py") == before
+    assert "1 hidden fix can be enabled with the `--unsafe-fixes` option" in result.stdout
+    diff = run_cli("check", "--diff", "--unsafe-fixes", ".")
+    assert diff.exit_code == 1 and "+    def to_pp_tensors(self):" in diff.stdout
+    assert read(root, "pkg/outputs.py") == before
+
+
+def test_every_finding_says_whether_a_fix_exists(project) -> None:
+    project({**PAIR, "pkg/other.py": """
+        class Blob:
+            def copy_to_host(self, copy_tensor):
+                return self
+    """, "pkg/near.py": """
+        class Near:
+            def copy_to_host(self, copy_tensor):
+                return self
+
+            def to_pp_tensor(self):
+                return {}
+    """})
+    records = json.loads(run_cli("check", "--output-format", "json", ".").stdout)
+    fix_of = {(r["code"], r["symbol"].rsplit(".", 1)[-1]): r["fix"] for r in records}
+    assert fix_of[("PPA001", "ScoreOutput")] == {
+        "description": "Add `to_pp_tensors` returning `scores`, `ranks`", "applicability": "unsafe"}
+    assert fix_of[("PPA002", "ScoreObserver")]["applicability"] == "unsafe"
+    assert fix_of[("PPA017", "Near")] == {"description": "Rename `to_pp_tensor` to `to_pp_tensors`",
+                                         "applicability": "safe"}
+    assert fix_of[("PPA001", "Blob")] is None  # no tensor fields to send: no fix
+    full = run_cli("check", "--output-format", "full", ".").stdout
+    assert "help: Rename `to_pp_tensor` to `to_pp_tensors`\n" in full
+    assert "help: Add `to_pp_tensors` returning `scores`, `ranks` (unsafe: needs --unsafe-fixes)" in full
+    assert "[*] 1 fixable with the `--fix` option (2 hidden fixes can be enabled with the `--unsafe-fixes` option)." \
+        in full
+
+
+def test_fix_reports_what_it_fixed_and_what_remains(project) -> None:
+    project({**PAIR, "pkg/other.py": """
+        class Blob:
+            def copy_to_host(self, copy_tensor):
+                return self
+    """})
+    result = run_cli("check", "--fix", "--unsafe-fixes", "--show-fixes", "--output-format", "concise", ".")
+    assert result.exit_code == 1
+    assert "Fixed 2 errors:\n- pkg/plugin.py:\n    1 × PPA001 (output-missing-to-pp-tensors)\n" \
+           "    1 × PPA002 (observer-missing-from-pp-tensors)\n" in result.stdout
+    assert "Found 3 errors (2 fixed, 1 remaining)." in result.stdout
+    assert result.stdout.startswith("pkg/other.py:1:7: PPA001 ")
+
+
+def test_fix_is_idempotent(project) -> None:
+    root = project(PAIR)
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    once = read(root, "pkg/plugin.py")
+    again = run_cli("check", "--fix", "--unsafe-fixes", ".")
+    assert again.exit_code == 0 and "All checks passed!" in again.stdout
+    assert read(root, "pkg/plugin.py") == once
+
+
+# -- generated code: in the file's own style, touching nothing else -------------------------------------
+def test_generated_pair_adds_lines_only_and_passes_check(project) -> None:
+    root = project(PAIR)
+    before = read(root, "pkg/plugin.py")
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    after = read(root, "pkg/plugin.py")
+    removed, added = diff_lines(before, after)
+    assert removed == []
+    assert added == [
+        "    def to_pp_tensors(self):",
+        '        return {"scores": self.scores, "ranks": self.ranks}',
+        "    def from_pp_tensors(self, tensors):",
+        '        return ScoreOutput(scores=tensors["scores"], ranks=tensors["ranks"])',
+    ]
+    assert "        return Host(copy_tensor(self.scores))\n\n    def to_pp_tensors(self):\n" in after
+    assert '"ranks": self.ranks}\n\n\nclass ScoreObserver:\n' in after  # the two blank lines stay
+    assert after.endswith("ranks=token_ids)\n\n    def from_pp_tensors(self, tensors):\n"
+                          '        return ScoreOutput(scores=tensors["scores"], ranks=tensors["ranks"])\n')
+    assert_clean_and_compiles(root, "pkg/plugin.py")
+
+
+def test_two_space_indent_single_quotes_and_nesting(project) -> None:
+    root = project({"pkg/__init__.py": "", "pkg/outs.py": """
+        import torch
+
+        NAMES = {'a': 1}
+
+
+        class Holder:
+          '''Outer.'''
+
+          class DumpOutput:
+            def __init__(self, logits: torch.Tensor, scale: float = 1.0):
+              self.logits = logits
+              self.scale = scale
+
+            def copy_to_host(self, copy_tensor):
+              return self
+    """})
+    before = read(root, "pkg/outs.py")
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    removed, added = diff_lines(before, read(root, "pkg/outs.py"))
+    assert removed == []
+    assert added == ["    def to_pp_tensors(self):", "      return {'logits': self.logits}"]
+    assert "      return self\n\n    def to_pp_tensors(self):\n" in read(root, "pkg/outs.py")
+    assert_clean_and_compiles(root, "pkg/outs.py")
+
+
+def test_tabs_crlf_and_wrapping_at_the_configured_line_length(project) -> None:
+    source = ("import torch\r\n\r\n\r\nclass WideOutput:\r\n"
+              "\tdef __init__(self, alpha_values: 'torch.Tensor', beta_values: 'torch.Tensor'):\r\n"
+              "\t\tself.alpha_values = alpha_values\r\n\t\tself.beta_values = beta_values\r\n\r\n"
+              "\tdef copy_to_host(self, c):\r\n\t\treturn self\r\n\r\n\r\n"
+              "class WideObserver:\r\n\tdef is_active(self, info):\r\n\t\treturn True\r\n\r\n"
+              "\tdef after_sample(self, state, ids):\r\n\t\treturn WideOutput(state, ids)\r\n")
+    root = project({"pkg/__init__.py": "", "pkg/wide.py": source.encode()}, config="[tool.ruff]\nline-length = 60\n")
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    after = read(root, "pkg/wide.py")
+    assert "\n" not in after.replace("\r\n", "")  # every newline is still CRLF
+    removed, added = diff_lines(source.replace("\r\n", "\n"), after.replace("\r\n", "\n"))
+    assert removed == []
+    assert added == [
+        "\tdef to_pp_tensors(self):",
+        "\t\treturn {",
+        "\t\t\t'alpha_values': self.alpha_values,",
+        "\t\t\t'beta_values': self.beta_values,",
+        "\t\t}",
+        "\tdef from_pp_tensors(self, tensors):",
+        "\t\treturn WideOutput(",
+        "\t\t\talpha_values=tensors['alpha_values'],",
+        "\t\t\tbeta_values=tensors['beta_values'],",
+        "\t\t)",
+    ]
+    assert "\t\treturn self\r\n\r\n\tdef to_pp_tensors(self):\r\n" in after
+    assert "\t\t}\r\n\r\n\r\nclass WideObserver:" in after
+    assert_clean_and_compiles(root, "pkg/wide.py")
+
+
+def test_return_annotations_when_the_neighbours_have_them(project) -> None:
+    root = project({"pkg/__init__.py": "", "pkg/typed.py": """
+        from dataclasses import dataclass
+
+        from torch import Tensor
+
+
+        @dataclass
+        class TypedOutput:
+            values: Tensor
+
+            def copy_to_host(self, copy_tensor) -> "TypedOutput":
+                return self
+
+
+        class TypedObserver:
+            def is_active(self, sampling_info) -> bool:
+                return True
+
+            def after_sample(self, state, token_ids) -> TypedOutput:
+                return TypedOutput(state)
+    """})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    text = read(root, "pkg/typed.py")
+    assert "    def to_pp_tensors(self) -> dict[str, Tensor]:\n" in text
+    assert "    def from_pp_tensors(self, tensors) -> TypedOutput:\n" in text
+    assert_clean_and_compiles(root, "pkg/typed.py")
+
+
+# -- PPA002 across modules -----------------------------------------------------------------------------
+OUTS = """
+    from dataclasses import dataclass, field
+
+    import torch
+
+
+    @dataclass
+    class ScoreOutput:
+        scores: torch.Tensor
+        ids: torch.Tensor
+        note: str = "x"
+        cache: list = field(default_factory=list)
+
+        def copy_to_host(self, copy_tensor):
+            return self
+
+        def to_pp_tensors(self):
+            return {"s": self.scores, "i": self.ids}
+"""
+
+
+def test_observer_in_another_module_reuses_its_import(project) -> None:
+    root = project({"pkg/__init__.py": "", "pkg/outs.py": OUTS, "pkg/obs.py": """
+        import pkg.outs as o
+
+
+        class Obs:
+            def is_active(self, info):
+                return True
+
+            def after_sample(self, state, ids):
+                return o.ScoreOutput(state, ids)
+    """})
+    before = read(root, "pkg/obs.py")
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    removed, added = diff_lines(before, read(root, "pkg/obs.py"))
+    assert removed == []
+    # keys as the output sends them, in its order, mapped back to its fields
+    assert added == ["    def from_pp_tensors(self, tensors):",
+                     '        return o.ScoreOutput(scores=tensors["s"], ids=tensors["i"])']
+    assert_clean_and_compiles(root, "pkg/obs.py")
+
+
+def test_a_type_checking_only_import_gets_a_runtime_one(project) -> None:
+    root = project({"pkg/__init__.py": "", "pkg/outs.py": OUTS, "pkg/obs.py": '''
+        """Observers."""
+        from __future__ import annotations
+
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from pkg.outs import ScoreOutput
+
+
+        def make(state):
+            from pkg.outs import ScoreOutput
+            return ScoreOutput(state, state)
+
+
+        class Obs:
+            def is_active(self, info):
+                return True
+
+            def after_sample(self, state, ids) -> ScoreOutput:
+                return make(state)
+    '''})
+    before = read(root, "pkg/obs.py")
+    records = json.loads(run_cli("check", "--output-format", "json", ".").stdout)
+    assert records[0]["fix"]["description"] == (
+        "Add `from_pp_tensors` rebuilding `ScoreOutput` from `s`, `i` (imports `ScoreOutput` from `pkg.outs`)")
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    removed, added = diff_lines(before, read(root, "pkg/obs.py"))
+    assert removed == []
+    assert added == ["from pkg.outs import ScoreOutput", "    def from_pp_tensors(self, tensors) -> ScoreOutput:",
+                     '        return ScoreOutput(scores=tensors["s"], ids=tensors["i"])']
+    assert_clean_and_compiles(root, "pkg/obs.py")
+
+
+# -- when there is no fix ------------------------------------------------------------------------------
+@pytest.mark.parametrize("files, code", [
+    ({"m.py": """
+        import torch
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Off:
+            x: torch.Tensor
+            to_pp_tensors = None
+
+            def copy_to_host(self, c):
+                return self
+    """}, "PPA001"),  # switched off on purpose
+    ({"m.py": """
+        class NoTensors:
+            def __init__(self, x: int):
+                self.x = x
+
+            def copy_to_host(self, c):
+                return self
+    """}, "PPA001"),  # nothing known to send
+    ({"m.py": """
+        import torch
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Out:
+            x: torch.Tensor
+            label: str
+
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensors(self):
+                return {"x": self.x}
+
+
+        class Obs:
+            def is_active(self, i):
+                return True
+
+            def after_sample(self, s, t):
+                return Out(s, "a")
+    """}, "PPA002"),  # a required argument that does not travel
+    ({"m.py": """
+        import torch
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Out:
+            x: torch.Tensor
+
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensors(self):
+                return {name: getattr(self, name) for name in ("x",)}
+
+
+        class Obs:
+            def is_active(self, i):
+                return True
+
+            def after_sample(self, s, t):
+                return Out(s)
+    """}, "PPA002"),  # keys not statically known
+    ({"m.py": """
+        class Near:
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensor(self):
+                return {"x": self.x}
+
+        def use(n):
+            return n.to_pp_tensor()
+    """}, "PPA017"),  # renaming the def alone would break a caller
+])
+def test_no_fix_is_offered_where_it_would_guess(project, files, code) -> None:
+    project(files)
+    records = [r for r in json.loads(run_cli("check", "--output-format", "json", ".").stdout) if r["code"] == code]
+    assert records and all(r["fix"] is None for r in records)
+
+
+def test_rename_also_renames_uses_inside_the_class(project) -> None:
+    root = project({"m.py": """
+        class Near:
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensor(self):
+                return {"x": self.x}
+
+            def debug(self):
+                return self.to_pp_tensor()
+    """})
+    assert run_cli("check", "--fix", ".").exit_code == 0
+    text = read(root, "m.py")
+    assert "to_pp_tensor(" not in text and text.count("to_pp_tensors") == 2
+
+
+# -- several fixes in one file ---------------------------------------------------------------------------
+def test_fixes_at_the_same_place_all_go_in(project) -> None:
+    root = project({"m.py": """
+        import torch
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Both:
+            x: torch.Tensor
+
+            def copy_to_host(self, c):
+                return self
+
+            def is_active(self, i):
+                return True
+
+            def after_sample(self, s, t):
+                return Both(s)
+    """})
+    result = run_cli("check", "--fix", "--unsafe-fixes", ".")
+    assert result.exit_code == 0, result.stdout
+    text = read(root, "m.py")
+    assert text.count("def to_pp_tensors(self):") == 1 and text.count("def from_pp_tensors(self, tensors):") == 1
+    assert_clean_and_compiles(root, "m.py")
+
+
+def test_edit_helpers_round_trip() -> None:
+    old = "a\nb\nc\n"
+    new = "a\nB\nc\nd\n"
+    edits = fixes.line_edits(old, new)
+    assert fixes.apply_edits(old, edits) == new
+    assert all(isinstance(e, Edit) for e in edits)
+    assert not fixes._overlaps(Edit(4, 4, "x"), Edit(4, 4, "y"))
+    assert fixes._overlaps(Edit(2, 6, "x"), Edit(4, 4, "y"))
+    assert not fixes._overlaps(Edit(0, 2, "x"), Edit(2, 4, "y"))
+
+
+def test_a_fix_that_would_not_compile_is_dropped(project, monkeypatch) -> None:
+    root = project(OUTPUT_ONLY)
+    before = read(root, "pkg/outputs.py")
+    monkeypatch.setattr(fixes, "_codemod", lambda plans, text: text + "def broken(:\n")
+    result = run_cli("check", "--fix", "--unsafe-fixes", ".")
+    assert result.exit_code == 1
+    assert read(root, "pkg/outputs.py") == before
+    assert "could not fix PPA001 in pkg/outputs.py:" in result.stderr and "would not compile" in result.stderr
+
+
+def test_fix_applies_only_to_the_selected_rules(project) -> None:
+    root = project({**PAIR, "near.py": example("PPA017")})
+    result = run_cli("check", "--fix", "--unsafe-fixes", "--select", "PPA017", ".")
+    assert result.exit_code == 0
+    assert "def to_pp_tensors" not in read(root, "pkg/plugin.py")
+    assert read(root, "near.py") == example("PPA017", "Use instead")
+
+
+def test_analysis_api(project) -> None:
+    project(PAIR)
+    analysis = analyze(["."])
+    with_fixes = fixes.attach_fixes(analysis)
+    assert [f.code for f in with_fixes] == [f.code for f in analysis.findings]
+    assert all(f.fix is not None and not f.fix.safe and f.fix.edits == () for f in with_fixes)
+    preview = fixes.preview(analysis, unsafe=True)
+    assert len(preview.applied) == 2 and all(f.fix.edits for f in preview.applied)
+    assert "libcst" in sys.modules  # materializing is the only place that needs it
+
+
+# -- verify agrees ---------------------------------------------------------------------------------------
+def test_verify_passes_on_a_generated_pair(project) -> None:
+    pytest.importorskip("torch")
+    verify_cli = pytest.importorskip("ppaux_lint.verify_cli")
+    project(PAIR)
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(verify_cli.verify, [".", "--device", "cpu", "--output-format", "json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    payload = json.loads(result.stdout)
+    rows = payload["results"] if isinstance(payload, dict) else payload
+    assert {row["symbol"]: row["status"] for row in rows} == {"pkg.plugin.ScoreOutput": "pass",
+                                                               "pkg.plugin.ScoreObserver": "pass"}
+
+
+def test_dataclass_fields_follow_the_mro_and_skip_what_cannot_travel(project) -> None:
+    root = project({"m.py": """
+        import dataclasses
+        from dataclasses import dataclass, field
+        from typing import ClassVar, Optional
+
+        import torch
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Base:
+            a: torch.Tensor
+            kind: ClassVar[str] = "x"
+
+
+        @dataclass
+        class Child(Base):
+            b: torch.Tensor = field(default=None)
+            c: Optional[torch.Tensor] = None
+            d: torch.Tensor = field(init=False, default=None)
+            e: "torch.Tensor" = field(default_factory=lambda: torch.zeros(1))
+
+            def copy_to_host(self, c):
+                return self
+
+
+        class Obs:
+            def is_active(self, i):
+                return True
+
+            def after_sample(self, s, t):
+                return Child(s, s)
+    """})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    text = read(root, "m.py")
+    assert '        return {"a": self.a, "e": self.e}\n' in text  # inherited first; None-able and init=False left out
+    assert '        return Child(a=tensors["a"], e=tensors["e"])\n' in text
+    assert_clean_and_compiles(root, "m.py")
+
+
+def test_planning_and_reporting_do_not_import_libcst() -> None:
+    import subprocess
+
+    code = ("import sys; import ppaux_lint.fix, ppaux_lint.inventory, ppaux_lint.report.sarif, "
+            "ppaux_lint.report.github; print('libcst' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
