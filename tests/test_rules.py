@@ -1,0 +1,908 @@
+"""Every rule of issues 2 and 3: what it reports, exactly where, and where it must stay silent.
+
+Positions are 1-based (line, column) of the offending node: the class name for
+class-level rules, the key, the value, the ``return``, the call, the ``def``
+name. Each case is its own project; ``locate`` finds the expected position in
+the very text that was written, so a test cannot drift from its source.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from lintkit import lint, locate, positions, reported
+
+HEAD = "import torch\nfrom sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n" \
+       "from sglang.srt.sampling.sampling_observer import SamplingObserver\n"
+
+
+def output_src(to_pp_body: str, *, name: str = "Out", extra: str = "", head: str = HEAD) -> str:
+    """A module with an output class whose ``to_pp_tensors`` has the given body (written unindented)."""
+    body = textwrap.indent(textwrap.dedent(to_pp_body).strip("\n"), " " * 8)
+    return (f"{head}\n\nclass {name}(DeviceAuxiliaryOutput):\n    def copy_to_host(self, copy_tensor):\n"
+            f"        return self\n\n    def to_pp_tensors(self):\n{body}\n" + textwrap.dedent(extra))
+
+
+def observer_src(from_pp: str, *, to_pp: str = 'return {"a": self.a, "b": self.b}', extra: str = "",
+                 after_sample: str = "return Out(state, token_ids)") -> str:
+    """A module with an output ``Out`` and its observer ``Obs``; ``from_pp`` is the whole ``def`` (unindented)."""
+    method = textwrap.indent(textwrap.dedent(from_pp).strip("\n"), " " * 4)
+    sample = textwrap.indent(textwrap.dedent(after_sample).strip("\n"), " " * 8)
+    return output_src(to_pp) + (
+        "\n\nclass Obs(SamplingObserver):\n    def is_active(self, sampling_info):\n        return True\n\n"
+        f"    def after_sample(self, state, token_ids):\n{sample}\n\n{method}\n" + textwrap.dedent(extra))
+
+
+def at(src: str, needle: str, code: str, nth: int = 1, path: str = "pkg/mod.py") -> tuple[str, int, int, str]:
+    return (path, *locate(src, needle, nth), code)
+
+
+def value_at(src: str, prefix: str, code: str, path: str = "pkg/mod.py") -> tuple[str, int, int, str]:
+    """The position just after ``prefix`` (e.g. the value after a ``"key": ``)."""
+    line, column = locate(src, prefix)
+    return (path, line, column + len(prefix), code)
+
+
+def check_module(lint_project, src: str, **options):
+    root = lint_project({"pkg/mod.py": src})
+    return positions(lint(**options), root)
+
+
+# -- PPA000 -----------------------------------------------------------------------------------------
+
+
+GOOD_OUTPUT = output_src('return {"a": self.a}')
+MISSING = HEAD + "\n\nclass Missing(DeviceAuxiliaryOutput):\n    pass\n"
+
+
+@pytest.mark.parametrize("content, line", [
+    ("import os\n\n\ndef broken(:\n    pass\n", 4),
+    (HEAD + "\n\nclass Broken(DeviceAuxiliaryOutput):\n    def to_pp_tensors(self):\n        return {\"a\": self.a\n", 8),
+    ('print "python 2"\n', 1),
+    (b"x = 1\n\x00\n", 2),
+    (b"name = '\xff\xfe'\n", 1),
+    (MISSING.encode().replace(b"class Missing", b"\x00class Broken"), 6),
+    # an undecodable byte may be located at its line or, for the file as a whole, at line 1
+    (MISSING.encode().replace(b"pass", b"x = '\xff'"), {1, 7}),
+], ids=["syntax-error-plain-file", "syntax-error-in-output", "python2", "nul-byte", "invalid-utf8",
+        "nul-byte-in-output", "invalid-utf8-in-output"])
+def test_ppa000_unreadable_file_is_reported_and_the_run_goes_on(lint_project, content, line):
+    root = lint_project({"pkg/bad.py": content, "pkg/other.py": MISSING})
+    findings = lint()
+    assert reported(findings) == {("pkg.bad", "PPA000"), ("pkg.other.Missing", "PPA001")}
+    bad = next(f for f in findings if f.code == "PPA000")
+    assert bad.span.line in (line if isinstance(line, set) else {line})
+    assert bad.span.column >= 1
+    assert len(bad.message) > len("PPA000")  # the reason
+    assert positions([bad], root) == {("pkg/bad.py", bad.span.line, bad.span.column, "PPA000")}
+
+
+def test_ppa000_too_deeply_nested_file_is_a_finding_not_a_crash(lint_project):
+    lint_project({"pkg/deep.py": HEAD + "x = " + "+".join(["a"] * 100_000) + "\n", "pkg/other.py": MISSING})
+    assert reported(lint()) == {("pkg.deep", "PPA000"), ("pkg.other.Missing", "PPA001")}
+
+
+@pytest.mark.parametrize("content", [
+    b"# -*- coding: latin-1 -*-\n" + GOOD_OUTPUT.encode() + b"\nNAME = '\xe9'\n",
+    b"\xef\xbb\xbf" + GOOD_OUTPUT.encode(),
+], ids=["pep263-latin1", "utf8-bom"])
+def test_ppa000_silent_on_declared_encodings(lint_project, content):
+    lint_project({"pkg/mod.py": content,
+                  "pkg/child.py": "from pkg.mod import Out\n\n\nclass Child(Out):\n    to_pp_tensors = None\n"})
+    # the file is read (not PPA000) and its class resolves for the child
+    assert reported(lint()) == {("pkg.child.Child", "PPA001")}
+
+
+# -- PPA001 / PPA002 --------------------------------------------------------------------------------
+
+
+def test_ppa001_points_at_the_class_name_and_names_the_runtime_error(lint_project):
+    src = HEAD + """
+
+@dataclass
+class TopKOutput(DeviceAuxiliaryOutput):
+    token_ids: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return self
+""".replace("@dataclass", "from dataclasses import dataclass\n\n\n@dataclass")
+    root = lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, root) == {at(src, "TopKOutput(", "PPA001")}
+    message = findings[0].message
+    assert "pkg.mod.TopKOutput" in message
+    assert "sglang.srt.managers.auxiliary_output.DeviceAuxiliaryOutput" in message  # how it was recognised
+    assert "auxiliary output does not support pipeline-parallel transport" in message
+    assert findings[0].span.end_line == findings[0].span.line
+    assert findings[0].span.end_column == findings[0].span.column + len("TopKOutput")
+
+
+def test_ppa002_points_at_the_class_name_and_names_the_runtime_error(lint_project):
+    src = HEAD + """
+
+class Obs(SamplingObserver):
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        return None
+"""
+    root = lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, root) == {at(src, "Obs(", "PPA002")}
+    assert "sampling observer does not support pipeline-parallel transport" in findings[0].message
+    assert "sglang.srt.sampling.sampling_observer.SamplingObserver" in findings[0].message
+
+
+def test_ppa001_ppa002_silent_when_present(lint_project):
+    assert check_module(lint_project, observer_src(
+        "def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['b'])")) == set()
+
+
+# -- PPA010 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("empty", ["return {}", "return dict()", "return None", "return"])
+def test_ppa010_empty_mapping_on_some_path(lint_project, empty):
+    src = output_src(f"""
+        if self.hist is None:
+            {empty}
+        return {{"hist": self.hist}}
+        """)
+    findings = check_module(lint_project, src)
+    assert findings == {at(src, empty + "\n", "PPA010")}
+
+
+def test_ppa010_message_names_the_runtime_error(lint_project):
+    lint_project({"pkg/mod.py": output_src("return {}")})
+    (finding,) = lint()
+    assert "auxiliary PP output must contain at least one tensor" in finding.message
+    assert finding.symbol == "pkg.mod.Out"
+
+
+@pytest.mark.parametrize("body", [
+    "return {name: t for name, t in self.parts.items()}",
+    "return {**self.extra}",
+    "return dict(**self.extra)",
+    "return dict(self.parts)",
+    "d = {}\nd[\"a\"] = self.a\nreturn d",
+    "return self._pack()",
+    "def inner():\n    return {}\nreturn {\"a\": inner() or self.a}",
+    "return {\"a\": self.a} if self.a is not None else self._fallback()",
+], ids=["comprehension", "star-merge", "dict-star", "dict-positional", "step-by-step", "helper-call",
+        "nested-function", "conditional"])
+def test_ppa010_silent_when_the_mapping_is_built_at_run_time(lint_project, body):
+    assert check_module(lint_project, output_src(body)) == set()
+
+
+def test_ppa010_silent_on_abstract_and_protocol_stubs(lint_project):
+    src = HEAD + """
+import abc
+from typing import Protocol
+
+
+class Abstract(DeviceAuxiliaryOutput, abc.ABC):
+    @abc.abstractmethod
+    def to_pp_tensors(self):
+        ...
+
+
+class Interface(DeviceAuxiliaryOutput, Protocol):
+    def to_pp_tensors(self) -> dict: ...
+"""
+    assert check_module(lint_project, src) == set()
+
+
+# -- PPA011 -----------------------------------------------------------------------------------------
+
+
+def test_ppa011_keys_that_are_not_non_empty_strings(lint_project):
+    src = output_src("""
+        return {
+            "": self.a,
+            0: self.b,
+            None: self.c,
+            ("x", "y"): self.d,
+            b"raw": self.e,
+            "fine": self.f,
+        }
+        """)
+    assert check_module(lint_project, src) == {
+        at(src, '"": self.a', "PPA011"),
+        at(src, "0: self.b", "PPA011"),
+        at(src, "None: self.c", "PPA011"),
+        at(src, '("x", "y")', "PPA011"),
+        at(src, 'b"raw"', "PPA011"),
+    }
+
+
+def test_ppa011_dict_call_and_message(lint_project):
+    lint_project({"pkg/mod.py": output_src('return {"": self.a}')})
+    (finding,) = lint()
+    assert finding.code == "PPA011"
+    assert "auxiliary PP tensor names must be non-empty strings" in finding.message
+
+
+@pytest.mark.parametrize("body", [
+    "return {name: self.a}",
+    "return {self.KEY: self.a}",
+    "return {KEY: self.a}",
+    "return {f\"{self.prefix}a\": self.a}",
+    "return {k: v for k, v in zip(self.names, self.values)}",
+    "return {**{0: self.a}}",
+    "return {\"a\" + self.suffix: self.a}",
+], ids=["variable", "attribute", "module-constant", "f-string", "comprehension", "merge", "concat"])
+def test_ppa011_silent_on_keys_computed_at_run_time(lint_project, body):
+    src = output_src(body, head=HEAD + "\nKEY = 'a'\nname = 'a'\n")
+    assert check_module(lint_project, src) == set()
+
+
+# -- PPA012 -----------------------------------------------------------------------------------------
+
+
+def test_ppa012_values_that_are_certainly_not_tensors(lint_project):
+    src = output_src("""
+        return {
+            "a": self.a.tolist(),
+            "b": self.b.item(),
+            "c": len(self.c),
+            "d": str(self.d),
+            "e": int(self.e),
+            "f": float(self.f),
+            "g": 1,
+            "h": [self.h],
+            "i": None,
+            "j": "text",
+            "k": (self.k,),
+            "l": {"x": self.l},
+            "m": self.m.shape,
+            "ok": self.ok,
+        }
+        """)
+    expected = {value_at(src, f'"{key}": ', "PPA012") for key in "abcdefghijklm"}
+    assert check_module(lint_project, src) == expected
+
+
+def test_ppa012_message_names_the_key_and_the_runtime_error(lint_project):
+    lint_project({"pkg/mod.py": output_src('return {"token_ids": self.token_ids.tolist()}')})
+    (finding,) = lint()
+    assert finding.code == "PPA012"
+    assert "auxiliary PP output 'token_ids' is not a tensor" in finding.message
+
+
+def test_ppa012_dict_call_keyword_values(lint_project):
+    src = output_src("return dict(a=self.a.tolist(), b=self.b)")
+    assert check_module(lint_project, src) == {at(src, "self.a.tolist()", "PPA012")}
+
+
+@pytest.mark.parametrize("value", [
+    "self.a", "torch.tensor(self.values)", "self.a * 2", "make_mask()", "local", "self.a.float()",
+    "self.a[0]", "torch.stack(self.parts)", "self.a if self.flag else self.b", "self.to_tensor(len(self.a))",
+])
+def test_ppa012_silent_on_values_of_unknown_type(lint_project, value):
+    src = output_src(f"local = self.a\nreturn {{\"a\": {value}}}")
+    assert check_module(lint_project, src) == set()
+
+
+# -- PPA013 -----------------------------------------------------------------------------------------
+
+
+def test_ppa013_duplicate_key_at_each_repeat(lint_project):
+    src = output_src('return {"scores": self.a, "ids": self.b, "scores": self.c, "scores": self.d}')
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, Path.cwd()) == {
+        at(src, '"scores"', "PPA013", nth=2), at(src, '"scores"', "PPA013", nth=3)}
+    assert all("'scores'" in f.message for f in findings)
+
+
+@pytest.mark.parametrize("body", [
+    'if self.a is None:\n    return {"scores": self.b}\nreturn {"scores": self.a}',
+    "return {key: self.a, key: self.b}",
+    'return {"scores": self.a, **{"scores": self.b}}',
+], ids=["two-paths", "dynamic-keys", "merge"])
+def test_ppa013_silent(lint_project, body):
+    src = output_src(body, head=HEAD + "\nkey = 'k'\n")
+    assert check_module(lint_project, src) == set()
+
+
+# -- PPA014 -----------------------------------------------------------------------------------------
+
+
+def test_ppa014_explicit_none_and_bare_return(lint_project):
+    src = observer_src("""
+        def from_pp_tensors(self, tensors):
+            if "a" not in tensors:
+                return None
+            if "b" not in tensors:
+                return
+            return Out(tensors["a"], tensors["b"])
+        """)
+    assert check_module(lint_project, src) == {at(src, "return None", "PPA014"), at(src, "return\n", "PPA014")}
+
+
+def test_ppa014_falling_off_the_end_points_at_the_def(lint_project):
+    src = observer_src("""
+        def from_pp_tensors(self, tensors):
+            if tensors:
+                return Out(tensors["a"], tensors["b"])
+        """)
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, Path.cwd()) == {at(src, "from_pp_tensors(self", "PPA014")}
+    assert "sampling observer did not reconstruct its PP output" in findings[0].message
+
+
+@pytest.mark.parametrize("annotation", ['Optional["Out"]', "Out | None", "Union[Out, None]", '"Optional[Out]"'])
+def test_ppa014_optional_annotation_points_at_the_annotation(lint_project, annotation):
+    src = observer_src(f"""
+        def from_pp_tensors(self, tensors) -> {annotation}:
+            return Out(tensors["a"], tensors["b"])
+        """, extra="\nfrom typing import Optional, Union\n")
+    assert check_module(lint_project, src) == {at(src, annotation + ":", "PPA014")}
+
+
+@pytest.mark.parametrize("body", [
+    'return Out(tensors["a"], tensors["b"])',
+    'if "a" not in tensors:\n    raise KeyError("a")\nreturn Out(tensors["a"], tensors["b"])',
+    'if tensors:\n    return Out(tensors["a"], tensors["b"])\nelse:\n    raise ValueError("empty")',
+    'try:\n    return Out(tensors["a"], tensors["b"])\nexcept KeyError:\n    raise',
+    'while True:\n    return Out(tensors["a"], tensors["b"])',
+    'return self._rebuild(tensors)',
+    'with torch.no_grad():\n    return Out(tensors["a"], tensors["b"])',
+], ids=["direct", "raise-guard", "if-else", "try-except", "while-true", "helper", "with"])
+def test_ppa014_silent_when_every_path_returns_an_output(lint_project, body):
+    method = "def from_pp_tensors(self, tensors) -> Out:\n" + textwrap.indent(body, "    ")
+    assert check_module(lint_project, observer_src(method)) == set()
+
+
+# -- PPA015 -----------------------------------------------------------------------------------------
+
+
+def test_ppa015_key_read_but_never_sent_points_at_the_read(lint_project):
+    src = observer_src("""
+        def from_pp_tensors(self, tensors):
+            return Out(tensors["a"], tensors["b"], tensors.get("lengths"))
+        """)
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, Path.cwd()) == {at(src, '"lengths"', "PPA015")}
+    assert "'lengths'" in findings[0].message and "KeyError" in findings[0].message
+
+
+def test_ppa015_key_sent_but_never_read_points_at_the_sent_key(lint_project):
+    src = observer_src("""
+        def from_pp_tensors(self, tensors):
+            return Out(tensors["a"], None)
+        """)
+    findings = check_module(lint_project, src)
+    assert findings == {at(src, '"b"', "PPA015")}
+
+
+def test_ppa015_across_modules_sent_key_is_reported_in_the_output_module(lint_project):
+    out = output_src('return {"a": self.a, "extra": self.b}')
+    obs = """
+        from sglang.srt.sampling.sampling_observer import SamplingObserver
+
+        from pkg.out import Out
+
+
+        class Obs(SamplingObserver):
+            def is_active(self, sampling_info):
+                return True
+
+            def after_sample(self, state, token_ids):
+                return Out(state, token_ids)
+
+            def from_pp_tensors(self, tensors):
+                return Out(tensors["a"], tensors["missing"])
+        """
+    root = lint_project({"pkg/out.py": out, "pkg/obs.py": obs})
+    assert positions(lint(), root) == {at(out, '"extra"', "PPA015", path="pkg/out.py"),
+                                       at(obs, '"missing"', "PPA015", path="pkg/obs.py")}
+    # asked about the observer only: the sent-but-never-read finding lives in the output's file
+    assert positions(lint(["pkg/obs.py"]), root) == {at(obs, '"missing"', "PPA015", path="pkg/obs.py")}
+
+
+@pytest.mark.parametrize("pairing", [
+    {"from_pp": "def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['c'])"},
+    {"from_pp": "def from_pp_tensors(self, tensors) -> Out:\n    return self._make(tensors['a'], tensors['c'])"},
+    {"from_pp": "def from_pp_tensors(self, tensors):\n    return self._make(tensors['a'], tensors['c'])",
+     "after_sample": "return Out(state, token_ids)"},
+    {"from_pp": "def from_pp_tensors(self, tensors):\n    return self._make(tensors['a'], tensors['c'])",
+     "after_sample": "return self._compute(state)", "annotate": True},
+], ids=["from-pp-constructs", "from-pp-annotation", "after-sample-constructs", "after-sample-annotation"])
+def test_ppa015_pairing(lint_project, pairing):
+    src = observer_src(pairing["from_pp"], after_sample=pairing.get("after_sample", "return self._compute(state)"))
+    if pairing.get("annotate"):
+        src = src.replace("def after_sample(self, state, token_ids):", "def after_sample(self, state, token_ids) -> Out:")
+    # reads 'c' (never sent) and never reads 'b' (sent)
+    assert check_module(lint_project, src) == {at(src, "'c'", "PPA015"), at(src, '"b"', "PPA015")}
+
+
+def test_ppa015_inherited_to_pp_tensors_is_compared(lint_project):
+    src = HEAD + """
+
+class Base(DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"a": self.a}
+
+
+class Out(Base):
+    pass
+
+
+class Obs(SamplingObserver):
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        return Out()
+
+    def from_pp_tensors(self, tensors):
+        return Out(tensors["a"], tensors["z"])
+"""
+    assert check_module(lint_project, src) == {at(src, '"z"', "PPA015")}
+
+
+@pytest.mark.parametrize("to_pp", [
+    "return {name: t for name, t in self.parts.items()}",
+    "return {**self.parts}",
+    "d = {}\nd[\"a\"] = self.a\nreturn d",
+    "return self._pack()",
+    "return {key: self.a}",
+], ids=["comprehension", "merge", "step-by-step", "helper", "dynamic-key"])
+def test_ppa015_silent_when_sent_keys_are_unknown(lint_project, to_pp):
+    src = observer_src("def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['zzz'])",
+                       to_pp=to_pp).replace("import torch\n", "import torch\nkey = 'k'\n", 1)
+    assert check_module(lint_project, src) == set()
+
+
+@pytest.mark.parametrize("from_pp", [
+    "def from_pp_tensors(self, tensors):\n    return Out(**tensors)",
+    "def from_pp_tensors(self, tensors):\n    return self._rebuild(tensors)",
+    "def from_pp_tensors(self, tensors):\n    return Out(*[tensors[name] for name in self.names])",
+    "def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors[self.second])",
+    "def from_pp_tensors(self, tensors):\n    parts = dict(tensors)\n    return Out(parts['a'], parts['x'])",
+    ("def from_pp_tensors(self, tensors):\n    for name, value in tensors.items():\n        self.seen[name] = value\n"
+     "    return Out(tensors['a'], None)"),
+], ids=["star-star", "helper", "comprehension", "variable-key", "copied", "iterated"])
+def test_ppa015_no_sent_but_never_read_when_the_mapping_escapes(lint_project, from_pp):
+    # Out sends 'a' and 'b'; none of these observers visibly reads 'b', but each may
+    assert check_module(lint_project, observer_src(from_pp)) == set()
+
+
+def test_ppa015_literal_read_still_reported_when_the_mapping_escapes(lint_project):
+    src = observer_src("def from_pp_tensors(self, tensors):\n    return self._rebuild(tensors, tensors['nope'])")
+    assert check_module(lint_project, src) == {at(src, "'nope'", "PPA015")}
+
+
+def test_ppa015_silent_when_unpaired_or_matching(lint_project):
+    src = observer_src("def from_pp_tensors(self, tensors):\n    out = self._make()\n    return out",
+                       after_sample="result = self._compute(state)\nreturn result")
+    assert check_module(lint_project, src) == set()
+
+
+def test_ppa015_silent_when_keys_match_including_in_test(lint_project):
+    src = observer_src("""
+        def from_pp_tensors(self, tensors):
+            if "b" in tensors:
+                return Out(tensors["a"], tensors["b"])
+            raise KeyError("b")
+        """)
+    assert check_module(lint_project, src) == set()
+
+
+# -- PPA016 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", [
+    "async def to_pp_tensors(self):\n    return {'a': self.a}",
+    "def to_pp_tensors(self):\n    yield {'a': self.a}",
+    "@property\ndef to_pp_tensors(self):\n    return {'a': self.a}",
+    "@functools.cached_property\ndef to_pp_tensors(self):\n    return {'a': self.a}",
+    "@staticmethod\ndef to_pp_tensors(self):\n    return {'a': A}",
+    "@classmethod\ndef to_pp_tensors(cls, device):\n    return {'a': A}",
+    "def to_pp_tensors(self, device):\n    return {'a': self.a}",
+    "def to_pp_tensors(self, *, device):\n    return {'a': self.a}",
+    "def to_pp_tensors():\n    return {'a': A}",
+], ids=["async", "generator", "property", "cached-property", "static-with-param", "classmethod-with-param",
+        "required-param", "required-kwonly", "no-self"])
+def test_ppa016_bad_to_pp_tensors_shape_points_at_the_def(lint_project, method):
+    src = HEAD + "import functools\n\n\nclass Out(DeviceAuxiliaryOutput):\n    def copy_to_host(self, copy_tensor):\n" \
+        "        return self\n\n" + textwrap.indent(method, "    ") + "\n"
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert {f.code for f in findings} == {"PPA016"}
+    assert positions(findings, Path.cwd()) == {at(src, "to_pp_tensors(", "PPA016")}
+    assert findings[0].message
+
+
+@pytest.mark.parametrize("method", [
+    "async def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['b'])",
+    "def from_pp_tensors(self, tensors):\n    yield Out(tensors['a'], tensors['b'])",
+    "@property\ndef from_pp_tensors(self):\n    return Out(None, None)",
+    "def from_pp_tensors(self):\n    return Out(None, None)",
+    "def from_pp_tensors(self, tensors, device):\n    return Out(tensors['a'], tensors['b'])",
+    "def from_pp_tensors(self, tensors, *, device):\n    return Out(tensors['a'], tensors['b'])",
+    "@staticmethod\ndef from_pp_tensors():\n    return Out(None, None)",
+    "@staticmethod\ndef from_pp_tensors(a, b):\n    return Out(a, b)",
+    "@classmethod\ndef from_pp_tensors(cls):\n    return Out(None, None)",
+], ids=["async", "generator", "property", "no-param", "two-params", "required-kwonly", "static-none",
+        "static-two", "classmethod-none"])
+def test_ppa016_bad_from_pp_tensors_shape_points_at_the_def(lint_project, method):
+    src = observer_src(method)
+    lint_project({"pkg/mod.py": src})
+    findings = [f for f in lint() if f.code != "PPA015"]
+    assert {f.code for f in findings} == {"PPA016"}
+    assert positions(findings, Path.cwd()) == {at(src, "from_pp_tensors(", "PPA016")}
+
+
+@pytest.mark.parametrize("to_pp, from_pp", [
+    ("def to_pp_tensors(self, device=None):\n    return {'a': self.a, 'b': self.b}",
+     "def from_pp_tensors(self, tensors, device=None):\n    return Out(tensors['a'], tensors['b'])"),
+    ("def to_pp_tensors(self, *args, **kwargs):\n    return {'a': self.a, 'b': self.b}",
+     "def from_pp_tensors(self, *args):\n    return Out(args[0]['a'], args[0]['b'])"),
+    ("@staticmethod\ndef to_pp_tensors():\n    return {'a': A, 'b': B}",
+     "@staticmethod\ndef from_pp_tensors(tensors):\n    return Out(tensors['a'], tensors['b'])"),
+    ("@classmethod\ndef to_pp_tensors(cls):\n    return {'a': A, 'b': B}",
+     "@classmethod\ndef from_pp_tensors(cls, tensors, /):\n    return Out(tensors['a'], tensors['b'])"),
+    ("def to_pp_tensors(self, /):\n    return {'a': self.a, 'b': self.b}",
+     "def from_pp_tensors(self, tensors, **options):\n    return Out(tensors['a'], tensors['b'])"),
+], ids=["defaults", "varargs", "staticmethods", "classmethods", "posonly-and-varkw"])
+def test_ppa016_silent_on_shapes_that_fit_the_call(lint_project, to_pp, from_pp):
+    src = HEAD + "\nA = B = None\n\n\nclass Out(DeviceAuxiliaryOutput):\n    def copy_to_host(self, copy_tensor):\n" \
+        "        return self\n\n" + textwrap.indent(to_pp, "    ") + "\n\n\nclass Obs(SamplingObserver):\n" \
+        "    def is_active(self, sampling_info):\n        return True\n\n    def after_sample(self, state, ids):\n" \
+        "        return Out(state, ids)\n\n" + textwrap.indent(from_pp, "    ") + "\n"
+    assert check_module(lint_project, src) == set()
+
+
+# -- PPA017 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["to_pp_tensor", "to_pptensors", "To_PP_Tensors", "to_pp_tensros", "topp_tensors"])
+def test_ppa017_near_miss_replaces_ppa001(lint_project, name):
+    src = HEAD + f"""
+
+class Out(DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def {name}(self):
+        return {{"a": self.a}}
+"""
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, Path.cwd()) == {at(src, f"{name}(self)", "PPA017")}
+    assert "to_pp_tensors" in findings[0].message and name in findings[0].message
+
+
+@pytest.mark.parametrize("name", ["from_pp_tensor", "From_PP_Tensors", "from_pptensor"])
+def test_ppa017_near_miss_replaces_ppa002(lint_project, name):
+    src = observer_src(f"def {name}(self, tensors):\n    return Out(tensors['a'], tensors['b'])")
+    assert check_module(lint_project, src) == {at(src, f"{name}(self", "PPA017")}
+
+
+def test_ppa017_silent_when_the_real_method_exists_or_the_class_is_not_an_output(lint_project):
+    src = HEAD + """
+
+class Both(DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"a": self.a}
+
+    def to_pp_tensor(self):
+        return self.to_pp_tensors()["a"]
+
+
+class NotAnOutput:
+    def to_pp_tensor(self):
+        return 1
+"""
+    assert check_module(lint_project, src) == set()
+
+
+def test_ppa017_far_names_are_plain_ppa001(lint_project):
+    src = HEAD + """
+
+class Out(DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_tensors(self):
+        return {"a": self.a}
+"""
+    assert check_module(lint_project, src) == {at(src, "Out(", "PPA001")}
+
+
+# -- PPA018 -----------------------------------------------------------------------------------------
+
+PP_IMPORT = ("from sglang.srt.sampling.sampling_observer_pp import PipelineParallelAuxiliaryOutput, "
+             "PipelineParallelSamplingObserver\n")
+
+
+def test_ppa018_explicit_pp_protocol_without_override(lint_project):
+    src = HEAD + PP_IMPORT + """
+
+class Out(DeviceAuxiliaryOutput, PipelineParallelAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+
+class Obs(SamplingObserver, PipelineParallelSamplingObserver):
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        return Out()
+"""
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, Path.cwd()) == {at(src, "Out(DeviceAuxiliaryOutput", "PPA018"),
+                                                                    at(src, "Obs(SamplingObserver", "PPA018")}
+    by_symbol = {f.symbol: f.message for f in findings}
+    assert "auxiliary PP output must contain at least one tensor" in by_symbol["pkg.mod.Out"]
+    assert "sampling observer did not reconstruct its PP output" in by_symbol["pkg.mod.Obs"]
+
+
+def test_ppa018_through_module_alias_and_project_base(lint_project):
+    lint_project({
+        "pkg/base.py": """
+            import sglang.srt.sampling.sampling_observer_pp as pp
+
+
+            class PPBase(pp.PipelineParallelAuxiliaryOutput):
+                def copy_to_host(self, copy_tensor):
+                    return self
+            """,
+        "pkg/impl.py": "from pkg.base import PPBase\n\n\nclass Leaf(PPBase):\n    pass\n",
+    })
+    assert reported(lint()) == {("pkg.base.PPBase", "PPA018"), ("pkg.impl.Leaf", "PPA018")}
+
+
+@pytest.mark.parametrize("bases, expected", [
+    ("TensorsMixin, PipelineParallelAuxiliaryOutput", set()),
+    ("PipelineParallelAuxiliaryOutput, TensorsMixin", {"PPA018"}),
+    ("DeviceAuxiliaryOutput, PipelineParallelAuxiliaryOutput, TensorsMixin", {"PPA018"}),
+    ("DeviceAuxiliaryOutput, TensorsMixin, PipelineParallelAuxiliaryOutput", set()),
+], ids=["mixin-first", "protocol-first", "protocol-before-mixin", "mixin-before-protocol"])
+def test_ppa018_follows_the_mro_against_mixins(lint_project, bases, expected):
+    src = HEAD + PP_IMPORT + f"""
+
+class TensorsMixin:
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+
+class Out({bases}):
+    def copy_to_host(self, copy_tensor):
+        return self
+"""
+    assert {code for *_, code in check_module(lint_project, src)} == expected
+
+
+def test_ppa018_silent_with_override_or_on_interfaces(lint_project):
+    src = HEAD + PP_IMPORT + """
+from typing import Protocol
+
+
+class Out(PipelineParallelAuxiliaryOutput, DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"a": self.a}
+
+
+class Child(Out):
+    pass
+
+
+class RowAligned(PipelineParallelAuxiliaryOutput, Protocol):
+    def rows(self) -> int: ...
+"""
+    assert check_module(lint_project, src) == set()
+
+
+# -- PPA020 -----------------------------------------------------------------------------------------
+
+CLASSES = HEAD + """
+
+class NoPP(DeviceAuxiliaryOutput):
+    def __init__(self, a):
+        self.a = a
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+
+class WithPP(NoPP):
+    def to_pp_tensors(self):
+        return {"a": self.a}
+
+
+class PlainObs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return None
+
+
+class PPObs(PlainObs):
+    def from_pp_tensors(self, tensors):
+        return WithPP(tensors["a"])
+"""
+
+
+@pytest.mark.parametrize("imports, add, pop", [
+    (("from sglang.srt.sampling.sampling_observer_pp import add_auxiliary_output_to_pp_tensors, "
+      "pop_auxiliary_output_from_pp_tensors"), "add_auxiliary_output_to_pp_tensors",
+     "pop_auxiliary_output_from_pp_tensors"),
+    (("from sglang.srt.sampling.sampling_observer_pp import add_auxiliary_output_to_pp_tensors as add_aux, "
+      "pop_auxiliary_output_from_pp_tensors as pop_aux"), "add_aux", "pop_aux"),
+    ("import sglang.srt.sampling.sampling_observer_pp as pp", "pp.add_auxiliary_output_to_pp_tensors",
+     "pp.pop_auxiliary_output_from_pp_tensors"),
+    (("from ppaux_lint.runtime import add_auxiliary_output_to_pp_tensors as put, "
+      "pop_auxiliary_output_from_pp_tensors as take"), "put", "take"),
+    ("from ppaux_lint import runtime", "runtime.add_auxiliary_output_to_pp_tensors",
+     "runtime.pop_auxiliary_output_from_pp_tensors"),
+], ids=["sglang", "sglang-aliased", "sglang-module", "ppaux-runtime-aliased", "ppaux-runtime-module"])
+def test_ppa020_bad_helper_arguments_point_at_the_call(lint_project, imports, add, pop):
+    glue = f"""
+{imports}
+from pkg.classes import NoPP, PlainObs, WithPP, PPObs
+
+
+def send(tensors, a):
+    {add}(tensors, NoPP(a))
+    {add}(tensors, WithPP(a))
+
+
+def receive(tensors, observer):
+    {pop}(tensors, None)
+    {pop}(tensors, PlainObs())
+    {pop}(tensors, PPObs())
+    {pop}(tensors, observer)
+
+
+def receive_local(tensors):
+    obs = PlainObs()
+    return {pop}(tensors, obs)
+"""
+    root = lint_project({"pkg/classes.py": CLASSES, "pkg/glue.py": glue})
+    findings = [f for f in lint() if f.code == "PPA020"]
+    assert positions(findings, root) == {
+        at(glue, f"{add}(tensors, NoPP", "PPA020", path="pkg/glue.py"),
+        at(glue, f"{pop}(tensors, None", "PPA020", path="pkg/glue.py"),
+        at(glue, f"{pop}(tensors, PlainObs()", "PPA020", path="pkg/glue.py"),
+        at(glue, f"{pop}(tensors, obs)", "PPA020", path="pkg/glue.py"),
+    }
+    messages = " ".join(f.message for f in findings)
+    assert "auxiliary output does not support pipeline-parallel transport" in messages
+    assert "received auxiliary PP output without a sampling observer" in messages
+    assert "sampling observer does not support pipeline-parallel transport" in messages
+
+
+def test_ppa020_silent_on_lookalikes_and_unknown_arguments(lint_project):
+    glue = """
+from sglang.srt.sampling.sampling_observer_pp import pop_auxiliary_output_from_pp_tensors
+from pkg.classes import NoPP, PlainObs
+from thirdparty.outputs import Mystery
+
+
+def add_auxiliary_output_to_pp_tensors(tensors, output):
+    tensors["x"] = output
+
+
+def send(tensors, a):
+    add_auxiliary_output_to_pp_tensors(tensors, NoPP(a))
+
+
+def make_observer():
+    return PlainObs()
+
+
+def receive(tensors, flag):
+    pop_auxiliary_output_from_pp_tensors(tensors, make_observer())
+    pop_auxiliary_output_from_pp_tensors(tensors, Mystery())
+    obs = PlainObs()
+    obs = flag
+    pop_auxiliary_output_from_pp_tensors(tensors, obs)
+"""
+    root = lint_project({"pkg/classes.py": CLASSES, "pkg/glue.py": glue})
+    assert {p for p in positions(lint(), root) if p[0] == "pkg/glue.py"} == set()
+
+
+# -- PPA021 -----------------------------------------------------------------------------------------
+
+
+def test_ppa021_raw_prefix_uses_point_at_the_string(lint_project):
+    src = '''
+def read(tensors):
+    if "__sampling_observer_output__.entropy" in tensors:
+        return tensors["__sampling_observer_output__.entropy"]
+    value = tensors.get("__sampling_observer_output__.margin")
+    tensors.pop("__sampling_observer_output__.scores", None)
+    if "__sampling_observer_output__.x" not in tensors:
+        return value
+    return tensors[f"__sampling_observer_output__.{value}"]
+'''
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, Path.cwd()) == {
+        at(src, '"__sampling_observer_output__.entropy" in', "PPA021"),
+        at(src, '"__sampling_observer_output__.entropy"]', "PPA021"),
+        at(src, '"__sampling_observer_output__.margin"', "PPA021"),
+        at(src, '"__sampling_observer_output__.scores"', "PPA021"),
+        at(src, '"__sampling_observer_output__.x"', "PPA021"),
+        at(src, 'f"__sampling_observer_output__.', "PPA021"),
+    }
+
+
+def test_ppa021_silent_in_the_helpers_module_and_on_indirect_keys(lint_project):
+    helpers = '''
+_PREFIX = "__sampling_observer_output__."
+
+
+def add_auxiliary_output_to_pp_tensors(tensors, output):
+    for name, tensor in output.to_pp_tensors().items():
+        tensors["__sampling_observer_output__." + name] = tensor
+
+
+def pop_auxiliary_output_from_pp_tensors(tensors, observer):
+    received = {key[len(_PREFIX):]: tensors[key] for key in tensors if key.startswith(_PREFIX)}
+    tensors.pop("__sampling_observer_output__.done", None)
+    return observer.from_pp_tensors(received)
+'''
+    other = '''
+from pkg.helpers import _PREFIX
+
+PREFIX = "__sampling_observer_output__."
+
+
+def read(tensors, name):
+    key = PREFIX + name
+    return tensors.get(key), tensors[_PREFIX + name], "sampling_observer_output" in tensors
+'''
+    root = lint_project({"pkg/helpers.py": helpers, "pkg/other.py": other})
+    assert positions(lint(), root) == set()
+
+
+# -- positions are counted in characters ---------------------------------------------------------------
+
+
+def test_columns_count_characters_not_bytes(lint_project):
+    src = HEAD + '''
+
+class Out(DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"größe": self.a, "αβγ": self.b.tolist(), "": self.c}
+
+
+def peek(tensors):
+    return {"ü": tensors["__sampling_observer_output__.x"]}
+
+
+class Ünïcode(DeviceAuxiliaryOutput):
+    pass
+'''
+    lint_project({"pkg/mod.py": src})
+    findings = lint()
+    assert positions(findings, Path.cwd()) == {
+        at(src, "self.b.tolist()", "PPA012"),
+        at(src, '"": self.c', "PPA011"),
+        at(src, '"__sampling_observer_output__.x"', "PPA021"),
+        at(src, "Ünïcode", "PPA001"),
+    }
+    spans = {f.code: f.span for f in findings}
+    assert spans["PPA012"].end_column - spans["PPA012"].column == len("self.b.tolist()")
+    assert spans["PPA001"].end_column - spans["PPA001"].column == len("Ünïcode")
