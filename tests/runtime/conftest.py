@@ -10,6 +10,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import types
 import uuid
@@ -32,7 +33,12 @@ def _wheel_dir(config: pytest.Config) -> Path:
         path = Path(explicit)
         path.mkdir(parents=True, exist_ok=True)
         return path
-    return Path(config.cache.mkdir(f"sglang-{SGLANG_VERSION}-wheel"))
+    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
+    if cache is None:
+        path = Path(tempfile.gettempdir()) / f"ppaux-lint-sglang-{SGLANG_VERSION}-wheel"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return Path(cache.mkdir(f"sglang-{SGLANG_VERSION}-wheel"))
 
 
 # The files read are pure Python, so any wheel of the release will do: first one for this interpreter,
