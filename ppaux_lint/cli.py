@@ -120,9 +120,9 @@ def _progress(enabled: bool):
 
     if not enabled or not sys.stderr.isatty() or os.environ.get("CI"):
         return contextlib.nullcontext()
-    from rich.console import Console
+    from ppaux_lint.report.console import make_console
 
-    return Console(stderr=True).status("Checking…", spinner="dots")
+    return make_console(stderr=True).status("Checking…", spinner="dots")
 
 
 def _print_fixed(fixed, out) -> None:
@@ -224,10 +224,11 @@ def rule(code: str) -> None:
     text = rule_document(code)
     stream = click.get_text_stream("stdout")
     if stream.isatty():
-        from rich.console import Console
         from rich.markdown import Markdown
 
-        Console().print(Markdown(text))
+        from ppaux_lint.report.console import make_console
+
+        make_console().print(Markdown(text))
     else:
         stream.write(text if text.endswith("\n") else text + "\n")
 
@@ -264,15 +265,16 @@ def rules_command(output_format: str) -> None:
         click.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "fix": r.fix}
                                for r in RULES], indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from ppaux_lint.report.console import make_console
 
     table = Table(show_edge=False, header_style="bold")
     for column in ("Code", "Name", "Fix", "Summary"):
         table.add_column(column, overflow="fold")
     for r in RULES:
         table.add_row(r.code, r.name, r.fix, r.summary)
-    Console(width=max(120, Console().width)).print(table)
+    make_console(width=max(120, make_console().width)).print(table)
 
 
 cli.add_command(verify)

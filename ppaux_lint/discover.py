@@ -81,7 +81,7 @@ def discover(paths: Sequence[Path], root: Path, config: Config, cli_excludes: Se
             else:
                 targets.update(walker.walk(text))
         elif path.is_file():
-            if force_exclude and excludes.excluded(path, is_dir=False):
+            if force_exclude and excludes.excluded_with_parents(text):
                 continue
             targets.add(text)
             explicit.append(text)
@@ -165,6 +165,15 @@ class _ExcludeRules:
         spec = _spec(lines)
         if spec.patterns:
             self.gitignores.append((directory, spec))
+
+    def excluded_with_parents(self, path: str) -> bool:
+        """For a file given explicitly: the walk never saw its directories, so test them too."""
+        directory = os.path.dirname(path)
+        while _is_within(directory, self.root) and directory != self.root:
+            if self.excluded(directory, is_dir=True):
+                return True
+            directory = os.path.dirname(directory)
+        return self.excluded(path, is_dir=False)
 
     def excluded(self, path: Path | str, is_dir: bool) -> bool:
         text = str(path)

@@ -177,12 +177,13 @@ def render_json(data: dict, out: TextIO) -> None:
 
 
 def render_tree(data: dict, out: TextIO) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.tree import Tree
 
+    from ppaux_lint.report.console import make_console
+
     terminal = hasattr(out, "isatty") and out.isatty()
-    console = Console(file=out, highlight=False, soft_wrap=True, width=None if terminal else 1000)
+    console = make_console(file=out, highlight=False, soft_wrap=True, width=None if terminal else 1000)
     root = Tree(f"[bold]{escape(data['root'])}[/]")
     sections = (("Outputs", data["outputs"], "rebuilt by"), ("Observers", data["observers"], "rebuilds"))
     for title, records, pairing in sections:

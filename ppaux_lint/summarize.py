@@ -405,6 +405,7 @@ class _Collector:
             body_is_stub=_is_stub(node.body),
             return_type=return_type,
             return_optional=optional,
+            return_annotation_span=self.positions.span(node.returns) if node.returns else None,
         )
 
     def _returns(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[ReturnFact, ...], bool]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SUMMARY_FORMAT = 1
+SUMMARY_FORMAT = 2
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -110,6 +110,7 @@ class MethodSummary:
     body_is_stub: bool = False  # body is only ``...``/``pass``/a docstring/raise NotImplementedError
     return_type: str = ""  # dotted class named by the return annotation, Optional/None stripped
     return_optional: bool = False  # the annotation admits None (Optional[X], X | None, None)
+    return_annotation_span: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ class FileSummary:
     assignments: tuple[tuple[str, str], ...] = ()  # module-level ``Alias = dotted.Name``
     calls: tuple[CallSite, ...] = ()
     prefix_uses: tuple[PrefixUse, ...] = ()
-    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()  # line -> codes (empty tuple: bare noqa)
+    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()  # line -> codes; an empty tuple suppresses every code
     defs: tuple[str, ...] = ()  # module-level function names
     defines_helpers: bool = False  # defines the add/pop helpers itself, so raw prefix use is expected
     error: ParseError | None = None

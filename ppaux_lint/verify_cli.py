@@ -109,9 +109,9 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
     if output_format == "json":
         click.echo(render_json(results), nl=False)
     else:
-        from rich.console import Console
+        from ppaux_lint.report.console import make_console
 
-        render_table(results, Console(highlight=False, width=None if sys.stdout.isatty() else 160))
+        render_table(results, make_console(highlight=False, width=None if sys.stdout.isatty() else 160))
     if junit_xml is not None:
         try:
             write_junit(results, junit_xml)
@@ -135,7 +135,6 @@ def _with_progress(targets, show: bool, run):
     """Run ``run(on_start, on_result)``, with a progress bar on stderr when someone is watching."""
     if not show:
         return run(None, None)
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -144,9 +143,11 @@ def _with_progress(targets, show: bool, run):
         TimeElapsedColumn,
     )
 
+    from ppaux_lint.report.console import make_console
+
     columns = (TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+    with Progress(*columns, console=make_console(stderr=True), transient=True) as progress:
         task = progress.add_task("", total=len(targets))
         return run(lambda target: progress.update(task, description=target.symbol),
                    lambda result: progress.advance(task))

@@ -57,12 +57,16 @@ GOOD_OUTPUT = output_src('return {"a": self.a}')
 MISSING = HEAD + "\n\nclass Missing(DeviceAuxiliaryOutput):\n    pass\n"
 
 
+# A file "could matter" when its bytes hold a prefilter token; a comment naming one is enough.
+MENTION = "# feeds the DeviceAuxiliaryOutput of pkg.other\n"
+
+
 @pytest.mark.parametrize("content, line", [
-    ("import os\n\n\ndef broken(:\n    pass\n", 4),
+    (MENTION + "import os\n\n\ndef broken(:\n    pass\n", 5),
     (HEAD + "\n\nclass Broken(DeviceAuxiliaryOutput):\n    def to_pp_tensors(self):\n        return {\"a\": self.a\n", 8),
-    ('print "python 2"\n', 1),
-    (b"x = 1\n\x00\n", 2),
-    (b"name = '\xff\xfe'\n", 1),
+    (MENTION + 'print "python 2"\n', 2),
+    (MENTION.encode() + b"x = 1\n\x00\n", 3),
+    (MENTION.encode() + b"name = '\xff\xfe'\n", {1, 2}),
     (MISSING.encode().replace(b"class Missing", b"\x00class Broken"), 6),
     # an undecodable byte may be located at its line or, for the file as a whole, at line 1
     (MISSING.encode().replace(b"pass", b"x = '\xff'"), {1, 7}),
@@ -77,6 +81,16 @@ def test_ppa000_unreadable_file_is_reported_and_the_run_goes_on(lint_project, co
     assert bad.span.column >= 1
     assert len(bad.message) > len("PPA000")  # the reason
     assert positions([bad], root) == {("pkg/bad.py", bad.span.line, bad.span.column, "PPA000")}
+
+
+@pytest.mark.parametrize("content", [
+    "import os\n\n\ndef broken(:\n    pass\n", 'print "python 2"\n', b"x = 1\n\x00\n", b"name = '\xff\xfe'\n",
+], ids=["syntax-error", "python2", "nul-byte", "invalid-utf8"])
+def test_ppa000_not_reported_for_a_broken_file_that_cannot_matter(lint_project, content):
+    """Documented scope of PPA000: only files the prefilter cannot rule out are read, so a broken file
+    that names no protocol, transport method, helper or followed class is not this tool's business."""
+    lint_project({"pkg/unrelated.py": content, "pkg/other.py": MISSING})
+    assert reported(lint()) == {("pkg.other.Missing", "PPA001")}
 
 
 def test_ppa000_too_deeply_nested_file_is_a_finding_not_a_crash(lint_project):

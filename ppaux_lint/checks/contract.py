@@ -85,7 +85,7 @@ def from_pp_tensors_contract(context: CheckContext) -> Iterator[Finding]:
             how = "can fall off its end, returning None" if fact.implicit else "returns None on this path"
             yield _finding("PPA014", info, fact.span, f"{where} {how}: {error}")
         if not none_returns and method.return_optional:
-            yield _finding("PPA014", info, method.span,
+            yield _finding("PPA014", info, method.return_annotation_span or method.span,
                            f"{where} is annotated `{method.return_annotation}`, so it may return None: {error}")
 
 

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
-from rich.console import Console
 from rich.markup import escape
 
 from ppaux_lint.findings import Finding
+from ppaux_lint.report.console import make_console
 from ppaux_lint.report.paths import display_path
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 CONTEXT_LINES = 1
 
 
 def render(findings: Sequence[Finding], out: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    console = make_console(file=out, highlight=False, soft_wrap=True)
     sources: dict[str, list[str]] = {}
     for f in findings:
         console.print(f"[bold]{escape(display_path(f.path))}[/]:{f.span.line}:{f.span.column}: "
@@ -35,7 +38,7 @@ def _read_lines(path: str) -> list[str]:
         return []
 
 
-def _frame(console: Console, lines: list[str], f: Finding) -> None:
+def _frame(console: "Console", lines: list[str], f: Finding) -> None:
     if not lines or f.span.line > len(lines):
         return
     first = max(1, f.span.line - CONTEXT_LINES)
