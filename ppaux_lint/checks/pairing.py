@@ -45,7 +45,7 @@ def key_mismatches(context: CheckContext) -> Iterator[Finding]:
             if name not in sent:
                 yield Finding(
                     code="PPA015",
-                    message=(f"`{info.fqn}.{FROM_PP}` reads {name!r}, but `{info.pair}.{TO_PP}` never sends it "
+                    message=(f"`{receiver_owner}.{FROM_PP}` reads {name!r}, but `{sender_owner}.{TO_PP}` never sends it "
                              f"(it sends {', '.join(map(repr, sorted(sent)))}): KeyError on the first stage"),
                     path=_path(index, receiver_owner), span=key.span, symbol=receiver_owner)
         if not receiver.keys_read_exact or any(k.kind != "str" for k in receiver.keys_read):
@@ -54,7 +54,7 @@ def key_mismatches(context: CheckContext) -> Iterator[Finding]:
             if name not in read:
                 yield Finding(
                     code="PPA015",
-                    message=(f"`{sender_owner}.{TO_PP}` sends {name!r}, but `{info.fqn}.{FROM_PP}` never reads "
+                    message=(f"`{sender_owner}.{TO_PP}` sends {name!r}, but `{receiver_owner}.{FROM_PP}` never reads "
                              f"it: the tensor crosses the stage and is silently dropped"),
                     path=_path(index, sender_owner), span=span, symbol=sender_owner)  # type: ignore[arg-type]
 
