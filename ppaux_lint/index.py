@@ -355,6 +355,8 @@ def _join(base: str, rest: str) -> str:
 
 
 def _via(prefix: str, root: str, mro: tuple[str, ...], fqn: str) -> str:
+    if root == fqn:
+        return "the protocol root itself"
     chain = [c for c in mro[1: mro.index(root)] if c != root]
     via = f" via {' -> '.join(chain)}" if chain else ""
     return f"{prefix} {root}{via}"
