@@ -80,7 +80,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
 
     options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
                       force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir)
-    from ppaux_lint import fix as fixes
+    from ppaux_lint import fixes
 
     with _progress(output_format in ("full", "concise") and not quiet):
         analysis = _guarded(ctx, lambda: analyze(list(paths), options))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import textwrap
+import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable
 
 import pytest
 from click.testing import CliRunner
@@ -14,7 +14,6 @@ from ppaux_lint.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_PLUGIN = REPO / "fixtures" / "sample_plugin"
-PYPROJECT = '[project]\nname = "demo"\nversion = "0.0.0"\n'
 
 
 @dataclass
@@ -30,22 +29,7 @@ def run_cli(*args: str) -> Run:
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
-    """Write ``files`` (dedented unless bytes) under ``tmp_path/proj``, add a pyproject.toml, chdir there."""
-
-    def build(files: Mapping[str, str | bytes], config: str = "") -> Path:
-        root = tmp_path / "proj"
-        root.mkdir(exist_ok=True)
-        (root / "pyproject.toml").write_text(PYPROJECT + ("\n" + textwrap.dedent(config) if config else ""),
-                                             encoding="utf-8")
-        for relative, text in files.items():
-            path = root / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(text, bytes):
-                path.write_bytes(text)
-            else:
-                path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-        monkeypatch.chdir(root)
-        return root
-
-    return build
+def project(lint_project: Callable[..., Path]) -> Callable[..., Path]:
+    """``lint_project`` (files dedented unless bytes, a pyproject.toml, chdir there) without added
+    ``__init__.py`` files: these tests run the CLI on the project exactly as written."""
+    return functools.partial(lint_project, packages=False)

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ppaux_lint import fix as fixes
+from ppaux_lint import fixes
 from ppaux_lint.engine import analyze
 from ppaux_lint.findings import Edit
+from ppaux_lint.fixes import apply as fix_apply
 from ppaux_lint.registry import rule_document
 
 from .conftest import run_cli
@@ -393,6 +394,16 @@ def test_a_type_checking_only_import_gets_a_runtime_one(project) -> None:
 
 
 # -- when there is no fix ------------------------------------------------------------------------------
+NEAR_MISS = """
+    class Near:
+        def copy_to_host(self, c):
+            return self
+
+        def to_pp_tensor(self):
+            return {"x": self.x}
+"""
+
+
 @pytest.mark.parametrize("files, code", [
     ({"m.py": """
         import torch
@@ -462,16 +473,9 @@ def test_a_type_checking_only_import_gets_a_runtime_one(project) -> None:
             def after_sample(self, s, t):
                 return Out(s)
     """}, "PPA002"),  # keys not statically known
-    ({"m.py": """
-        class Near:
-            def copy_to_host(self, c):
-                return self
-
-            def to_pp_tensor(self):
-                return {"x": self.x}
-
-        def use(n):
-            return n.to_pp_tensor()
+    ({"m.py": NEAR_MISS + """
+    def use(n):
+        return n.to_pp_tensor()
     """}, "PPA017"),  # renaming the def alone would break a caller
 ])
 def test_no_fix_is_offered_where_it_would_guess(project, files, code) -> None:
@@ -481,16 +485,9 @@ def test_no_fix_is_offered_where_it_would_guess(project, files, code) -> None:
 
 
 def test_rename_also_renames_uses_inside_the_class(project) -> None:
-    root = project({"m.py": """
-        class Near:
-            def copy_to_host(self, c):
-                return self
-
-            def to_pp_tensor(self):
-                return {"x": self.x}
-
-            def debug(self):
-                return self.to_pp_tensor()
+    root = project({"m.py": NEAR_MISS + """
+        def debug(self):
+            return self.to_pp_tensor()
     """})
     assert run_cli("check", "--fix", ".").exit_code == 0
     text = read(root, "m.py")
@@ -530,15 +527,15 @@ def test_edit_helpers_round_trip() -> None:
     edits = fixes.line_edits(old, new)
     assert fixes.apply_edits(old, edits) == new
     assert all(isinstance(e, Edit) for e in edits)
-    assert not fixes._overlaps(Edit(4, 4, "x"), Edit(4, 4, "y"))
-    assert fixes._overlaps(Edit(2, 6, "x"), Edit(4, 4, "y"))
-    assert not fixes._overlaps(Edit(0, 2, "x"), Edit(2, 4, "y"))
+    assert not fixes.overlaps(Edit(4, 4, "x"), Edit(4, 4, "y"))
+    assert fixes.overlaps(Edit(2, 6, "x"), Edit(4, 4, "y"))
+    assert not fixes.overlaps(Edit(0, 2, "x"), Edit(2, 4, "y"))
 
 
 def test_a_fix_that_would_not_compile_is_dropped(project, monkeypatch) -> None:
     root = project(OUTPUT_ONLY)
     before = read(root, "pkg/outputs.py")
-    monkeypatch.setattr(fixes, "_codemod", lambda plans, text: text + "def broken(:\n")
+    monkeypatch.setattr(fix_apply, "transform", lambda plans, text: text + "def broken(:\n")
     result = run_cli("check", "--fix", "--unsafe-fixes", ".")
     assert result.exit_code == 1
     assert read(root, "pkg/outputs.py") == before
@@ -624,7 +621,7 @@ def test_dataclass_fields_follow_the_mro_and_skip_what_cannot_travel(project) ->
 def test_planning_and_reporting_do_not_import_libcst() -> None:
     import subprocess
 
-    code = ("import sys; import ppaux_lint.fix, ppaux_lint.inventory, ppaux_lint.report.sarif, "
+    code = ("import sys; import ppaux_lint.fixes, ppaux_lint.inventory, ppaux_lint.report.sarif, "
             "ppaux_lint.report.github; print('libcst' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

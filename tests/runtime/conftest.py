@@ -1,4 +1,5 @@
-"""Fixtures for the runtime tests: SGLang's own helpers from the wheel, and throwaway plugin projects.
+"""Fixtures for the runtime tests: SGLang's own helpers from the wheel, and throwaway plugin projects
+(with builders for the output and observer classes most of them hold).
 
 Nothing here imports torch at module level, so that without torch each test
 module can skip itself (``pytest.importorskip``) instead of the run erroring.
@@ -129,6 +130,45 @@ class Project:
         self.write(f"{name}/__init__.py", "")
         for module, text in modules.items():
             self.write(f"{name}/{module}.py", text)
+
+
+def plugin_module(*parts: str) -> str:
+    """A module's source from its parts (the imports, then classes and functions), two blank lines apart."""
+    return "\n\n\n".join(textwrap.dedent(part).strip("\n") for part in parts) + "\n"
+
+
+def output_class(name: str, fields: tuple[str, ...] = ("values: torch.Tensor",),
+                 host: str = "copy_tensor(self.values)", send: str | None = '{"values": self.values}') -> str:
+    """A dataclass output that returns ``host`` from ``copy_to_host`` and ``send`` from ``to_pp_tensors``
+    (``send=None``: no ``to_pp_tensors``). The defaults give a single-tensor output that survives transport."""
+    lines = ["@dataclass", f"class {name}:", *(f"    {f}" for f in fields),
+             "", "    def copy_to_host(self, copy_tensor):", f"        return {host}"]
+    if send is not None:
+        lines += ["", "    def to_pp_tensors(self):", f"        return {send}"]
+    return "\n".join(lines)
+
+
+def plain_output(name: str, body: str, example: bool = False) -> str:
+    """An output with no state and nothing to copy to host, whose ``to_pp_tensors`` runs ``body`` (statements);
+    ``example`` gives it a ``ppaux_example`` so that verify need not synthesise one."""
+    lines = [f"class {name}:"]
+    if example:
+        lines += ["    @classmethod", "    def ppaux_example(cls, device):", "        return cls()", ""]
+    lines += ["    def copy_to_host(self, copy_tensor):", "        return None",
+              "", "    def to_pp_tensors(self):", *(f"        {line}" for line in body.splitlines())]
+    return "\n".join(lines)
+
+
+def observer_class(name: str, output: str, after: str, rebuild: str | None) -> str:
+    """An always-active observer whose ``after_sample`` returns ``after`` and whose ``from_pp_tensors`` runs
+    ``rebuild`` (statements; ``None``: no ``from_pp_tensors``). Both are annotated with ``output`` unless it is ""."""
+    returns = f" -> {output}" if output else ""
+    lines = [f"class {name}:", "    def is_active(self, sampling_info):", "        return True",
+             "", f"    def after_sample(self, state, token_ids){returns}:", f"        return {after}"]
+    if rebuild is not None:
+        lines += ["", f"    def from_pp_tensors(self, tensors){returns}:",
+                  *(f"        {line}" for line in rebuild.splitlines())]
+    return "\n".join(lines)
 
 
 @pytest.fixture

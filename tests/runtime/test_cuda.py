@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from .conftest import observer_class, output_class, plugin_module
+
 torch = pytest.importorskip("torch")
 
 pytestmark = [
@@ -13,62 +15,24 @@ pytestmark = [
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
 ]
 
-PAIRS = '''
-from dataclasses import dataclass
+PAIRS = plugin_module(
+    """
+    from dataclasses import dataclass
 
-import torch
-
-
-@dataclass
-class Host:
-    probs: torch.Tensor
-    ids: torch.Tensor
+    import torch
 
 
-@dataclass
-class Out:
-    probs: torch.Tensor
-    ids: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return Host(copy_tensor(self.probs), copy_tensor(self.ids))
-
-    def to_pp_tensors(self):
-        return {"probs": self.probs, "ids": self.ids}
-
-
-class Obs:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> Out:
-        return Out(state, token_ids)
-
-    def from_pp_tensors(self, tensors) -> Out:
-        return Out(tensors["probs"], tensors["ids"])
-
-
-@dataclass
-class Strays:
-    probs: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.probs)
-
-    def to_pp_tensors(self):
-        return {"probs": self.probs}
-
-
-class ToCpuObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> Strays:
-        return Strays(state)
-
-    def from_pp_tensors(self, tensors) -> Strays:
-        return Strays(tensors["probs"].cpu())
-'''
+    @dataclass
+    class Host:
+        probs: torch.Tensor
+        ids: torch.Tensor
+    """,
+    output_class("Out", ("probs: torch.Tensor", "ids: torch.Tensor"),
+                 "Host(copy_tensor(self.probs), copy_tensor(self.ids))", '{"probs": self.probs, "ids": self.ids}'),
+    observer_class("Obs", "Out", "Out(state, token_ids)", 'return Out(tensors["probs"], tensors["ids"])'),
+    output_class("Strays", ("probs: torch.Tensor",), "copy_tensor(self.probs)", '{"probs": self.probs}'),
+    observer_class("ToCpuObserver", "Strays", "Strays(state)", 'return Strays(tensors["probs"].cpu())'),
+)
 
 
 @pytest.fixture(scope="module")

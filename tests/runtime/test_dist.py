@@ -6,88 +6,76 @@ import json
 
 import pytest
 
+from .conftest import observer_class, plugin_module
+
 torch = pytest.importorskip("torch")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
     pytest.skip("torch.distributed with gloo is not available", allow_module_level=True)
 
-PAIRS = '''
-import os
-import time
+PAIRS = plugin_module(
+    """
+    import os
+    import time
 
-import torch
-
-
-class Host:
-    def __init__(self, scores, ids):
-        self.scores = scores
-        self.ids = ids
+    import torch
 
 
-class GoodOutput:
-    def __init__(self, scores, ids):
-        self.scores = scores
-        self.ids = ids
-
-    @classmethod
-    def ppaux_example(cls, device):
-        return cls(torch.rand(3, 5, device=device), torch.arange(3, device=device))
-
-    def copy_to_host(self, copy_tensor):
-        return Host(copy_tensor(self.scores), copy_tensor(self.ids))
-
-    def to_pp_tensors(self):
-        return {"scores": self.scores, "ids": self.ids, "empty": self.ids[:0]}
+    class Host:
+        def __init__(self, scores, ids):
+            self.scores = scores
+            self.ids = ids
 
 
-class GoodObserver:
-    def is_active(self, sampling_info):
-        return True
+    class GoodOutput:
+        def __init__(self, scores, ids):
+            self.scores = scores
+            self.ids = ids
 
-    def after_sample(self, state, token_ids) -> GoodOutput:
-        return GoodOutput(state, token_ids)
+        @classmethod
+        def ppaux_example(cls, device):
+            return cls(torch.rand(3, 5, device=device), torch.arange(3, device=device))
 
-    def from_pp_tensors(self, tensors) -> GoodOutput:
-        return GoodOutput(tensors["scores"], tensors["ids"])
+        def copy_to_host(self, copy_tensor):
+            return Host(copy_tensor(self.scores), copy_tensor(self.ids))
 
-
-class KeyedOutput(GoodOutput):
-    pass
-
-
-class KeyedObserver(GoodObserver):
-    def from_pp_tensors(self, tensors) -> KeyedOutput:
-        return KeyedOutput(tensors["score"], tensors["ids"])
-
-
-class LostOutput(GoodOutput):
-    pass
+        def to_pp_tensors(self):
+            return {"scores": self.scores, "ids": self.ids, "empty": self.ids[:0]}
+    """,
+    observer_class("GoodObserver", "GoodOutput", "GoodOutput(state, token_ids)",
+                   'return GoodOutput(tensors["scores"], tensors["ids"])'),
+    """
+    class KeyedOutput(GoodOutput):
+        pass
 
 
-class NoRebuildObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> LostOutput:
-        return LostOutput(state, token_ids)
+    class KeyedObserver(GoodObserver):
+        def from_pp_tensors(self, tensors) -> KeyedOutput:
+            return KeyedOutput(tensors["score"], tensors["ids"])
 
 
-class HungOutput(GoodOutput):
-    pass
+    class LostOutput(GoodOutput):
+        pass
+    """,
+    observer_class("NoRebuildObserver", "LostOutput", "LostOutput(state, token_ids)", None),
+    """
+    class HungOutput(GoodOutput):
+        pass
 
 
-class HangingObserver(GoodObserver):
-    def from_pp_tensors(self, tensors) -> HungOutput:
-        time.sleep(600)
+    class HangingObserver(GoodObserver):
+        def from_pp_tensors(self, tensors) -> HungOutput:
+            time.sleep(600)
 
 
-class CrashedOutput(GoodOutput):
-    pass
+    class CrashedOutput(GoodOutput):
+        pass
 
 
-class CrashingObserver(GoodObserver):
-    def from_pp_tensors(self, tensors) -> CrashedOutput:
-        os._exit(5)
-'''
+    class CrashingObserver(GoodObserver):
+        def from_pp_tensors(self, tensors) -> CrashedOutput:
+            os._exit(5)
+    """,
+)
 
 EXPECTED = {
     "GoodOutput": ("pass", "3 tensors and the host copy survived the round trip through plug.m.GoodObserver"),

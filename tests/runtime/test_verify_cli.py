@@ -13,374 +13,174 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import observer_class, output_class, plain_output, plugin_module
+
 pytest.importorskip("torch")
 
-PAIRS = '''
-from __future__ import annotations
+PAIRS = plugin_module(
+    """
+    from __future__ import annotations
 
-import os
-import signal
-import time
-from dataclasses import dataclass
-from typing import Optional
+    import os
+    import signal
+    import time
+    from dataclasses import dataclass
+    from typing import Optional
+
+    import torch
+
+
+    @dataclass
+    class Host:
+        values: torch.Tensor
+        extras: dict
+
+
+    class GoodOutput:
+        def __init__(self, values, mask):
+            self.values = values
+            self.mask = mask
+
+        @classmethod
+        def ppaux_example(cls, device):
+            return cls(torch.arange(4.0, device=device), torch.tensor([True, False, True, True], device=device))
+
+        def copy_to_host(self, copy_tensor):
+            return Host(copy_tensor(self.values), {"mask": copy_tensor(self.mask)})
+
+        def to_pp_tensors(self):
+            return {"values": self.values, "mask": self.mask}
+    """,
+    observer_class("GoodObserver", "GoodOutput", "GoodOutput(state, token_ids > 0)",
+                   'return GoodOutput(tensors["values"], tensors["mask"])'),
+    output_class("NoSendOutput", send=None),
+    observer_class("NoSendObserver", "NoSendOutput", "NoSendOutput(state)", 'return NoSendOutput(tensors["values"])'),
+    output_class("OrphanOutput"),
+    observer_class("NoRebuildObserver", "OrphanOutput", "OrphanOutput(state)", None),
+    output_class("KeyedOutput", ("scores: torch.Tensor",), "copy_tensor(self.scores)", '{"scores": self.scores}'),
+    observer_class("KeyedObserver", "KeyedOutput", "KeyedOutput(state)", 'return KeyedOutput(tensors["score"])'),
+    output_class("SwapOutput", ("first: torch.Tensor", "second: torch.Tensor"),
+                 "(copy_tensor(self.first), copy_tensor(self.second))", '{"first": self.first, "second": self.second}'),
+    observer_class("SwapObserver", "SwapOutput", "SwapOutput(state, token_ids)",
+                   'return SwapOutput(tensors["second"], tensors["first"])'),
+    output_class("SynthOutput",
+                 ("logits: torch.Tensor", "token_ids: torch.Tensor", "temperature: float",
+                  "label: Optional[str] = None"),
+                 '{"logits": copy_tensor(self.logits), "ids": [copy_tensor(self.token_ids)]}',
+                 '{"logits": self.logits, "token_ids": self.token_ids}'),
+    """
+    class SynthObserver:
+        def __init__(self, temperature: float = 1.0):
+            self.temperature = temperature
+
+        def is_active(self, sampling_info):
+            return True
+
+        def after_sample(self, state, token_ids) -> SynthOutput:
+            return SynthOutput(state, token_ids, self.temperature)
+
+        def from_pp_tensors(self, tensors) -> SynthOutput:
+            return SynthOutput(tensors["logits"], tensors["token_ids"], self.temperature)
+
+
+    @dataclass
+    class BrokenExampleOutput:
+        values: torch.Tensor
+
+        @classmethod
+        def ppaux_example(cls, device):
+            raise ValueError("needs a model config")
+
+        def copy_to_host(self, copy_tensor):
+            return copy_tensor(self.values)
+
+        def to_pp_tensors(self):
+            return {"values": self.values}
+
+
+    class PickyOutput:
+        def __init__(self, values: torch.Tensor):
+            if values.dim() != 1:
+                raise ValueError("values must be 1-D")
+            self.values = values
+
+        def copy_to_host(self, copy_tensor):
+            return copy_tensor(self.values)
+
+        def to_pp_tensors(self):
+            return {"values": self.values}
+
+
+    class Handle:
+        pass
+
+
+    class FactoryOutput:
+        def __init__(self, handle: Handle, values: torch.Tensor):
+            self.handle = handle
+            self.values = values
+
+        def copy_to_host(self, copy_tensor):
+            return copy_tensor(self.values)
+
+        def to_pp_tensors(self):
+            return {"values": self.values}
+    """,
+    observer_class("FactoryObserver", "FactoryOutput", "FactoryOutput(Handle(), state)",
+                   'return FactoryOutput(Handle(), tensors["values"])'),
+    """
+    class OpaqueOutput:
+        def __init__(self, handle: Handle):
+            self.handle = handle
 
-import torch
-
-
-@dataclass
-class Host:
-    values: torch.Tensor
-    extras: dict
-
-
-class GoodOutput:
-    def __init__(self, values, mask):
-        self.values = values
-        self.mask = mask
-
-    @classmethod
-    def ppaux_example(cls, device):
-        return cls(torch.arange(4.0, device=device), torch.tensor([True, False, True, True], device=device))
-
-    def copy_to_host(self, copy_tensor):
-        return Host(copy_tensor(self.values), {"mask": copy_tensor(self.mask)})
-
-    def to_pp_tensors(self):
-        return {"values": self.values, "mask": self.mask}
-
-
-class GoodObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> GoodOutput:
-        return GoodOutput(state, token_ids > 0)
-
-    def from_pp_tensors(self, tensors) -> GoodOutput:
-        return GoodOutput(tensors["values"], tensors["mask"])
-
-
-@dataclass
-class NoSendOutput:
-    values: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-
-class NoSendObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> NoSendOutput:
-        return NoSendOutput(state)
-
-    def from_pp_tensors(self, tensors) -> NoSendOutput:
-        return NoSendOutput(tensors["values"])
-
-
-@dataclass
-class OrphanOutput:
-    values: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        return {"values": self.values}
-
-
-class NoRebuildObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> OrphanOutput:
-        return OrphanOutput(state)
-
-
-@dataclass
-class KeyedOutput:
-    scores: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.scores)
-
-    def to_pp_tensors(self):
-        return {"scores": self.scores}
-
-
-class KeyedObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> KeyedOutput:
-        return KeyedOutput(state)
-
-    def from_pp_tensors(self, tensors) -> KeyedOutput:
-        return KeyedOutput(tensors["score"])
-
-
-@dataclass
-class SwapOutput:
-    first: torch.Tensor
-    second: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return (copy_tensor(self.first), copy_tensor(self.second))
-
-    def to_pp_tensors(self):
-        return {"first": self.first, "second": self.second}
-
-
-class SwapObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> SwapOutput:
-        return SwapOutput(state, token_ids)
-
-    def from_pp_tensors(self, tensors) -> SwapOutput:
-        return SwapOutput(tensors["second"], tensors["first"])
-
-
-@dataclass
-class SynthOutput:
-    logits: torch.Tensor
-    token_ids: torch.Tensor
-    temperature: float
-    label: Optional[str] = None
-
-    def copy_to_host(self, copy_tensor):
-        return {"logits": copy_tensor(self.logits), "ids": [copy_tensor(self.token_ids)]}
-
-    def to_pp_tensors(self):
-        return {"logits": self.logits, "token_ids": self.token_ids}
-
-
-class SynthObserver:
-    def __init__(self, temperature: float = 1.0):
-        self.temperature = temperature
-
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> SynthOutput:
-        return SynthOutput(state, token_ids, self.temperature)
-
-    def from_pp_tensors(self, tensors) -> SynthOutput:
-        return SynthOutput(tensors["logits"], tensors["token_ids"], self.temperature)
-
-
-@dataclass
-class BrokenExampleOutput:
-    values: torch.Tensor
-
-    @classmethod
-    def ppaux_example(cls, device):
-        raise ValueError("needs a model config")
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        return {"values": self.values}
-
-
-class PickyOutput:
-    def __init__(self, values: torch.Tensor):
-        if values.dim() != 1:
-            raise ValueError("values must be 1-D")
-        self.values = values
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        return {"values": self.values}
-
-
-class Handle:
-    pass
-
-
-class FactoryOutput:
-    def __init__(self, handle: Handle, values: torch.Tensor):
-        self.handle = handle
-        self.values = values
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        return {"values": self.values}
-
-
-class FactoryObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> FactoryOutput:
-        return FactoryOutput(Handle(), state)
-
-    def from_pp_tensors(self, tensors) -> FactoryOutput:
-        return FactoryOutput(Handle(), tensors["values"])
-
-
-class OpaqueOutput:
-    def __init__(self, handle: Handle):
-        self.handle = handle
-
-    def copy_to_host(self, copy_tensor):
-        return None
-
-    def to_pp_tensors(self):
-        return {"x": torch.zeros(1)}
-
-
-class HangOutput:
-    def copy_to_host(self, copy_tensor):
-        return None
-
-    def to_pp_tensors(self):
-        time.sleep(600)
-
-
-class ExitOutput:
-    def copy_to_host(self, copy_tensor):
-        return None
-
-    def to_pp_tensors(self):
-        os._exit(3)
-
-
-@dataclass
-class KilledOutput:
-    values: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        return {"values": self.values}
-
-
-class KillerObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> KilledOutput:
-        return KilledOutput(state)
-
-    def from_pp_tensors(self, tensors) -> KilledOutput:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-class OomOutput:
-    @classmethod
-    def ppaux_example(cls, device):
-        return cls()
-
-    def copy_to_host(self, copy_tensor):
-        return None
-
-    def to_pp_tensors(self):
-        raise MemoryError("CUDA out of memory (simulated)")
-
-
-@dataclass
-class ChattyOutput:
-    values: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        print("copying", flush=True)
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        print("sending", flush=True)
-        return {"values": self.values}
-
-
-class ChattyObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> ChattyOutput:
-        return ChattyOutput(state)
-
-    def from_pp_tensors(self, tensors) -> ChattyOutput:
-        print("rebuilding", flush=True)
-        return ChattyOutput(tensors["values"])
-
-
-@dataclass
-class StridedOutput:
-    values: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        return {"values": self.values.t()}
-
-
-class StridedObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> StridedOutput:
-        return StridedOutput(state)
-
-    def from_pp_tensors(self, tensors) -> StridedOutput:
-        return StridedOutput(tensors["values"].t())
-
-
-class LonelyObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids):
-        return None
-
-    def from_pp_tensors(self, tensors):
-        return tensors
-
-
-@dataclass
-class OverrideOutput:
-    values: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return copy_tensor(self.values)
-
-    def to_pp_tensors(self):
-        return {"values": self.values}
-
-
-def _rebuild(tensors):
-    return OverrideOutput(tensors["values"])
-
-
-class OverrideObserver:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids):
-        return None
-
-    def from_pp_tensors(self, tensors):
-        return _rebuild(tensors)
-
-
-def make_local():
-    class LocalOutput:
         def copy_to_host(self, copy_tensor):
             return None
 
         def to_pp_tensors(self):
             return {"x": torch.zeros(1)}
+    """,
+    plain_output("HangOutput", "time.sleep(600)"),
+    plain_output("ExitOutput", "os._exit(3)"),
+    output_class("KilledOutput"),
+    observer_class("KillerObserver", "KilledOutput", "KilledOutput(state)", "os.kill(os.getpid(), signal.SIGKILL)"),
+    plain_output("OomOutput", 'raise MemoryError("CUDA out of memory (simulated)")', example=True),
+    """
+    @dataclass
+    class ChattyOutput:
+        values: torch.Tensor
 
-    return LocalOutput
-'''
+        def copy_to_host(self, copy_tensor):
+            print("copying", flush=True)
+            return copy_tensor(self.values)
+
+        def to_pp_tensors(self):
+            print("sending", flush=True)
+            return {"values": self.values}
+    """,
+    observer_class("ChattyObserver", "ChattyOutput", "ChattyOutput(state)",
+                   'print("rebuilding", flush=True)\nreturn ChattyOutput(tensors["values"])'),
+    output_class("StridedOutput", send='{"values": self.values.t()}'),
+    observer_class("StridedObserver", "StridedOutput", "StridedOutput(state)",
+                   'return StridedOutput(tensors["values"].t())'),
+    observer_class("LonelyObserver", "", "None", "return tensors"),
+    output_class("OverrideOutput"),
+    """
+    def _rebuild(tensors):
+        return OverrideOutput(tensors["values"])
+    """,
+    observer_class("OverrideObserver", "", "None", "return _rebuild(tensors)"),
+    """
+    def make_local():
+        class LocalOutput:
+            def copy_to_host(self, copy_tensor):
+                return None
+
+            def to_pp_tensors(self):
+                return {"x": torch.zeros(1)}
+
+        return LocalOutput
+    """,
+)
 
 FACTORIES = '''
 import torch
@@ -533,78 +333,50 @@ def test_prints_in_project_code_do_not_disturb_the_run(zoo):
     assert rows[Z + "ChattyOutput"]["status"] == "pass"
 
 
-STRICT_PAIRS = '''
-import torch
+STRICT_PAIRS = plugin_module(
+    "import torch",
+    plain_output("Out", 'return {"x": torch.ones(3)}', example=True),
+    observer_class("Obs", "Out", "Out()", "return Out()"),
+    observer_class("Lonely", "", "None", "return tensors"),
+)
 
 
-class Out:
-    @classmethod
-    def ppaux_example(cls, device):
-        return cls()
-
-    def copy_to_host(self, copy_tensor):
-        return None
-
-    def to_pp_tensors(self):
-        return {"x": torch.ones(3)}
-
-
-class Obs:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids) -> Out:
-        return Out()
-
-    def from_pp_tensors(self, tensors) -> Out:
-        return Out()
-
-
-class Lonely:
-    def is_active(self, sampling_info):
-        return True
-
-    def after_sample(self, state, token_ids):
-        return None
-
-    def from_pp_tensors(self, tensors):
-        return tensors
-'''
-
-
-def test_skips_pass_unless_strict(project, run_cli):
+@pytest.fixture
+def plug(project):
+    """A small project: a pair that passes and an observer with nothing to rebuild (a skip)."""
     project.package("plug", {"m": STRICT_PAIRS})
-    relaxed = run_cli(str(project.root), "--device", "cpu")
+    return project
+
+
+def test_skips_pass_unless_strict(plug, run_cli):
+    relaxed = run_cli(str(plug.root), "--device", "cpu")
     assert relaxed.exit_code == 0, relaxed.output
     assert "3 classes verified: 2 pass, 1 skip" in relaxed.stdout
-    strict = run_cli(str(project.root), "--device", "cpu", "--strict", "--output-format", "json")
+    strict = run_cli(str(plug.root), "--device", "cpu", "--strict", "--output-format", "json")
     assert strict.exit_code == 1
     assert [row["status"] for row in json.loads(strict.stdout)] == ["skip", "pass", "pass"]
 
 
 @pytest.mark.parametrize("device", ["cuda:99", "tpu", "cuda:x"])
-def test_a_device_that_does_not_exist_is_a_usage_error(project, run_cli, device):
-    project.package("plug", {"m": STRICT_PAIRS})
-    result = run_cli(str(project.root), "--device", device)
+def test_a_device_that_does_not_exist_is_a_usage_error(plug, run_cli, device):
+    result = run_cli(str(plug.root), "--device", device)
     assert result.exit_code == 2
     assert result.stderr.startswith("ppaux-lint: error: --device:")
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_a_per_class_device_that_does_not_exist_is_a_usage_error(project, run_cli):
-    project.write("pyproject.toml", '[tool.ppaux-lint.verify.devices]\n"plug.m.Out" = "cuda:99"\n')
-    project.package("plug", {"m": STRICT_PAIRS})
-    result = run_cli(str(project.root), "--device", "cpu")
+@pytest.mark.parametrize("config, message", [
+    pytest.param('[tool.ppaux-lint.verify.devices]\n"plug.m.Out" = "cuda:99"\n',
+                 "'tool.ppaux-lint.verify.devices.plug.m.Out': device 'cuda:99' does not exist",
+                 id="per-class-device-that-does-not-exist"),
+    pytest.param('[tool.ppaux-lint.verify.examples]\n"plug.m.Out" = "plug.m.make"\n',
+                 "'tool.ppaux-lint.verify.examples.plug.m.Out'", id="malformed-example-factory"),
+])
+def test_a_bad_verify_setting_is_a_usage_error(plug, run_cli, config, message):
+    plug.write("pyproject.toml", config)
+    result = run_cli(str(plug.root), "--device", "cpu")
     assert result.exit_code == 2
-    assert "'tool.ppaux-lint.verify.devices.plug.m.Out': device 'cuda:99' does not exist" in result.stderr
-
-
-def test_a_malformed_example_factory_is_a_usage_error(project, run_cli):
-    project.write("pyproject.toml", '[tool.ppaux-lint.verify.examples]\n"plug.m.Out" = "plug.m.make"\n')
-    project.package("plug", {"m": STRICT_PAIRS})
-    result = run_cli(str(project.root), "--device", "cpu")
-    assert result.exit_code == 2
-    assert "'tool.ppaux-lint.verify.examples.plug.m.Out'" in result.stderr
+    assert message in result.stderr
 
 
 def test_a_missing_path_is_a_usage_error(tmp_path, run_cli):
@@ -613,9 +385,8 @@ def test_a_missing_path_is_a_usage_error(tmp_path, run_cli):
     assert "Traceback" not in result.output
 
 
-def test_an_unwritable_junit_path_is_a_usage_error(project, run_cli):
-    project.package("plug", {"m": STRICT_PAIRS})
-    result = run_cli(str(project.root), "--device", "cpu", "--junit-xml", str(project.root / "no" / "dir.xml"))
+def test_an_unwritable_junit_path_is_a_usage_error(plug, run_cli):
+    result = run_cli(str(plug.root), "--device", "cpu", "--junit-xml", str(plug.root / "no" / "dir.xml"))
     assert result.exit_code == 2
     assert "--junit-xml" in result.stderr
 

@@ -1,0 +1,214 @@
+"""Turning plans into edits, and edits into files: ``--fix`` and ``--diff``.
+
+Each plan is materialized on its own and turned into line edits, so that fixes to one file can be combined:
+those that do not overlap go in together, an overlapping one waits for the next round, after the project is
+re-analysed (as ruff does). A file whose result would not compile is left as it was.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+
+from ppaux_lint.findings import Edit, Finding
+from ppaux_lint.fixes.codemod import Unfixable, transform
+from ppaux_lint.fixes.plan import Plan, plan_fixes
+from ppaux_lint.fixes.sources import read_source
+
+if TYPE_CHECKING:
+    from ppaux_lint.engine import Analysis
+
+MAX_ROUNDS = 10
+
+
+# -- edits --------------------------------------------------------------------------------------------
+def line_edits(old: str, new: str) -> tuple[Edit, ...]:
+    """The smallest line-level edits turning ``old`` into ``new`` (character offsets into ``old``)."""
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    starts = [0]
+    for line in old_lines:
+        starts.append(starts[-1] + len(line))
+    edits = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            edits.append(Edit(starts[i1], starts[i2], "".join(new_lines[j1:j2])))
+    return tuple(edits)
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    out, cursor = [], 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        out.append(text[cursor:edit.start])
+        out.append(edit.text)
+        cursor = edit.end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def overlaps(a: Edit, b: Edit) -> bool:
+    if a.start == a.end and b.start == b.end:
+        return False  # two insertions at one point: both go in, in order
+    return a.start < b.end and b.start < a.end or (a.start == a.end and b.start < a.start < b.end) or (
+        b.start == b.end and a.start < b.start < a.end)
+
+
+# -- rounds -------------------------------------------------------------------------------------------
+@dataclass
+class FileResult:
+    path: str
+    encoding: str
+    original: str
+    fixed: str
+    applied: list[Finding] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.original != self.fixed
+
+
+@dataclass
+class FixRound:
+    files: dict[str, FileResult]
+    applied: list[Finding]  # findings whose fix went in, with their edits
+    deferred: list[Plan]  # overlapped an applied fix: try again next round
+    failed: list[tuple[Plan, str]]  # could not be materialized (and why)
+
+
+def applicable(plans: Iterable[Plan], unsafe: bool) -> list[Plan]:
+    return [p for p in plans if p.safe or unsafe]
+
+
+def fix_round(plans: Sequence[Plan]) -> FixRound:
+    """Materialize every plan, apply the non-overlapping ones per file (in memory)."""
+    by_path: dict[str, list[Plan]] = {}
+    for plan in plans:
+        by_path.setdefault(plan.path, []).append(plan)
+    files: dict[str, FileResult] = {}
+    applied: list[Finding] = []
+    deferred: list[Plan] = []
+    failed: list[tuple[Plan, str]] = []
+    for path, group in by_path.items():
+        try:
+            text, encoding = read_source(path)
+        except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+            failed.extend((plan, f"cannot read: {exc}") for plan in group)
+            continue
+        accepted: list[tuple[Plan, tuple[Edit, ...]]] = []
+        taken: list[Edit] = []
+        for plan in sorted(group, key=lambda p: p.finding.sort_key):
+            try:
+                edits = line_edits(text, transform([plan], text))
+            except Unfixable as exc:
+                failed.append((plan, str(exc)))
+                continue
+            except Exception as exc:  # noqa: BLE001 - a fix must never take the run down
+                failed.append((plan, f"{type(exc).__name__}: {exc}"))
+                continue
+            if not edits:
+                continue
+            if any(edits == other for _, other in accepted):
+                accepted.append((plan, ()))  # the same change again (one def near-missed by two classes)
+                continue
+            if any(overlaps(e, t) for e in edits for t in taken):
+                deferred.append(plan)
+                continue
+            accepted.append((plan, edits))
+            taken.extend(edits)
+        if not accepted:
+            continue
+        fixed = apply_edits(text, taken)
+        try:
+            compile(fixed, path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            failed.extend((plan, f"the fix would not compile: {exc.msg} (line {exc.lineno})")
+                          for plan, _ in accepted)
+            continue
+        result = FileResult(path, encoding, text, fixed)
+        for plan, edits in accepted:
+            finding = replace(plan.finding, fix=replace(plan.fix, edits=edits))
+            result.applied.append(finding)
+            applied.append(finding)
+        files[path] = result
+    return FixRound(files, applied, deferred, failed)
+
+
+# -- output -------------------------------------------------------------------------------------------
+def write(result: FileResult) -> None:
+    with open(result.path, "w", encoding=result.encoding, newline="") as handle:
+        handle.write(result.fixed)
+
+
+def unified_diff(results: Iterable[FileResult]) -> str:
+    from ppaux_lint.report.paths import display_path
+
+    chunks = []
+    for result in sorted(results, key=lambda r: r.path):
+        if not result.changed:
+            continue
+        name = display_path(result.path)
+        old = result.original.splitlines(keepends=True)
+        new = result.fixed.splitlines(keepends=True)
+        for line in difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}"):
+            chunks.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(chunks)
+
+
+def report_failures(failed: Sequence[tuple[Plan, str]], stream=None) -> None:
+    stream = stream or sys.stderr
+    from ppaux_lint.report.paths import display_path
+
+    for plan, why in failed:
+        stream.write(f"ppaux-lint: warning: could not fix {plan.finding.code} in "
+                     f"{display_path(plan.path)}:{plan.finding.span.line}: {why}\n")
+
+
+# -- commands -----------------------------------------------------------------------------------------
+@dataclass
+class FixOutcome:
+    fixed: list[Finding]  # every finding whose fix was applied, over all rounds
+    analysis: "Analysis"  # the analysis after the last write: what remains
+    written: list[str]
+    failed: list[tuple[Plan, str]]
+    rounds: int
+
+
+def fix_project(analysis: "Analysis", reanalyze: Callable[[], "Analysis"], unsafe: bool = False,
+                max_rounds: int = MAX_ROUNDS) -> FixOutcome:
+    """``--fix``: apply, write, re-analyse, until nothing applicable is left (or ``max_rounds``)."""
+    fixed: list[Finding] = []
+    written: list[str] = []
+    failed: list[tuple[Plan, str]] = []
+    attempted: set[tuple] = set()
+    rounds = 0
+    while rounds < max_rounds:
+        plans = [p for p in applicable(plan_fixes(analysis), unsafe) if _key(p.finding) not in attempted]
+        if not plans:
+            break
+        rounds += 1
+        result = fix_round(plans)
+        failed.extend(result.failed)
+        attempted.update(_key(p.finding) for p, _ in result.failed)
+        if not result.files:
+            break
+        for file in result.files.values():
+            write(file)
+            if file.path not in written:
+                written.append(file.path)
+        fixed.extend(result.applied)
+        attempted.update(_key(f) for f in result.applied)
+        analysis = reanalyze()  # deferred fixes, and fixes that an applied one made possible, come next round
+    return FixOutcome(fixed, analysis, written, failed, rounds)
+
+
+def preview(analysis: "Analysis", unsafe: bool = False) -> FixRound:
+    """``--diff``: one round in memory; nothing is written."""
+    return fix_round(applicable(plan_fixes(analysis), unsafe))
+
+
+def _key(finding: Finding) -> tuple:
+    """A finding's identity across re-analyses: not its position, which earlier fixes may have moved."""
+    return (finding.code, finding.path, finding.symbol, finding.message)

@@ -1,0 +1,63 @@
+"""Project files as a fix sees them.
+
+Summaries keep facts, not trees, and a fix has to agree with the bytes it will rewrite; so each file a plan
+looks at is read as stored and parsed once, and classes are found by the name and line their summary gives.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from typing import TYPE_CHECKING, Iterable
+
+from ppaux_lint.fixes.syntax import plain_dotted
+
+if TYPE_CHECKING:
+    from ppaux_lint.index import ProjectIndex
+
+
+def read_source(path: str) -> tuple[str, str]:
+    """The file's text exactly as stored (newlines untranslated) and its encoding."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding), encoding
+
+
+class Sources:
+    """Parsed files of one analysis, and the project classes in them."""
+
+    def __init__(self, index: "ProjectIndex") -> None:
+        self.index = index
+        self._trees: dict[str, tuple[str, ast.Module]] = {}
+
+    def tree(self, path: str) -> ast.Module:
+        if path not in self._trees:
+            text = read_source(path)[0]
+            self._trees[path] = (text, ast.parse(text, filename=path))
+        return self._trees[path][1]
+
+    def text(self, path: str) -> str:
+        self.tree(path)
+        return self._trees[path][0]
+
+    def class_node(self, fqn: str) -> tuple[ast.ClassDef, str, str] | None:
+        """The ast node of a project class, with its file path and module."""
+        summary = self.index.classes.get(fqn)
+        if summary is None:
+            return None
+        module = self.index.class_module[fqn]
+        path = self.index.modules[module].path
+        for node in ast.walk(self.tree(path)):
+            if isinstance(node, ast.ClassDef) and node.name == summary.name and node.lineno == summary.class_line:
+                return node, path, module
+        return None
+
+    def resolves_to(self, module: str, scope: str, node: ast.expr | None, targets: Iterable[str]) -> bool:
+        """Whether ``node`` names one of ``targets`` in ``scope``; an unresolvable name counts as written."""
+        text = plain_dotted(node)
+        if not text:
+            return False
+        resolved = self.index.resolve(module, text, scope)
+        return resolved in targets or (resolved is None and text in targets)

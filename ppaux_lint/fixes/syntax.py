@@ -1,0 +1,164 @@
+"""Facts read off stdlib ``ast`` trees that the planner needs and the summaries do not keep.
+
+Summaries record what the checks need; deciding that a rewrite is safe needs more of the file (every use of
+a name, the exact returned dict, what only type checkers see), so these read the tree itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Sequence
+
+from ppaux_lint.index import FROM_PP, TO_PP
+from ppaux_lint.names import is_near_miss
+from ppaux_lint.summarize import dotted
+
+_TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
+def plain_dotted(node: ast.expr | None) -> str:
+    """``summarize.dotted``, except that a subscript names nothing: to the fixes ``Tensor[...]`` is not the
+    class ``Tensor``, just as a subscripted annotation names no class to the summaries."""
+    if node is None or any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
+        return ""
+    return dotted(node)
+
+
+def is_none(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def intended_name(name: str) -> str | None:
+    """The transport method a near-miss name was meant to be, when exactly one fits."""
+    matches = [target for target in (TO_PP, FROM_PP) if is_near_miss(name, target)]
+    if len(matches) != 1:
+        return None
+    return matches[0]
+
+
+def binds(node: ast.ClassDef, name: str) -> bool:
+    """Whether the class body already binds ``name`` (a rename onto it would shadow or be shadowed)."""
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and statement.name == name:
+            return True
+        targets = (statement.targets if isinstance(statement, ast.Assign)
+                   else [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else [])
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+    return False
+
+
+def other_references(tree: ast.Module, owner: ast.ClassDef, definition: ast.AST, name: str) -> bool:
+    """Whether ``name`` is used anywhere but in ``definition`` itself and ``self.name``/``cls.name`` in ``owner``."""
+    renamed: set[int] = set()
+    for node in _walk_class(owner):
+        if (isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")):
+            renamed.add(id(node))
+    for node in ast.walk(tree):
+        if node is definition:
+            continue
+        if isinstance(node, ast.Attribute) and node.attr == name and id(node) not in renamed:
+            return True
+        if isinstance(node, ast.Name) and node.id == name:
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, ast.alias) and name in (node.name.split(".")[-1], node.asname):
+            return True
+        if isinstance(node, ast.Constant) and node.value == name:
+            return True  # getattr(self, "name") and friends
+    return False
+
+
+def _walk_class(owner: ast.ClassDef) -> Iterable[ast.AST]:
+    """The nodes of a class body, not descending into nested classes (whose ``self`` is another object)."""
+    stack: list[ast.AST] = list(owner.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.ClassDef):
+                stack.append(child)
+
+
+def simple_store(statement: ast.stmt) -> tuple[str | None, str | None]:
+    """``self.attr = param`` (or annotated) -> (attr, param)."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        target, value = statement.target, statement.value
+    else:
+        return None, None
+    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+            and isinstance(value, ast.Name)):
+        return target.attr, value.id
+    return None, None
+
+
+def returns(function: ast.FunctionDef) -> list[ast.Return]:
+    """Every way out of ``function``, counting falling off the end as ``return None``."""
+    out = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            out.append(node)
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.append(child)
+    if not out or not isinstance(function.body[-1], ast.Return):
+        out.append(ast.Return(value=None))  # may fall off the end
+    return out
+
+
+def returned_mapping(node: ast.Return) -> tuple[tuple[str, str], ...] | None:
+    """``return {"k": self.attr, ...}`` -> (("k", "attr"), ...); anything else -> None."""
+    value = node.value
+    if not isinstance(value, ast.Dict) or not value.keys:
+        return None
+    items = []
+    for key, item in zip(value.keys, value.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value):
+            return None
+        if not (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == "self"):
+            return None
+        items.append((key.value, item.attr))
+    if len({k for k, _ in items}) != len(items):
+        return None
+    return tuple(items)
+
+
+def annotates_returns(node: ast.ClassDef) -> bool:
+    """Whether the class's methods annotate returns, so that a generated one should too."""
+    return any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.returns is not None for d in node.body)
+
+
+def typing_only_names(tree: ast.Module) -> set[str]:
+    """Names bound only inside ``if TYPE_CHECKING:`` at module level (not there at run time)."""
+    typing_only: set[str] = set()
+    runtime: set[str] = set()
+
+    def bound(statements: Sequence[ast.stmt], into: set[str]) -> None:
+        for statement in statements:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                for alias in statement.names:
+                    into.add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                into.add(statement.name)
+            elif isinstance(statement, ast.Assign):
+                into.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+            elif isinstance(statement, ast.If):
+                if plain_dotted(statement.test) in _TYPE_CHECKING:
+                    bound(statement.body, typing_only)
+                    bound(statement.orelse, into)
+                else:
+                    bound(statement.body, into)
+                    bound(statement.orelse, into)
+            elif isinstance(statement, ast.Try):
+                bound(statement.body, into)
+                for handler in statement.handlers:
+                    bound(handler.body, into)
+
+    bound(tree.body, runtime)
+    return typing_only - runtime
