@@ -1,3 +1,17 @@
-from ppaux_lint.cli import main
+"""``python -m ppaux_lint``.
+
+Python puts the working directory first on ``sys.path`` for ``-m``; in a checked
+project that directory may hold a ``click.py`` or ``rich.py``, which the tool
+would then import (and run) in place of its own dependencies. Drop it first,
+as pylint does.
+"""
+
+import os
+import sys
+
+if sys.path and sys.path[0] in ("", os.getcwd()):
+    sys.path.pop(0)
+
+from ppaux_lint.cli import main  # noqa: E402 - must come after the sys.path repair
 
 main()

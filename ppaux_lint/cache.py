@@ -10,9 +10,11 @@ exactly (corrupt, truncated, foreign, another version) is a miss.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -49,14 +51,14 @@ class Cache:
                 marker = self.base / name
                 if not marker.exists():
                     _atomic_write(marker, text.encode())
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a path the OS cannot take (a NUL in cache-dir)
             return False
         self._ready = True
         return True
 
     def get_summary(self, key: str) -> FileSummary | None:
         try:
-            raw = (self.directory / "summaries" / f"{key}.json").read_bytes()
+            raw = read_regular_file(self.directory / "summaries" / f"{key}.json")
             value = codec.decode(json.loads(raw))
         except (OSError, ValueError, RecursionError):
             return None
@@ -69,7 +71,7 @@ class Cache:
 
     def load_scan(self) -> dict[str, Any]:
         try:
-            data = json.loads((self.directory / "scan.json").read_bytes())
+            data = json.loads(read_regular_file(self.directory / "scan.json"))
         except (OSError, ValueError, RecursionError):
             return {}
         return data if isinstance(data, dict) else {}
@@ -77,6 +79,16 @@ class Cache:
     def save_scan(self, data: dict[str, Any]) -> None:
         if self._prepare():
             _atomic_write(self.directory / "scan.json", json.dumps(data, separators=(",", ":")).encode())
+
+
+def read_regular_file(path: str | Path) -> bytes:
+    """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
+    never end; O_NONBLOCK keeps even the open from waiting for a FIFO's writer."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return handle.read()
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -86,7 +86,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         analysis = _guarded(ctx, lambda: analyze(list(paths), options))
     for warning in analysis.discovery.warnings:
         click.echo(f"ppaux-lint: warning: {warning}", err=True)
-    out = click.get_text_stream("stdout")
+    out = sys.stdout
     if show_diff:  # as ruff: the diff only, a count on stderr, exit 1 when something would change
         preview = _guarded(ctx, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
         fixes.report_failures(preview.failed)
@@ -222,7 +222,7 @@ def rule(code: str) -> None:
     if code not in RULES_BY_CODE:
         raise ExitError(f"unknown rule {code!r} (see `ppaux-lint rules`)")
     text = rule_document(code)
-    stream = click.get_text_stream("stdout")
+    stream = sys.stdout
     if stream.isatty():
         from rich.markdown import Markdown
 
@@ -253,7 +253,7 @@ def inventory(ctx: click.Context, paths: tuple[Path, ...], output_format: str, e
     for warning in analysis.discovery.warnings:
         click.echo(f"ppaux-lint: warning: {warning}", err=True)
     data = _guarded(ctx, lambda: inv.build(analysis))
-    out = click.get_text_stream("stdout")
+    out = sys.stdout
     (inv.render_json if output_format == "json" else inv.render_tree)(data, out)
 
 
@@ -281,6 +281,10 @@ cli.add_command(verify)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints escaped, never raises
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     try:
         cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=True)
     except SystemExit:

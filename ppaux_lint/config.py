@@ -9,7 +9,10 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    import pathspec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -102,7 +105,10 @@ def load_config(root: Path, explicit: Path | None = None) -> Config:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    table = data.get("tool", {}).get("ppaux-lint", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: 'tool' must be a table, not {_kind(tool)}")
+    table = tool.get("ppaux-lint", {})
     if path.name != "pyproject.toml" and not table:
         table = data  # a dedicated ppaux-lint.toml holds the settings at its top level
     return parse_config(table, path)
@@ -158,8 +164,25 @@ def _require_table(value: Any, key: str, where: str) -> dict:
 
 def _per_file_ignores(value: Any, where: str) -> dict[str, tuple[str, ...]]:
     table = _require_table(value, "tool.ppaux-lint.per-file-ignores", where)
+    for glob in table:
+        try:
+            compile_globs([glob])
+        except ValueError as exc:
+            raise ConfigError(f"{where}invalid glob {glob!r} in 'tool.ppaux-lint.per-file-ignores': {exc}") from None
     return {glob: _require_strings(codes, f"tool.ppaux-lint.per-file-ignores.{glob}", where)
             for glob, codes in table.items()}
+
+
+def compile_globs(patterns: Sequence[str]) -> "pathspec.PathSpec":
+    """Gitignore-style patterns, as everywhere in the config; a bad one is a ValueError."""
+    import re
+
+    import pathspec
+
+    try:
+        return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    except (re.error, pathspec.patterns.gitwildmatch.GitWildMatchPatternError) as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _protocols(value: Any, where: str) -> Protocols:

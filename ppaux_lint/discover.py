@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 if TYPE_CHECKING:
     import pathspec
 
+from ppaux_lint.cache import read_regular_file
 from ppaux_lint.config import Config
 
 DEFAULT_EXCLUDES = (
@@ -48,7 +50,8 @@ class Discovery:
 def find_root(paths: Sequence[Path], cwd: Path) -> Path:
     """The nearest directory at or above the paths' common ancestor holding pyproject.toml or .git."""
     absolute = [p if p.is_absolute() else cwd / p for p in paths] or [cwd]
-    common = Path(os.path.commonpath([str(p.resolve()) for p in absolute]))
+    # realpath, not Path.resolve(): a symlink loop among the paths must not raise RuntimeError
+    common = Path(os.path.commonpath([os.path.realpath(p) for p in absolute]))
     start = common if common.is_dir() else common.parent
     for directory in (start, *start.parents):
         if any((directory / marker).exists() for marker in ROOT_MARKERS):
@@ -61,8 +64,14 @@ def discover(paths: Sequence[Path], root: Path, config: Config, cli_excludes: Se
     cwd = Path.cwd()
     # As in ruff: ``exclude`` replaces the defaults, ``extend-exclude`` and ``--exclude`` add to them.
     base = config.exclude or DEFAULT_EXCLUDES
+    for patterns, where in ((config.exclude, f"{config.path}: 'tool.ppaux-lint.exclude'"),
+                            (config.extend_exclude, f"{config.path}: 'tool.ppaux-lint.extend-exclude'"),
+                            (tuple(cli_excludes), "--exclude")):
+        bad = _invalid_patterns(p for p in patterns if not _is_bare_name(p))
+        if bad:
+            raise UsageError(f"{where}: invalid pattern {bad[0][0]!r} ({bad[0][1]})")
     excludes = _ExcludeRules(root, base + config.extend_exclude + tuple(cli_excludes))
-    warnings: list[str] = []
+    warnings: list[str] = excludes.warnings
     walker = _Walker(excludes, warnings)
     project = walker.walk(str(root))
     targets: set[str] = set()
@@ -88,9 +97,32 @@ def discover(paths: Sequence[Path], root: Path, config: Config, cli_excludes: Se
         else:
             warnings.append(f"{given}: not a regular file, skipped")
     roots = _source_roots(root)
+    # The project's own files first, then files outside it (excluded ones given explicitly, other trees):
+    # when two files claim one module name, the first is the module (see _duplicate_modules).
+    walked = set(project)
     files = tuple(SourceFile(p, *module_name(p, roots, walker.has_init))
-                  for p in sorted(set(project) | set(explicit) | targets))
+                  for p in [*sorted(walked), *sorted((set(explicit) | targets) - walked)])
+    warnings.extend(_duplicate_modules(files))
     return Discovery(root=root, files=files, targets=frozenset(targets), warnings=tuple(warnings))
+
+
+def _duplicate_modules(files: Sequence[SourceFile]) -> list[str]:
+    """Two files that claim one module name (``pkg/a.py`` and ``src/pkg/a.py``): names resolve to the first,
+    and the other's classes are not checked, whichever files the prefilter happens to read first."""
+    owner: dict[str, str] = {}
+    out = []
+    for f in files:
+        if not f.module:
+            continue
+        if f.module in owner:
+            out.append(f"{f.path}: module {f.module} is already {owner[f.module]}; its classes are not checked")
+        else:
+            owner[f.module] = f.path
+    return out
+
+
+def importable(module: str) -> bool:
+    return bool(module) and all(part.isidentifier() for part in module.split("."))
 
 
 def _is_within(path: str, directory: str) -> bool:
@@ -106,9 +138,11 @@ def _source_roots(root: Path) -> tuple[str, ...]:
 def module_name(path: str, roots: Iterable[str], has_init: dict[str, bool] | None = None) -> tuple[str, bool]:
     """The dotted module name of a file and whether it is a package's ``__init__``.
 
-    The package chain (directories with ``__init__.py``) decides where the
-    module's top is; a file outside any package is named from the nearest
-    source root, which covers namespace packages.
+    Under a source root, the module's top is the outermost directory with an
+    ``__init__.py`` between the root and the file, so namespace portions in the
+    middle (SGLang's ``sglang/srt`` has no ``__init__.py``) keep their place in
+    the name; with no ``__init__.py`` at all, the name is the path from the
+    root. Outside every source root, the package chain alone decides.
     """
     known = has_init if has_init is not None else {}
 
@@ -120,22 +154,22 @@ def module_name(path: str, roots: Iterable[str], has_init: dict[str, bool] | Non
     parent_dir, filename = os.path.split(path)
     stem = filename[:-3] if filename.endswith(".py") else os.path.splitext(filename)[0]
     is_package = filename == "__init__.py"
-    parts = [] if is_package else [stem]
+    source_root = next((r for r in roots if _is_within(parent_dir, r)), None)
+    directories = []  # from the file's directory upwards, stopping below the source root
     directory = parent_dir
-    while is_package_dir(directory):
-        parent = os.path.dirname(directory)
-        if parent == directory:
+    while directory != source_root and os.path.dirname(directory) != directory:
+        directories.append(directory)
+        if source_root is None and not is_package_dir(directory):
+            directories.pop()
             break
-        parts.insert(0, os.path.basename(directory))
-        directory = parent
-    if not parts or directory == parent_dir:
-        for source_root in roots:
-            if _is_within(parent_dir, source_root):
-                relative = os.path.relpath(parent_dir, source_root)
-                parts = [*([] if relative == "." else relative.split(os.sep)), *([] if is_package else [stem])]
-                break
-    if not parts or not all(p.isidentifier() for p in parts):
-        return "", is_package
+        directory = os.path.dirname(directory)
+    if source_root is not None:
+        packages = [d for d in directories if is_package_dir(d)]
+        if packages:
+            directories = directories[: directories.index(packages[-1]) + 1]
+    parts = [os.path.basename(d) for d in reversed(directories)] + ([] if is_package else [stem])
+    # A file like ``run-demo.py`` cannot be imported, but its classes still get checked: its name is kept
+    # (no import can ever spell it, so it cannot collide), and ``importable`` tells verify not to try.
     return ".".join(parts), is_package
 
 
@@ -155,14 +189,20 @@ class _ExcludeRules:
         others = [p for p in patterns if not _is_bare_name(p)]
         self.configured = _spec(others) if others else None
         self.gitignores: list[tuple[str, "pathspec.PathSpec"]] = []
+        self.warnings: list[str] = []
 
     def load_gitignore(self, directory: str) -> None:
-        try:
-            with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()
+        try:  # a FIFO named .gitignore must not block the walk
+            lines = read_regular_file(os.path.join(directory, ".gitignore")).decode("utf-8", "replace").splitlines()
         except OSError:
             return
-        spec = _spec(lines)
+        try:
+            spec = _spec(lines)
+        except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so
+            bad = _invalid_patterns(lines)
+            self.warnings.extend(f"{os.path.join(directory, '.gitignore')}: invalid pattern {line!r} ignored ({why})"
+                                 for line, why in bad)
+            spec = _spec([line for line in lines if line not in {b for b, _ in bad}])
         if spec.patterns:
             self.gitignores.append((directory, spec))
 
@@ -196,6 +236,25 @@ def _spec(lines: Sequence[str]) -> "pathspec.PathSpec":
     import pathspec  # only trees with a .gitignore or path-shaped excludes pay for importing it
 
     return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def _invalid_patterns(patterns: Iterable[str]) -> list[tuple[str, str]]:
+    """The patterns pathspec rejects, with its reason; one compile for the usual case where all are valid."""
+    patterns = list(patterns)
+    if not patterns:
+        return []
+    try:
+        _spec(patterns)
+        return []
+    except (ValueError, re.error):
+        pass
+    bad = []
+    for pattern in patterns:
+        try:
+            _spec([pattern])
+        except (ValueError, re.error) as exc:
+            bad.append((pattern, str(exc)))
+    return bad
 
 
 def _is_bare_name(pattern: str) -> bool:
@@ -241,6 +300,16 @@ class _Walker:
                     if entry.is_symlink() and not os.path.isfile(entry.path):
                         self.warnings.append(f"{entry.path}: broken symlink, skipped")
                         continue
+                    if not _is_regular(entry):  # a FIFO named x.py would block the read forever
+                        self.warnings.append(f"{entry.path}: not a regular file, skipped")
+                        continue
                     found.append(entry.path)
             stack.extend(reversed(subdirectories))
         return found
+
+
+def _is_regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False

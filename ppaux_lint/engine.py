@@ -74,7 +74,8 @@ def analyze(paths: Sequence[str | Path], options: Options = Options(), project: 
     else:
         eager, focus = list(store.summaries.values()), None
     index = ProjectIndex(eager, config.protocols, config.structural, loader=store.load_module,
-                         known_modules=store.by_module, focus=focus)
+                         known_modules=store.by_module, focus=focus,
+                         owners={module: source.path for module, source in store.by_module.items()})
     raw = run_checks(CheckContext(index=index, summaries=tuple(relevant)))
     store.save()
     targets = discovery.targets

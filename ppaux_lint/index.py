@@ -12,7 +12,7 @@ imports or inheritance end the walk instead of the run.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 
 from ppaux_lint.config import Protocols
 from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
@@ -43,10 +43,13 @@ class Member:
 class ProjectIndex:
     def __init__(self, summaries: Iterable[FileSummary], protocols: Protocols, structural: bool = True,
                  loader: Callable[[str], FileSummary | None] | None = None,
-                 known_modules: Iterable[str] = (), focus: Iterable[str] | None = None) -> None:
+                 known_modules: Iterable[str] = (), focus: Iterable[str] | None = None,
+                 owners: Mapping[str, str] | None = None) -> None:
         """``summaries`` are indexed now; the other ``known_modules`` are summarized by ``loader``
         the first time a name resolves through them (the prefilter skipped them). ``focus`` names
-        the classes worth classifying (all indexed ones when None); others are classified on request."""
+        the classes worth classifying (all indexed ones when None); others are classified on request.
+        ``owners`` maps a module name to the path of the file that is that module, when two files
+        claim it: the other is never indexed, so the outcome does not depend on which came first."""
         self.protocols = protocols
         self.structural = structural
         self.modules: dict[str, FileSummary] = {}
@@ -54,6 +57,7 @@ class ProjectIndex:
         self.class_module: dict[str, str] = {}
         self.known: set[str] = set(known_modules)
         self._loader = loader
+        self._owners = owners or {}
         self._attempted: set[str] = set()
         for summary in summaries:
             self._register(summary)
@@ -66,7 +70,7 @@ class ProjectIndex:
         self._roots_pp = frozenset(protocols.pp_output) | frozenset(protocols.pp_observer)
 
     def _register(self, summary: FileSummary) -> None:
-        if not summary.module:
+        if not summary.module or self._owners.get(summary.module, summary.path) != summary.path:
             return
         self.known.add(summary.module)
         self._attempted.add(summary.module)

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import pathspec
-
+from ppaux_lint.config import compile_globs
 from ppaux_lint.findings import Finding
 from ppaux_lint.registry import RULES_BY_CODE
 from ppaux_lint.summary import FileSummary
@@ -56,7 +55,7 @@ class Selection:
 
 def apply(findings: Iterable[Finding], selection: Selection, per_file_ignores: dict[str, tuple[str, ...]],
           root: Path, summaries: dict[str, FileSummary]) -> list[Finding]:
-    specs = [(pathspec.PathSpec.from_lines("gitwildmatch", [glob]), codes) for glob, codes in
+    specs = [(compile_globs([glob]), codes) for glob, codes in
              per_file_ignores.items()]
     kept = []
     for finding in findings:

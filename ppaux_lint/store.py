@@ -10,24 +10,28 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
-from ppaux_lint.cache import Cache, content_key
+from ppaux_lint.cache import Cache, content_key, read_regular_file
 from ppaux_lint.discover import SourceFile
 from ppaux_lint.prefilter import needles
+from ppaux_lint.scan_index import ScanIndex
 from ppaux_lint.summary import FileSummary, ParseError, Span
 
 PARALLEL_MIN_FILES = 48  # below this, starting workers costs more than it saves
 PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
+REGEX_MIN_NEEDLES = 24
 CHUNK_SIZE = 16
+CRASH_REASON = "the parser crashed on this file"
 
 
 class SummaryStore:
     def __init__(self, files: Sequence[SourceFile], cache: Cache | None, config_key: str = "",
-                 jobs: int | None = None) -> None:
+                 jobs: int | None = None, isolate: bool | None = None) -> None:
         self.by_path = {f.path: f for f in files}
         self.by_module: dict[str, SourceFile] = {}
         for f in files:
@@ -36,11 +40,10 @@ class SummaryStore:
         self.cache = cache
         self.config_key = config_key
         self.jobs = jobs or os.cpu_count() or 1
+        self.isolate = isolate if isolate is not None else sys.platform == "linux"
         self.summaries: dict[str, FileSummary] = {}
         self._bytes: dict[str, bytes] = {}
-        scan = cache.load_scan() if cache is not None else {}
-        self._scan_files: dict = scan.get("files", {}) if isinstance(scan.get("files"), dict) else {}
-        self._scan_dirty = False
+        self._scans = ScanIndex(cache.load_scan() if cache is not None else None)
 
     # -- the prefilter's question --------------------------------------------------------------
     def scan(self, files: Iterable[SourceFile], tokens: frozenset[str]) -> list[SourceFile]:
@@ -50,48 +53,37 @@ class SummaryStore:
         cache without being read; the rest are read and searched, in worker processes when many are.
         """
         hits: list[SourceFile] = []
-        todo: list[tuple[SourceFile, os.stat_result, object]] = []
+        todo: list[tuple[SourceFile, os.stat_result]] = []
         for source in files:
             try:
                 stat = os.stat(source.path)
             except OSError:
                 hits.append(source)
                 continue
-            record = self._scan_files.get(source.path)
-            if _valid_record(record, stat) and tokens <= set(record[2]):  # type: ignore[index]
-                if set(record[3]) & tokens:  # type: ignore[index]
-                    hits.append(source)
-            else:
-                todo.append((source, stat, record))
-        paths = [source.path for source, _, _ in todo]
+            known = self._scans.lookup(source.path, stat, tokens)
+            if known is None:
+                todo.append((source, stat))
+            elif known:
+                hits.append(source)
+        paths = [source.path for source, _ in todo]
         if len(paths) >= PARALLEL_MIN_SCAN and self.jobs > 1:
             results = _scan_in_workers(paths, tokens, self.jobs)
         else:
             results = _scan_paths(paths, tokens)
-        for (source, stat, record), (matched, data) in zip(todo, results):
+        for (source, stat), (matched, data) in zip(todo, results):
             if matched is None:
                 hits.append(source)
                 continue
             if matched:
                 hits.append(source)
                 self._bytes[source.path] = data  # it will be summarized next: read it once
-            self._remember(source.path, stat, record, tokens, set(matched))
+            self._scans.remember(source.path, stat, tokens, frozenset(matched))
         return hits
 
-    def _remember(self, path: str, stat: os.stat_result, record: object, tokens: frozenset[str],
-                  matched: set[str]) -> None:
-        scanned = set(tokens)
-        if _valid_record(record, stat):  # the file is unchanged: what older scans found still holds
-            matched |= set(record[3]) - tokens  # type: ignore[index]
-            scanned |= set(record[2])  # type: ignore[index]
-        self._scan_files[path] = [stat.st_mtime_ns, stat.st_size, sorted(scanned), sorted(matched)]
-        self._scan_dirty = True
-
     def save(self) -> None:
-        if self.cache is not None and self._scan_dirty:
-            live = {k: v for k, v in self._scan_files.items() if k in self.by_path}
-            self.cache.save_scan({"files": live})
-            self._scan_dirty = False
+        if self.cache is not None and self._scans.dirty:
+            self.cache.save_scan(self._scans.to_json(self.by_path))
+            self._scans.dirty = False
 
     # -- summaries ---------------------------------------------------------------------------------
     def load_module(self, module: str) -> FileSummary | None:
@@ -118,25 +110,32 @@ class SummaryStore:
                     continue
             cache_key = content_key(data, key, source.module, source.is_package, self.config_key)
             cached = self.cache.get_summary(cache_key) if self.cache is not None else None
-            if cached is not None:
+            if cached is not None and (cached.path, cached.module, cached.is_package) == (
+                    source.path, source.module, source.is_package):  # else a foreign entry: a miss
                 out[key] = self.summaries[key] = cached
             else:
                 misses.append((source, data, cache_key))
         for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses])):
             out[source.path] = self.summaries[source.path] = summary
-            if self.cache is not None:
+            if self.cache is not None and not _is_crash(summary):  # a crash may be transient (OOM kill)
                 self.cache.put_summary(cache_key, summary)
         return out
 
     def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
-        if len(work) < PARALLEL_MIN_FILES or self.jobs < 2:
+        """Parse outside this process where forking is cheap, so that a parser crash on one hostile
+        file becomes that file's PPA000 instead of the end of the run; in parallel when there is
+        enough work to share."""
+        if not work:
+            return []
+        if not self.isolate:
             return [_summarize_one(item) for item in work]
-        return _parse_in_workers(work, self.jobs)
+        workers = self.jobs if len(work) >= PARALLEL_MIN_FILES else 1
+        return _parse_in_workers(work, workers)
 
 
 def _scan_paths(paths: Sequence[str], tokens: frozenset[str]) -> list[tuple[list[str] | None, bytes]]:
     """For each file, the tokens it contains (None if unreadable) and, when it has any, its bytes."""
-    search = needles(tokens)
+    contains_any = _searcher(needles(tokens))
     encoded = [(t, t.encode("utf-8")) for t in tokens]
     out: list[tuple[list[str] | None, bytes]] = []
     for path in paths:
@@ -145,11 +144,20 @@ def _scan_paths(paths: Sequence[str], tokens: frozenset[str]) -> list[tuple[list
         except OSError:
             out.append((None, b""))
             continue
-        if any(needle in data for needle in search):
+        if contains_any(data):
             out.append(([t for t, raw in encoded if raw in data], data))
         else:
             out.append(([], b""))
     return out
+
+
+def _searcher(search: tuple[bytes, ...]) -> Callable[[bytes], bool]:
+    """``in`` per needle is fastest for a few needles; past a couple of dozen (the later rounds of a
+    fixpoint over a deep hierarchy add many class names) one regex pass wins by an order of magnitude."""
+    if len(search) <= REGEX_MIN_NEEDLES:
+        return lambda data: any(needle in data for needle in search)
+    pattern = re.compile(b"|".join(re.escape(n) for n in sorted(search, key=len, reverse=True)))
+    return lambda data: pattern.search(data) is not None
 
 
 def _scan_in_workers(paths: list[str], tokens: frozenset[str], jobs: int) -> list[tuple[list[str] | None, bytes]]:
@@ -164,13 +172,8 @@ def _scan_in_workers(paths: list[str], tokens: frozenset[str], jobs: int) -> lis
 
 
 def _read(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _valid_record(record: object, stat: os.stat_result) -> bool:
-    return (isinstance(record, list) and len(record) == 4 and record[0] == stat.st_mtime_ns
-            and record[1] == stat.st_size and isinstance(record[2], list) and isinstance(record[3], list))
+    """A regular file's bytes: a FIFO swapped in after discovery is an OSError, not a read that never ends."""
+    return read_regular_file(path)
 
 
 def _unreadable(source: SourceFile, exc: OSError) -> FileSummary:
@@ -182,7 +185,12 @@ def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
     from ppaux_lint.summarize import summarize_source
 
     source, data = item
-    return summarize_source(data, source.path, source.module, source.is_package)
+    try:
+        return summarize_source(data, source.path, source.module, source.is_package)
+    except Exception as exc:  # noqa: BLE001 - one file's surprise must not end the run: it becomes its PPA000
+        return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
+                           error=ParseError(f"internal error while summarizing: {type(exc).__name__}: {exc}",
+                                            Span(1, 1, 1, 1)))
 
 
 def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
@@ -196,7 +204,8 @@ def _context() -> multiprocessing.context.BaseContext:
 def _parse_in_workers(work: list[tuple[SourceFile, bytes]], jobs: int) -> list[FileSummary]:
     """Parse in worker processes; a chunk whose worker dies is redone file by file, each alone,
     so the one file that crashes the parser becomes a PPA000 and the others still get summaries."""
-    chunks = [work[i:i + CHUNK_SIZE] for i in range(0, len(work), CHUNK_SIZE)]
+    size = CHUNK_SIZE if jobs > 1 else len(work)
+    chunks = [work[i:i + size] for i in range(0, len(work), size)]
     results: list[list[FileSummary] | None] = [None] * len(chunks)
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=_context()) as pool:
         futures = [pool.submit(_summarize_chunk, chunk) for chunk in chunks]
@@ -205,6 +214,8 @@ def _parse_in_workers(work: list[tuple[SourceFile, bytes]], jobs: int) -> list[F
                 results[i] = future.result()
             except BrokenProcessPool:
                 break
+            except Exception:  # noqa: BLE001 - e.g. a result that cannot be sent back: redo the chunk file by file
+                continue
     out: list[FileSummary] = []
     for chunk, result in zip(chunks, results):
         out.extend(result if result is not None else [isolated_summary(item) for item in chunk])
@@ -235,7 +246,11 @@ def isolated_summary(item: tuple[SourceFile, bytes], timeout: float = 60.0) -> F
     how = f"was killed by signal {-code}" if code is not None and code < 0 else (
         "timed out" if code is None else f"exited with code {code}")
     return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
-                       error=ParseError(f"the parser crashed on this file (its process {how})", Span(1, 1, 1, 1)))
+                       error=ParseError(f"{CRASH_REASON} (its process {how})", Span(1, 1, 1, 1)))
+
+
+def _is_crash(summary: FileSummary) -> bool:
+    return summary.error is not None and summary.error.reason.startswith(CRASH_REASON)
 
 
 def _child(item: tuple[SourceFile, bytes], sender) -> None:

@@ -17,6 +17,7 @@ import ast
 import io
 import re
 import tokenize
+import warnings
 from typing import Iterator, Sequence
 
 from ppaux_lint.names import TRANSPORT_METHODS, is_near_miss
@@ -69,8 +70,10 @@ _DETAILED = frozenset({*TRANSPORT_METHODS, "after_sample"})
 def summarize_source(source: bytes, path: str, module: str, is_package: bool) -> FileSummary:
     """Summarize one file's bytes; undecodable or unparsable input becomes a summary carrying the error."""
     try:
-        text = _decode(source)
-        tree = ast.parse(source, filename=path, type_comments=False)
+        with warnings.catch_warnings():  # the checked code's SyntaxWarnings (and its codecs' warnings) are
+            warnings.simplefilter("ignore")  # not ours to print; under PYTHONWARNINGS=error they would fail it
+            text = _decode(source)
+            tree = ast.parse(source, filename=path, type_comments=False)
     except _Unreadable as exc:
         return _with_error(path, module, is_package, exc.error)
     except SyntaxError as exc:
@@ -81,9 +84,13 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
     except (RecursionError, MemoryError):
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested for the Python parser", Span(1, 1, 1, 1)))
+    except ValueError as exc:  # what some Python versions raise instead of SyntaxError
+        return _with_error(path, module, is_package, ParseError(f"cannot parse: {exc}", Span(1, 1, 1, 1)))
     collector = _Collector(module, is_package, _Positions(text))
     try:
-        collector.walk(tree, deep=PP_KEY_PREFIX in text or any(name in text for name in HELPER_NAMES))
+        with warnings.catch_warnings():  # string annotations are parsed too
+            warnings.simplefilter("ignore")
+            collector.walk(tree, deep=PP_KEY_PREFIX in text or any(name in text for name in HELPER_NAMES))
     except RecursionError:
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
@@ -128,6 +135,8 @@ def _decode(source: bytes) -> str:
         line = source.count(b"\n", 0, exc.start) + 1
         raise _Unreadable(ParseError(f"cannot decode as {exc.encoding}: {exc.reason} at byte {exc.start}",
                                      Span(line, 1, line, 1))) from None
+    except UnicodeError as exc:  # codecs such as punycode or "undefined" raise the base class
+        raise _Unreadable(ParseError(f"cannot decode: {exc}", Span(1, 1, 1, 1))) from None
 
 
 def _noqa_lines(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
@@ -561,7 +570,7 @@ def _annotation_target(node: ast.expr | None) -> tuple[str, bool]:
     if text is not None:
         try:
             node = ast.parse(text, mode="eval").body
-        except SyntaxError:
+        except (SyntaxError, ValueError):  # ValueError: a NUL in the string, on Python 3.10
             return "", False
     if _is_none(node):
         return "", True

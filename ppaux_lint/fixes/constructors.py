@@ -9,6 +9,7 @@ MRO, so this does too, and reads dataclass fields as ``dataclasses`` collects th
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -72,7 +73,9 @@ class Constructors:
     def _is_tensor(self, annotation: ast.expr | None, module: str, scope: str) -> bool:
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
             try:
-                annotation = ast.parse(annotation.value, mode="eval").body
+                with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
+                    warnings.simplefilter("ignore")
+                    annotation = ast.parse(annotation.value, mode="eval").body
             except SyntaxError:
                 return False
         return self.sources.resolves_to(module, scope, annotation, {TENSOR})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+import warnings
 from typing import TYPE_CHECKING, Iterable
 
 from ppaux_lint.fixes.syntax import plain_dotted
@@ -35,7 +36,9 @@ class Sources:
     def tree(self, path: str) -> ast.Module:
         if path not in self._trees:
             text = read_source(path)[0]
-            self._trees[path] = (text, ast.parse(text, filename=path))
+            with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
+                warnings.simplefilter("ignore")
+                self._trees[path] = (text, ast.parse(text, filename=path))
         return self._trees[path][1]
 
     def text(self, path: str) -> str:

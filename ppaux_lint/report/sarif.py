@@ -162,7 +162,8 @@ def _relative_uri(path: str, root: Path) -> str:
 def _quote(part: str) -> str:
     from urllib.parse import quote
 
-    return quote(part, safe="!$&'()*+,;=:@-._~")
+    # A file name that is not UTF-8 percent-encodes its original bytes, as a file URI should.
+    return quote(part, safe="!$&'()*+,;=:@-._~", errors="surrogateescape")
 
 
 _NUMBERS = re.compile(r"\b(?:line|lines|column|col)\s+\d+\b|:\d+(?::\d+)?\b|\(\s*line\s+\d+\s*\)", re.I)
@@ -175,4 +176,4 @@ def normalized_message(message: str) -> str:
 
 def _identity(f: Finding, uri: str) -> str:
     text = "\0".join((f.code, uri, f.symbol, normalized_message(f.message)))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ppaux_lint.discover import importable
+
 OUTPUT = "output"
 OBSERVER = "observer"
 
@@ -177,6 +179,6 @@ def _unimportable(info: Any) -> str:
     qualname = info.summary.qualname
     if "<locals>" in qualname.split("."):
         return f"defined inside a function ({qualname}), so it cannot be imported"
-    if not info.module:
-        return f"in a file outside any importable package ({info.path}), so it cannot be imported"
+    if not importable(info.module):
+        return f"in a file whose path is not an importable module ({info.path}), so it cannot be imported"
     return ""

@@ -1,0 +1,72 @@
+"""What earlier runs learned from scanning each file's bytes, so unchanged files need not be read again.
+
+A file is known by its path, mtime and size (as ruff's cache knows it). Its
+entry says which tokens it was searched for and which it contains. The token
+sets are shared by many files (every file scanned in the same fixpoint round
+was searched for the same tokens), so each distinct set is stored once and
+entries point at it: the index grows with files plus rounds, not files times
+tokens.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+class ScanIndex:
+    def __init__(self, data: Any = None) -> None:
+        self._sets: list[frozenset[str]] = []
+        self._set_ids: dict[frozenset[str], int] = {}
+        self._files: dict[str, tuple[int, int, int, frozenset[str]]] = {}
+        self.dirty = False
+        self._load(data)
+
+    def _load(self, data: Any) -> None:
+        """Take what is well-formed; anything else (corrupt, foreign, truncated) is simply not known."""
+        if not isinstance(data, dict):
+            return
+        sets, files = data.get("sets"), data.get("files")
+        if not isinstance(sets, list) or not isinstance(files, dict):
+            return
+        for tokens in sets:
+            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+                return
+        for tokens in sets:
+            self._intern(frozenset(tokens))
+        for path, entry in files.items():
+            if (isinstance(entry, list) and len(entry) == 4 and all(isinstance(v, int) for v in entry[:3])
+                    and 0 <= entry[2] < len(self._sets) and isinstance(entry[3], list)
+                    and all(isinstance(t, str) for t in entry[3])):
+                self._files[path] = (entry[0], entry[1], entry[2], frozenset(entry[3]))
+
+    def _intern(self, tokens: frozenset[str]) -> int:
+        if tokens not in self._set_ids:
+            self._set_ids[tokens] = len(self._sets)
+            self._sets.append(tokens)
+        return self._set_ids[tokens]
+
+    def lookup(self, path: str, stat: os.stat_result, tokens: frozenset[str]) -> bool | None:
+        """Whether the unchanged file contains any of ``tokens``; None when that is not known."""
+        entry = self._known(path, stat)
+        if entry is None or not tokens <= self._sets[entry[2]]:
+            return None
+        return bool(entry[3] & tokens)
+
+    def _known(self, path: str, stat: os.stat_result) -> tuple[int, int, int, frozenset[str]] | None:
+        entry = self._files.get(path)
+        if entry is None or entry[0] != stat.st_mtime_ns or entry[1] != stat.st_size:
+            return None
+        return entry
+
+    def remember(self, path: str, stat: os.stat_result, tokens: frozenset[str], found: frozenset[str]) -> None:
+        previous = self._known(path, stat)
+        if previous is not None:  # the file is unchanged: what older scans found still holds
+            found = found | (previous[3] - tokens)
+            tokens = tokens | self._sets[previous[2]]
+        self._files[path] = (stat.st_mtime_ns, stat.st_size, self._intern(tokens), found)
+        self.dirty = True
+
+    def to_json(self, live_paths: set[str] | dict) -> dict[str, Any]:
+        files = {p: [e[0], e[1], e[2], sorted(e[3])] for p, e in self._files.items() if p in live_paths}
+        return {"sets": [sorted(s) for s in self._sets], "files": files}

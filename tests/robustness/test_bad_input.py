@@ -1,0 +1,228 @@
+"""Files that cannot be read as Python each become one PPA000 with a reason and a location; the run goes on.
+
+Also: a crash of the parser's process is isolated to the file that caused it
+(simulated by killing the worker from inside ``_summarize_one``, which the
+forked workers inherit), and genuinely deep expressions do not take the run down.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+import ppaux_lint.store as store
+from ppaux_lint.summarize import summarize_source
+
+from ._support import AUX, BROKEN_OUTPUT, TOKEN_LINE, by_file, cli, key, run, write_tree
+
+T = TOKEN_LINE.encode()
+
+# name -> (file bytes, expected reason fragment, expected line)
+BAD_FILES: dict[str, tuple[bytes, str, int]] = {
+    "syntax_error": (T + b"def f(:\n    pass\n", "syntax error", 2),
+    "python2_print": (T + b'print "x"\n', "syntax error: Missing parentheses in call to 'print'", 2),
+    "python2_except": (T + b"try:\n    pass\nexcept ValueError, e:\n    pass\n", "syntax error", 4),
+    "invalid_utf8": (T + b"x = 1\ny = '\xff\xfe'\n", "cannot decode as utf-8", 3),
+    "nul_byte": (T + b"x = 1\ny = 2\x00\n", "NUL byte", 3),
+    "unknown_cookie": (b"# -*- coding: klingon -*-\n" + T, "unknown encoding: klingon", 1),
+    "undefined_codec_cookie": (b"# coding: undefined\n" + T, "cannot decode", 1),
+    "punycode_cookie": (b"# coding: punycode\n" + T + b"x = 1\n", "cannot decode", 1),
+    "binary_codec_cookie": (b"# coding: base64\n" + T, "not a text encoding", 1),
+    "bom_and_other_cookie": (b"\xef\xbb\xbf# coding: latin-1\n" + T, "cannot decode", 1),
+    "ascii_cookie_non_ascii": (b"# coding: ascii\n" + T + b"x = '\xe9'\n", "cannot decode as ascii", 3),
+    "tabs_and_spaces": (T + b"def f():\n\tif 1:\n        pass\n", "syntax error: inconsistent use of tabs", 4),
+    "unterminated_string": (T + b"x = '''abc\n", "syntax error", 2),
+    "huge_int_literal": (T + b"x = " + b"9" * 5000 + b"\n", "syntax error", 2),
+    "deep_unary": (T + b"x = " + b"-" * 200_000 + b"1\n", "too deeply nested", 1),
+    "deep_parens": (T + b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n", "syntax error: too many nested", 2),
+    "deep_attribute_base": (T + b"class X(" + b"a." * 3000 + b"B):\n    pass\n", "too deeply nested", 1),
+    "lone_backslash": (T + b"\\\n", "syntax error", 2),
+}
+
+
+def _project(tmp_path: Path, bad: bytes) -> Path:
+    return write_tree(tmp_path / "proj", {
+        "pkg/__init__.py": "",
+        "pkg/good.py": BROKEN_OUTPUT,
+        "pkg/bad.py": bad,
+    })
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_unreadable_file_is_one_ppa000_and_the_run_goes_on(tmp_path: Path, name: str) -> None:
+    content, reason, line = BAD_FILES[name]
+    root = _project(tmp_path, content)
+    findings = run(root, no_cache=True).findings
+    assert by_file(findings, root) == {"pkg/bad.py": {"PPA000"}, "pkg/good.py": {"PPA001"}}
+    (bad,) = [f for f in findings if f.code == "PPA000"]
+    assert reason in bad.message
+    assert bad.span.line == line
+    assert bad.span.column >= 1 and bad.span.end_line >= bad.span.line
+    assert bad.symbol == "pkg.bad"
+    good = next(f for f in findings if f.code == "PPA001")
+    assert (good.symbol, good.span.line, good.span.column) == ("pkg.good.Broken", 4, 7)
+
+
+def test_the_summarizer_never_raises_on_any_codec_cookie() -> None:
+    """Every codec the interpreter knows, named in a coding cookie, over a few awkward bodies."""
+    import encodings
+    import pkgutil
+
+    bodies = [b"x = 1\n", b"\xff\xfe\x00\x01", b"+AAA-\\x00\\", b"#" + bytes(range(1, 256)), b"x='\\udcff'\n"]
+    for codec in sorted({m.name for m in pkgutil.iter_modules(encodings.__path__)}):
+        for body in bodies:
+            summary = summarize_source(b"# coding: " + codec.encode() + b"\n" + body, "f.py", "m", False)
+            assert summary.error is None or summary.error.reason
+
+
+@pytest.mark.parametrize("cookie", ["# -*- coding: latin-1 -*-", "# vim: set fileencoding=iso-8859-1 :",
+                                    "#!/usr/bin/env python\n# coding=latin-1"])
+def test_latin1_cookie_is_honoured(tmp_path: Path, cookie: str) -> None:
+    text = (f"{cookie}\nfrom {AUX} import DeviceAuxiliaryOutput\n"
+            f"s = 'caf\xe9'\n\nclass Caf\xe9(DeviceAuxiliaryOutput):\n    '''d\xe9j\xe0 vu'''\n"
+            f"    def copy_to_host(self, copy_tensor): return self\n")
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/latin.py": text.encode("latin-1")})
+    (finding,) = run(root, no_cache=True).findings
+    class_line = text.splitlines().index("class Caf\xe9(DeviceAuxiliaryOutput):") + 1
+    assert (finding.code, finding.symbol, finding.span.line, finding.span.column) == \
+        ("PPA001", "pkg.latin.Caf\xe9", class_line, 7)
+    assert finding.span.end_column == 7 + len("Caf\xe9")
+
+
+def test_utf8_bom_is_honoured(tmp_path: Path) -> None:
+    text = "\ufeff" + f"import {AUX} as aux\nclass Bom(aux.DeviceAuxiliaryOutput):\n    pass\n"
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/bom.py": text.encode("utf-8")})
+    (finding,) = run(root, no_cache=True).findings
+    assert (finding.code, finding.symbol, finding.span.line, finding.span.column) == ("PPA001", "pkg.bom.Bom", 2, 7)
+
+
+def test_all_kinds_at_once_through_the_console_script(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT}
+    files.update({f"pkg/bad_{name}.py": content for name, (content, _, _) in BAD_FILES.items()})
+    root = write_tree(tmp_path / "proj", files)
+    result = cli(["check", "--no-cache", "--output-format", "json", "."], root)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    found = {(f["path"], f["code"]) for f in json.loads(result.stdout)}
+    expected = {(f"pkg/bad_{name}.py", "PPA000") for name in BAD_FILES} | {("pkg/good.py", "PPA001")}
+    assert found == expected
+
+
+# -- parser crashes ---------------------------------------------------------------------------------------
+
+def _crash(how: str) -> None:
+    faulthandler.disable()  # pytest enables it; the dump in the dying worker would only be noise
+    if how == "segfault":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif how == "abort":
+        os.abort()
+    elif how == "exit":
+        os._exit(139)
+    elif how == "exception":
+        raise RuntimeError("boom")
+
+
+def _patch_crash(monkeypatch: pytest.MonkeyPatch, victim: str, how: str) -> None:
+    real = store._summarize_one
+    parent = os.getpid()
+
+    def crashing(item):
+        if item[0].path.endswith(victim):
+            assert os.getpid() != parent, "the parser must not run in the main process"
+            _crash(how)
+        return real(item)
+
+    monkeypatch.setattr(store, "_summarize_one", crashing)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
+@pytest.mark.parametrize("how", ["segfault", "abort", "exit", "exception"])
+@pytest.mark.parametrize("count", [3, 60])  # 60 files: parsed by several workers in chunks
+def test_a_parser_crash_is_that_files_ppa000_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str,
+                                                   count: int) -> None:
+    files = {"pkg/__init__.py": ""}
+    files.update({f"pkg/m{i:02d}.py": BROKEN_OUTPUT for i in range(count)})
+    root = write_tree(tmp_path / "proj", files)
+    victim = f"pkg/m{count // 2:02d}.py"
+    _patch_crash(monkeypatch, victim, how)
+    findings = run(root, no_cache=True).findings
+    expected = {f"pkg/m{i:02d}.py": {"PPA001"} for i in range(count)}
+    expected[victim] = {"PPA000"}
+    assert by_file(findings, root) == expected
+    crash = next(f for f in findings if f.code == "PPA000")
+    assert "the parser crashed on this file" in crash.message
+    if how == "segfault":
+        assert "signal 11" in crash.message
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
+def test_a_crash_is_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed from outside (OOM killer) must not leave a PPA000 that outlives it."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/a.py": BROKEN_OUTPUT,
+                                          "pkg/b.py": BROKEN_OUTPUT})
+    with monkeypatch.context() as patch:
+        _patch_crash(patch, "pkg/a.py", "segfault")
+        assert by_file(run(root).findings, root) == {"pkg/a.py": {"PPA000"}, "pkg/b.py": {"PPA001"}}
+    assert by_file(run(root).findings, root) == {"pkg/a.py": {"PPA001"}, "pkg/b.py": {"PPA001"}}
+
+
+def test_deep_and_long_expressions_do_not_take_the_run_down(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/good.py": BROKEN_OUTPUT,
+        "pkg/unary.py": TOKEN_LINE + "x = " + "-" * 300_000 + "1\n",
+        "pkg/sum.py": TOKEN_LINE + "x = " + "+".join(["1"] * 100_000) + "\n",
+        "pkg/calls.py": TOKEN_LINE + "x = f" + "()" * 20_000 + "\n",
+        "pkg/lists.py": TOKEN_LINE + "x = " + "[" * 150 + "]" * 150 + "\n",  # deep but legal
+        "pkg/ifs.py": TOKEN_LINE + "".join("    " * i + "if x:\n" for i in range(99)) + "    " * 99 + "pass\n",
+        "pkg/long_line.py": TOKEN_LINE + "x = [" + "1, " * 500_000 + "]\n",
+    }
+    root = write_tree(tmp_path / "proj", files)
+    result = by_file(run(root, no_cache=True).findings, root)
+    assert result["pkg/good.py"] == {"PPA001"}
+    for legal in ("pkg/lists.py", "pkg/ifs.py", "pkg/long_line.py"):
+        assert legal not in result
+    for deep in ("pkg/unary.py", "pkg/sum.py", "pkg/calls.py"):
+        assert result[deep] == {"PPA000"}
+
+
+WARNS = f"""\
+from {AUX} import DeviceAuxiliaryOutput
+x = 1if True else 2
+pattern = "\\d+"
+
+
+class Noisy(DeviceAuxiliaryOutput):
+    def to_pp_tensors(self) -> "1if x else y":
+        return {{"a": self.a}}
+
+
+class Quiet(DeviceAuxiliaryOutput):
+    pass
+"""
+
+
+def test_the_checked_codes_syntax_warnings_never_turn_into_errors(tmp_path: Path) -> None:
+    """Under PYTHONWARNINGS=error a SyntaxWarning (``1if``) would make ast.parse fail a valid file."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/warns.py": WARNS})
+    result = cli(["check", "--no-cache", "--output-format", "json", "."], root, env={"PYTHONWARNINGS": "error"})
+    assert result.returncode == 1, result.stderr
+    assert {(f["symbol"], f["code"]) for f in json.loads(result.stdout)} == {("pkg.warns.Quiet", "PPA001")}
+
+
+def test_the_engine_prints_none_of_the_checked_codes_syntax_warnings(tmp_path: Path, capfd) -> None:
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/warns.py": WARNS})
+    assert by_file(run(root, no_cache=True).findings, root) == {"pkg/warns.py": {"PPA001"}}
+    assert "SyntaxWarning" not in capfd.readouterr().err
+
+
+def test_the_cli_prints_none_of_the_checked_codes_syntax_warnings(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/warns.py": WARNS})
+    result = cli(["check", "--no-cache", "."], root)
+    assert result.returncode == 1 and "SyntaxWarning" not in result.stderr, result.stderr

@@ -1,0 +1,84 @@
+"""Findings against an independent oracle, and the same findings however they are computed (issue 5).
+
+The property test draws class hierarchies spread over a package's modules
+(see ``_hierarchies.py``), writes them out, runs ``check``, and compares the
+reported PPA001/PPA002/PPA018 with what the oracle derives from Python's own
+MRO over in-memory stand-ins. The same runs must give identical findings
+without the prefilter, with a cold cache, with a warm cache, and one file at
+a time (pre-commit style). The fixtures get the same equivalence checks.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, note, settings
+
+from ._hierarchies import Structure, oracle, structures
+from ._support import copy_fixture, key, run, write_tree
+
+CODES = {"PPA001", "PPA002", "PPA018"}
+
+
+def _write(structure: Structure) -> Path:
+    root = Path(tempfile.mkdtemp(prefix="ppaux-hier-"))
+    write_tree(root, structure.files)
+    return root
+
+
+def _show(structure: Structure) -> None:
+    for path, text in sorted(structure.files.items()):
+        note(f"--- {path}\n{text}")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(structures())
+def test_findings_match_the_oracle(structure: Structure) -> None:
+    expected = oracle(structure)
+    assume(expected is not None)
+    _show(structure)
+    root = _write(structure)
+    try:
+        findings = run(root, no_cache=True).findings
+        assert not [f for f in findings if f.code == "PPA000"]
+        reported = {(f.symbol, f.code) for f in findings if f.code in CODES}
+        assert reported == expected
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(structures())
+def test_prefilter_cache_and_single_files_change_nothing(structure: Structure) -> None:
+    assume(oracle(structure) is not None)
+    _show(structure)
+    root = _write(structure)
+    try:
+        _assert_equivalent(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _assert_equivalent(root: Path, single_files: int | None = 3) -> None:
+    reference = run(root, no_cache=True).findings
+    expected = key(reference)
+    assert key(run(root, no_cache=True, prefilter=False).findings) == expected, "prefilter"
+    assert key(run(root).findings) == expected, "cold cache"
+    assert key(run(root).findings) == expected, "warm cache"
+    assert key(run(root, prefilter=False).findings) == expected, "warm cache without the prefilter"
+    files = sorted(run(root, no_cache=True).discovery.targets)  # excluded files, given explicitly, are checked
+    chosen = files if single_files is None else [f for f in files if "__init__" not in f][:single_files]
+    for path in chosen:
+        alone = key(run(root, [path]).findings)
+        assert alone == [k for k in expected if k[1] == path], f"{path} checked alone"
+
+
+@pytest.mark.parametrize("fixture", ["sample_plugin", "clean_plugin"])
+def test_fixtures_are_equivalent_every_way(tmp_path: Path, fixture: str) -> None:
+    root = copy_fixture(fixture, tmp_path)
+    findings = run(root, no_cache=True).findings
+    assert bool(findings) == (fixture == "sample_plugin")
+    _assert_equivalent(root, single_files=None)
