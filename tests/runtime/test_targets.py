@@ -84,7 +84,7 @@ def test_classes_that_cannot_be_imported_say_why():
                info("script.Loose", OUTPUT, module="")]
     targets = by_symbol(build_targets(classes, VerifySettings()))
     assert "defined inside a function (make.<locals>.Local)" in targets["p.m.make.<locals>.Local"].output.unimportable
-    assert "outside any importable package" in targets["script.Loose"].output.unimportable
+    assert "not an importable module" in targets["script.Loose"].output.unimportable
 
 
 def test_rows_can_be_limited_while_pairing_sees_everything():
