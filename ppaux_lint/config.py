@@ -174,14 +174,15 @@ def _per_file_ignores(value: Any, where: str) -> dict[str, tuple[str, ...]]:
 
 
 def compile_globs(patterns: Sequence[str]) -> "pathspec.PathSpec":
-    """Gitignore-style patterns, as everywhere in the config; a bad one is a ValueError."""
+    """Gitignore-style patterns, with git's own matching rules, as everywhere in the config and in
+    .gitignore files; a pattern that cannot be compiled is a ValueError."""
     import re
 
     import pathspec
 
     try:
-        return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
-    except (re.error, pathspec.patterns.gitwildmatch.GitWildMatchPatternError) as exc:
+        return pathspec.GitIgnoreSpec.from_lines(patterns)
+    except re.error as exc:
         raise ValueError(str(exc)) from None
 
 

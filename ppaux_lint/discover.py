@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import pathspec
 
 from ppaux_lint.cache import read_regular_file
-from ppaux_lint.config import Config
+from ppaux_lint.config import Config, compile_globs
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
@@ -233,9 +233,7 @@ class _ExcludeRules:
 
 
 def _spec(lines: Sequence[str]) -> "pathspec.PathSpec":
-    import pathspec  # only trees with a .gitignore or path-shaped excludes pay for importing it
-
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return compile_globs(lines)  # pathspec is imported only by trees with a .gitignore or path-shaped excludes
 
 
 def _invalid_patterns(patterns: Iterable[str]) -> list[tuple[str, str]]:
@@ -246,13 +244,13 @@ def _invalid_patterns(patterns: Iterable[str]) -> list[tuple[str, str]]:
     try:
         _spec(patterns)
         return []
-    except (ValueError, re.error):
+    except ValueError:
         pass
     bad = []
     for pattern in patterns:
         try:
             _spec([pattern])
-        except (ValueError, re.error) as exc:
+        except ValueError as exc:
             bad.append((pattern, str(exc)))
     return bad
 
