@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 from ppaux_lint.config import Protocols
 from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
-from ppaux_lint.names import FROM_PP, TO_PP
+from ppaux_lint.names import FROM_PP, TO_PP, is_near_miss
 from ppaux_lint.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
 
 PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
@@ -316,8 +316,13 @@ class ProjectIndex:
         return replace(info, pair=pair)
 
     def pair_of(self, observer: str) -> str | None:
-        """The output class an observer rebuilds: what ``from_pp_tensors`` constructs or declares,
-        else what ``after_sample`` constructs or declares."""
+        """The output class an observer rebuilds."""
+        found = self.pairing(observer)
+        return found[0] if found is not None else None
+
+    def pairing(self, observer: str) -> tuple[str, str] | None:
+        """(output, hook): what ``from_pp_tensors`` constructs or declares, else what ``after_sample``
+        constructs or declares, with the hook that told."""
         for hook in (FROM_PP, "after_sample"):
             member = self.lookup(observer, hook)
             if member is None or member.method is None or member.owner not in self.classes:
@@ -329,7 +334,18 @@ class ProjectIndex:
             for written in candidates:
                 target = self.resolve(module, written, scope) if written else None
                 if target is not None and target in self.classes and self._is_output_like(target):
-                    return target
+                    return target, hook
+        return None
+
+    def near_miss(self, fqn: str, name: str) -> tuple[str, MethodSummary] | None:
+        """The first method along the MRO whose name is a likely misspelling of ``name``, with its owner."""
+        for owner in self.mro(fqn):
+            cls = self.classes.get(owner)
+            if cls is None:
+                continue
+            for candidate in cls.methods:
+                if candidate.name != name and is_near_miss(candidate.name, name):
+                    return owner, candidate
         return None
 
     def _is_output_like(self, fqn: str) -> bool:

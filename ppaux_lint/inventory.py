@@ -133,32 +133,14 @@ def _keys(method_summary, method: str) -> tuple[str, ...] | None:
 
 
 def _near_miss(analysis: "Analysis", info: ClassInfo, method: str) -> str | None:
-    from ppaux_lint.names import is_near_miss
-
-    for owner in info.ancestry:
-        cls = analysis.index.classes.get(owner)
-        if cls is None:
-            continue
-        for candidate in cls.methods:
-            if candidate.name != method and is_near_miss(candidate.name, method):
-                return f"{owner}.{candidate.name}"
-    return None
+    found = analysis.index.near_miss(info.fqn, method)
+    return f"{found[0]}.{found[1].name}" if found is not None else None
 
 
 def _paired_from(analysis: "Analysis", info: ClassInfo) -> str | None:
     """Which hook told the pairing: ``from_pp_tensors`` when it builds or declares the output, else ``after_sample``."""
-    if info.pair is None:
-        return None
-    index = analysis.index
-    member = index.lookup(info.fqn, FROM_PP)
-    if member is not None and member.method is not None and member.owner in index.classes:
-        module = index.class_module[member.owner]
-        scope = index.classes[member.owner].qualname
-        written = [r.constructs for r in member.method.returns if r.kind == "construct"]
-        written.append(member.method.return_type)
-        if any(w and index.resolve(module, w, scope) == info.pair for w in written):
-            return FROM_PP
-    return "after_sample"
+    found = analysis.index.pairing(info.fqn) if info.pair is not None else None
+    return found[1] if found is not None else None
 
 
 # -- rendering ----------------------------------------------------------------------------------------

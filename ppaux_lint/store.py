@@ -176,9 +176,14 @@ def _read(path: str) -> bytes:
     return read_regular_file(path)
 
 
-def _unreadable(source: SourceFile, exc: OSError) -> FileSummary:
+def _failed(source: SourceFile, reason: str) -> FileSummary:
+    """A summary that carries only why the file could not be summarized (a PPA000 at its first line)."""
     return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
-                       error=ParseError(f"cannot read: {exc.strerror or exc}", Span(1, 1, 1, 1)))
+                       error=ParseError(reason, Span(1, 1, 1, 1)))
+
+
+def _unreadable(source: SourceFile, exc: OSError) -> FileSummary:
+    return _failed(source, f"cannot read: {exc.strerror or exc}")
 
 
 def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
@@ -188,9 +193,7 @@ def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
     try:
         return summarize_source(data, source.path, source.module, source.is_package)
     except Exception as exc:  # noqa: BLE001 - one file's surprise must not end the run: it becomes its PPA000
-        return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
-                           error=ParseError(f"internal error while summarizing: {type(exc).__name__}: {exc}",
-                                            Span(1, 1, 1, 1)))
+        return _failed(source, f"internal error while summarizing: {type(exc).__name__}: {exc}")
 
 
 def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
@@ -245,8 +248,7 @@ def isolated_summary(item: tuple[SourceFile, bytes], timeout: float = 60.0) -> F
     code = process.exitcode
     how = f"was killed by signal {-code}" if code is not None and code < 0 else (
         "timed out" if code is None else f"exited with code {code}")
-    return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
-                       error=ParseError(f"{CRASH_REASON} (its process {how})", Span(1, 1, 1, 1)))
+    return _failed(source, f"{CRASH_REASON} (its process {how})")
 
 
 def _is_crash(summary: FileSummary) -> bool:

@@ -9,7 +9,6 @@ from ppaux_lint.checks.context import CheckContext
 from ppaux_lint.findings import Finding
 from ppaux_lint.index import FROM_PP, TO_PP, ProjectIndex
 from ppaux_lint.model import ClassInfo
-from ppaux_lint.names import is_near_miss
 
 # role-independent facts per transport method: rule codes and the errors a miss causes
 _SIDES = (
@@ -63,19 +62,15 @@ def _stub_finding(info: ClassInfo, protocol: str, method: str, error: str) -> Fi
 
 def _near_miss(index: ProjectIndex, info: ClassInfo, method: str) -> Finding | None:
     """PPA017 replaces PPA001/PPA002 when a method along the MRO is a likely misspelling."""
-    for owner in info.ancestry:
-        cls = index.classes.get(owner)
-        if cls is None:
-            continue
-        for candidate in cls.methods:
-            if candidate.name != method and is_near_miss(candidate.name, method):
-                return Finding(
-                    code="PPA017",
-                    message=(f"`{owner}.{candidate.name}` looks like a misspelling of `{method}`: did you mean "
-                             f"`{method}`? As written, `{info.fqn}` has no `{method}`, so the PP helpers "
-                             f"reject it"),
-                    path=index.modules[index.class_module[owner]].path,
-                    span=candidate.span,
-                    symbol=owner,
-                )
-    return None
+    found = index.near_miss(info.fqn, method)
+    if found is None:
+        return None
+    owner, candidate = found
+    return Finding(
+        code="PPA017",
+        message=(f"`{owner}.{candidate.name}` looks like a misspelling of `{method}`: did you mean "
+                 f"`{method}`? As written, `{info.fqn}` has no `{method}`, so the PP helpers reject it"),
+        path=index.modules[index.class_module[owner]].path,
+        span=candidate.span,
+        symbol=owner,
+    )
