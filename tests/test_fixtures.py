@@ -28,37 +28,6 @@ EXPECTED_MD = (SAMPLE / "EXPECTED.md").read_text(encoding="utf-8")
 PACKAGE_DIR = "src/acme_observers"
 PACKAGE = "acme_observers"
 
-STALE_BUILD = '''\
-from dataclasses import dataclass
-
-import torch
-from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
-
-
-@dataclass
-class StaleBuildOutput(DeviceAuxiliaryOutput):
-    scores: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return self
-'''
-GENERATED = '''\
-import torch
-from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
-
-
-class GeneratedProbeOutput(DeviceAuxiliaryOutput):
-    def __init__(self, values: torch.Tensor):
-        self.values = values
-
-    def copy_to_host(self, copy_tensor):
-        return self
-
-    def to_pp_tensors(self):
-        return {}
-'''
-
-
 def expected_findings() -> set[tuple[str, int, str, str]]:
     """{(path relative to the fixture root, line, symbol, code)} from the '## Expected findings' table."""
     table = EXPECTED_MD.split("## Expected findings", 1)[1].split("\n## ", 1)[0]
@@ -106,15 +75,14 @@ def inventory() -> tuple[set[str], dict[str, str]]:
 
 
 def copy_sample(destination: Path, *, ignored_content: bool = True) -> Path:
+    """A copy of the fixture, with or without its git-ignored ``build/`` and ``generated/`` (committed with
+    ``git add -f`` so that a fresh clone has them, and the exclusion tests have something to exclude)."""
     root = destination / "sample_plugin"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("build", "generated", "__pycache__",
-                                                                 ".ppaux_lint_cache"))
-    if ignored_content:
-        build = root / "build" / "lib" / PACKAGE / "legacy"
-        build.mkdir(parents=True)
-        (build / "outputs.py").write_text(STALE_BUILD, encoding="utf-8")
-        (root / "generated").mkdir()
-        (root / "generated" / "probes_pb2.py").write_text(GENERATED, encoding="utf-8")
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".ppaux_lint_cache"))
+    assert (root / "build").is_dir() and (root / "generated").is_dir(), "fixture's ignored content is missing"
+    if not ignored_content:
+        shutil.rmtree(root / "build")
+        shutil.rmtree(root / "generated")
     return root
 
 
