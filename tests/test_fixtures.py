@@ -74,15 +74,12 @@ def inventory() -> tuple[set[str], dict[str, str]]:
     return outputs, pairs
 
 
-def copy_sample(destination: Path, *, ignored_content: bool = True) -> Path:
-    """A copy of the fixture, with or without its git-ignored ``build/`` and ``generated/`` (committed with
-    ``git add -f`` so that a fresh clone has them, and the exclusion tests have something to exclude)."""
+def copy_sample(destination: Path) -> Path:
+    """A copy of the fixture with its git-ignored ``build/`` and ``generated/`` (committed with ``git add -f``
+    so that a fresh clone has them, and the exclusion tests have something to exclude)."""
     root = destination / "sample_plugin"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".ppaux_lint_cache"))
     assert (root / "build").is_dir() and (root / "generated").is_dir(), "fixture's ignored content is missing"
-    if not ignored_content:
-        shutil.rmtree(root / "build")
-        shutil.rmtree(root / "generated")
     return root
 
 
