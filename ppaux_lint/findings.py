@@ -27,6 +27,16 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """The other end of a cross-file finding (PPA015's sender or receiver), so that asking about either
+    file reports the finding, and SARIF's ``relatedLocations`` can point at it."""
+
+    path: str  # absolute
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     message: str
@@ -35,6 +45,12 @@ class Finding:
     symbol: str  # dotted qualified name of the class (or function) concerned
     severity: str = "error"
     fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every file this finding involves: its own, then each related location's."""
+        return (self.path, *(r.path for r in self.related))
 
     @property
     def sort_key(self) -> tuple:

@@ -123,7 +123,7 @@ def _keys(method_summary, method: str) -> tuple[str, ...] | None:
     if method_summary is None:
         return None
     if method == TO_PP:
-        from ppaux_lint.checks.pairing import sent_keys
+        from ppaux_lint.rules.sent import sent_keys
 
         sent = sent_keys(method_summary)
         return tuple(sorted(sent)) if sent is not None else None

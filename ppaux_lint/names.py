@@ -5,6 +5,8 @@ from __future__ import annotations
 TO_PP = "to_pp_tensors"
 FROM_PP = "from_pp_tensors"
 TRANSPORT_METHODS = (TO_PP, FROM_PP)
+ADD_HELPER = "add_auxiliary_output_to_pp_tensors"
+POP_HELPER = "pop_auxiliary_output_from_pp_tensors"
 
 
 def is_near_miss(name: str, target: str) -> bool:

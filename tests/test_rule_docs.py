@@ -16,12 +16,12 @@ from lintkit import codes, lint
 
 import ppaux_lint
 from ppaux_lint.cli import cli
-from ppaux_lint.registry import RULES, RULES_BY_CODE, rule_document
+from ppaux_lint.rules import all_rules, by_code, rule_document
 
 REPO = Path(__file__).resolve().parents[1]
 DOC_DIR = Path(ppaux_lint.__file__).resolve().parent / "rules"
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "How to fix")
-ALL_CODES = [rule.code for rule in RULES]
+ALL_CODES = [rule.code for rule in all_rules()]
 
 
 def sections(text: str) -> dict[str, str]:
@@ -52,7 +52,7 @@ def test_every_document_belongs_to_a_registered_rule():
 def test_document_shape(code):
     text = rule_document(code)
     first = text.splitlines()[0]
-    assert first == f"# {code}: {RULES_BY_CODE[code].name}"
+    assert first == f"# {code}: {by_code(code).name}"
     found = sections(text)
     for heading in SECTIONS:
         assert heading in found, f"{code}.md lacks the section '## {heading}'"
@@ -108,7 +108,7 @@ def test_rule_command_unknown_code_exits_2(argument):
 def test_rules_table_lists_every_rule():
     result = CliRunner().invoke(cli, ["rules"])
     assert result.exit_code == 0, result.output
-    for rule in RULES:
+    for rule in all_rules():
         line = next((ln for ln in result.stdout.splitlines() if rule.code in ln), None)
         assert line is not None, f"{rule.code} missing from `ppaux-lint rules`"
         assert rule.name in line
@@ -120,7 +120,7 @@ def test_rules_json():
     records = json.loads(result.stdout)
     assert [r["code"] for r in records] == ALL_CODES
     for record in records:
-        rule = RULES_BY_CODE[record["code"]]
+        rule = by_code(record["code"])
         assert record["name"] == rule.name
         assert record["summary"] == rule.summary
         assert record["summary"]

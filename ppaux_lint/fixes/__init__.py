@@ -49,16 +49,16 @@ from ppaux_lint.fixes.apply import (
     unified_diff,
     write,
 )
-from ppaux_lint.fixes.plan import FIXABLE, Plan, attach_fixes, plan_fixes
+from ppaux_lint.fixes.plan import Plan, Planner, attach_fixes, plan_fixes
 from ppaux_lint.fixes.render import MethodSpec, render_method
 
 __all__ = [
-    "FIXABLE",
     "FileResult",
     "FixOutcome",
     "FixRound",
     "MethodSpec",
     "Plan",
+    "Planner",
     "applicable",
     "apply_edits",
     "attach_fixes",

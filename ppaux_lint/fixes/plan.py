@@ -3,6 +3,9 @@
 This runs on every ``check`` (``Finding.fix`` tells the reports which findings are fixable), so it uses only
 the stdlib ``ast`` and the analysis already made; a plan names its edit without materializing it. A fix is
 offered only when the planner can see that the result will be right: anything it cannot see means no plan.
+
+Each fix builder lives with its rule (``Rule.plan_fix``); this module holds the plan they return and the
+:class:`Planner` they share.
 """
 
 from __future__ import annotations
@@ -21,21 +24,11 @@ from ppaux_lint.fixes.render import (
     quote_style,
 )
 from ppaux_lint.fixes.sources import Sources
-from ppaux_lint.fixes.syntax import (
-    annotates_returns,
-    binds,
-    intended_name,
-    other_references,
-    returned_mapping,
-    returns,
-    typing_only_names,
-)
-from ppaux_lint.index import FROM_PP, TO_PP
+from ppaux_lint.fixes.syntax import returned_mapping, returns, typing_only_names
+from ppaux_lint.names import TO_PP
 
 if TYPE_CHECKING:
     from ppaux_lint.engine import Analysis
-
-FIXABLE = frozenset({"PPA001", "PPA002", "PPA017"})
 
 
 @dataclass(frozen=True)
@@ -58,7 +51,7 @@ class Plan:
         return Fix(self.description, self.safe, self.path)
 
 
-def attach_fixes(analysis: "Analysis") -> list[Finding]:
+def attach_fixes(analysis: Analysis) -> list[Finding]:
     """``analysis.findings``, each with ``fix`` set when a fix is available (description and safety)."""
     plans = {id(plan.finding): plan for plan in plan_fixes(analysis)}
     out = []
@@ -68,16 +61,19 @@ def attach_fixes(analysis: "Analysis") -> list[Finding]:
     return out
 
 
-def plan_fixes(analysis: "Analysis") -> list[Plan]:
-    if not any(f.code in FIXABLE for f in analysis.findings):
+def plan_fixes(analysis: Analysis) -> list[Plan]:
+    """A plan for every finding whose rule has a fix builder and sees how to fix it."""
+    from ppaux_lint.rules import by_code
+
+    fixable = [(finding, rule) for finding in analysis.findings
+               if (rule := by_code(finding.code)) is not None and rule.plan_fix is not None]
+    if not fixable:
         return []
-    planner = _Planner(analysis)
+    planner = Planner(analysis)
     plans = []
-    for finding in analysis.findings:
-        if finding.code not in FIXABLE:
-            continue
+    for finding, rule in fixable:
         try:
-            plan = planner.plan(finding)
+            plan = rule.plan_fix(planner, finding)
         except Exception:  # noqa: BLE001 - a file we cannot see as the summary did: offer nothing, never fail check
             plan = None
         if plan is not None:
@@ -85,8 +81,12 @@ def plan_fixes(analysis: "Analysis") -> list[Plan]:
     return plans
 
 
-class _Planner:
-    def __init__(self, analysis: "Analysis") -> None:
+class Planner:
+    """What every fix builder shares: the analysis, the source trees, the constructors of classes, the
+    project's style, and the questions several fixes ask (who rebuilds an output, which keys it sends,
+    which name denotes a class in a module)."""
+
+    def __init__(self, analysis: Analysis) -> None:
         self.analysis = analysis
         self.index = analysis.index
         self.infos = analysis.classes
@@ -99,100 +99,15 @@ class _Planner:
             self._line_length = configured_line_length(self.analysis.project.root)
         return self._line_length
 
-    def plan(self, finding: Finding) -> Plan | None:
-        if finding.code == "PPA017":
-            return self.plan_rename(finding)
-        if finding.code == "PPA001":
-            return self.plan_to_pp(finding)
-        if finding.code == "PPA002":
-            return self.plan_from_pp(finding)
-        return None
-
-    def _base_plan(self, finding: Finding, fqn: str, node: ast.ClassDef, **kwargs) -> Plan:
+    def base_plan(self, finding: Finding, fqn: str, node: ast.ClassDef, **kwargs) -> Plan:
+        """A plan for ``finding`` on class ``fqn``, carrying the file's style facts; ``kwargs`` say what to do."""
         summary = self.index.classes[fqn]
         text = self.sources.text(finding.path)
         return Plan(finding=finding, path=finding.path, class_name=summary.name, class_line=summary.span.line,
                     quote=quote_style(text), line_length=self.line_length(), body_column=body_column(node, text),
                     **kwargs)
 
-    # -- PPA017 --
-    def plan_rename(self, finding: Finding) -> Plan | None:
-        owner = finding.symbol
-        found = self.sources.class_node(owner)
-        if found is None or found[1] != finding.path:
-            return None
-        node, path, _ = found
-        definition = next((d for d in node.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
-                           and d.lineno == finding.span.line), None)
-        if definition is None:
-            return None
-        old = definition.name
-        new = intended_name(old)
-        if new is None or binds(node, new):
-            return None
-        if other_references(self.sources.tree(path), node, definition, old):
-            return None  # renaming the def alone would break those uses
-        return self._base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`", safe=True,
-                               rename=(old, new, finding.span.line, finding.span.column))
-
-    # -- PPA001 --
-    def plan_to_pp(self, finding: Finding) -> Plan | None:
-        fqn = finding.symbol
-        if self.index.lookup(fqn, TO_PP) is not None:
-            return None  # bound to None or otherwise deliberately: not ours to overrule
-        found = self.sources.class_node(fqn)
-        constructor = self.constructors.of(fqn)
-        if found is None or constructor is None or not constructor.tensors or found[1] != finding.path:
-            return None
-        node = found[0]
-        attrs = [attr for attr, _ in constructor.tensors]
-        for observer in self._observers_of(fqn):
-            member = self.index.lookup(observer, FROM_PP)
-            method = member.method if member is not None else None
-            if method is not None and method.keys_read_exact and all(k.kind == "str" for k in method.keys_read):
-                if {k.value for k in method.keys_read} != set(attrs):
-                    return None  # generating these keys would only trade PPA001 for PPA015
-        annotation = f"dict[str, {constructor.tensors[0][1]}]" if annotates_returns(node) else ""
-        spec = MethodSpec(TO_PP, ("self",), "dict", tuple((attr, attr) for attr in attrs), returns=annotation)
-        return self._base_plan(finding, fqn, node, safe=False, method=spec,
-                               description=f"Add `{TO_PP}` returning {_names(attrs)}")
-
-    # -- PPA002 --
-    def plan_from_pp(self, finding: Finding) -> Plan | None:
-        fqn = finding.symbol
-        info = self.infos.get(fqn)
-        if info is None or info.pair is None or self.index.lookup(fqn, FROM_PP) is not None:
-            return None
-        found = self.sources.class_node(fqn)
-        if found is None or found[1] != finding.path:
-            return None
-        node, path, module = found
-        pair = info.pair
-        constructor = self.constructors.of(pair)
-        keys = self.sent_keys(pair, constructor)
-        if constructor is None or not keys:
-            return None
-        items = []
-        for key, attr in keys:
-            param = constructor.attr_to_param.get(attr)
-            if param is None or param in constructor.positional_only:
-                return None
-            items.append((param, key))
-        if not constructor.required <= {param for param, _ in items}:
-            return None  # a required argument that does not travel: cannot rebuild
-        name, add_import = self.name_in_scope(pair, module, path, self.index.classes[fqn].qualname)
-        if name is None:
-            return None
-        annotation = name if annotates_returns(node) else ""
-        spec = MethodSpec(FROM_PP, ("self", "tensors"), "construct", tuple(items), constructor=name,
-                          returns=annotation)
-        description = f"Add `{FROM_PP}` rebuilding `{name}` from {_names(k for k, _ in keys)}"
-        if add_import is not None:
-            description += f" (imports `{add_import[1]}` from `{add_import[0]}`)"
-        return self._base_plan(finding, fqn, node, safe=False, method=spec, add_import=add_import,
-                               description=description)
-
-    def _observers_of(self, output: str) -> list[str]:
+    def observers_of(self, output: str) -> list[str]:
         return [info.fqn for info in self.infos.values() if info.is_observer and info.pair == output]
 
     def sent_keys(self, output: str, constructor: Constructor | None) -> list[tuple[str, str]] | None:
@@ -253,5 +168,5 @@ class _Planner:
         return name, (target_module, name)
 
 
-def _names(names: Iterable[str]) -> str:
+def names_list(names: Iterable[str]) -> str:
     return ", ".join(f"`{n}`" for n in names)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from ppaux_lint.findings import Finding
-from ppaux_lint.registry import RULES_BY_CODE
+from ppaux_lint.rules import by_code
 from ppaux_lint.report.paths import display_path
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice", "note": "notice"}
@@ -28,7 +28,7 @@ def escape_property(value: str) -> str:
 
 
 def annotation(f: Finding) -> str:
-    rule = RULES_BY_CODE.get(f.code)
+    rule = by_code(f.code)
     title = f"{f.code} {rule.name}" if rule is not None else f.code
     properties = [
         ("file", display_path(f.path)),

@@ -25,7 +25,7 @@ from typing import Sequence, TextIO
 
 from ppaux_lint import __version__
 from ppaux_lint.findings import Finding
-from ppaux_lint.registry import RULES, Rule, rule_document
+from ppaux_lint.rules import Rule, all_rules, rule_document
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -44,7 +44,7 @@ def render(findings: Sequence[Finding], out: TextIO) -> None:
 
 def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
     root = root if root is not None else source_root([f.path for f in findings])
-    rule_index = {rule.code: number for number, rule in enumerate(RULES)}
+    rule_index = {rule.code: number for number, rule in enumerate(all_rules())}
     results = []
     seen: dict[str, int] = {}
     for f in findings:
@@ -88,7 +88,7 @@ def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
                 "version": __version__,
                 "semanticVersion": __version__,
                 "informationUri": INFORMATION_URI,
-                "rules": [rule_descriptor(rule) for rule in RULES],
+                "rules": [rule_descriptor(rule) for rule in all_rules()],
             }},
             "originalUriBaseIds": {SRCROOT: {"uri": root.resolve().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",

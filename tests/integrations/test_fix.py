@@ -14,7 +14,7 @@ from ppaux_lint import fixes
 from ppaux_lint.engine import analyze
 from ppaux_lint.findings import Edit
 from ppaux_lint.fixes import apply as fix_apply
-from ppaux_lint.registry import rule_document
+from ppaux_lint.rules import rule_document
 
 from .conftest import run_cli
 

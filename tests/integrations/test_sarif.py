@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from ppaux_lint.findings import Finding
-from ppaux_lint.registry import RULES
+from ppaux_lint.rules import all_rules
 from ppaux_lint.report import RENDERERS
 from ppaux_lint.report.sarif import normalized_message, sarif_log, source_root
 from ppaux_lint.summary import Span
@@ -81,7 +81,7 @@ def test_sample_plugin_log_is_valid_sarif(monkeypatch: pytest.MonkeyPatch) -> No
     run = log["runs"][0]
     driver = run["tool"]["driver"]
     assert driver["name"] == "ppaux-lint" and driver["version"] and driver["informationUri"].startswith("https://")
-    assert [r["id"] for r in driver["rules"]] == [r.code for r in RULES]
+    assert [r["id"] for r in driver["rules"]] == [r.code for r in all_rules()]
     results = run["results"]
     assert sorted(r["ruleId"] for r in results) == sorted(
         ["PPA001", "PPA001", "PPA002", "PPA010", "PPA012", "PPA014", "PPA015", "PPA017", "PPA018"])

@@ -132,8 +132,7 @@ class Failure(Exception):
 
 def check_one(data: bytes, scratch: Path, deep: bool) -> None:
     from ppaux_lint import codec
-    from ppaux_lint.checks import run_checks
-    from ppaux_lint.checks.context import CheckContext
+    from ppaux_lint.rules import CheckContext, run_checks
     from ppaux_lint.config import Config
     from ppaux_lint.discover import discover
     from ppaux_lint.index import ProjectIndex
@@ -246,7 +245,7 @@ def main() -> None:
         import atheris
 
         with atheris.instrument_imports(include=["ppaux_lint"]):
-            import ppaux_lint.checks  # noqa: F401
+            import ppaux_lint.rules  # noqa: F401
             import ppaux_lint.discover  # noqa: F401
             import ppaux_lint.engine  # noqa: F401
             import ppaux_lint.index  # noqa: F401

@@ -1,32 +1,34 @@
-"""PPA020 and PPA021: code that drives the transport helpers wrongly, or goes around them."""
+"""PPA020: a transport helper called with an argument that will make it raise.
+
+Only what is certain at the call is judged: a literal ``None`` observer, or a newly constructed project
+class that lacks the method the helper's ``isinstance`` check asks for (and has no unseen base that might
+provide it).
+"""
 
 from __future__ import annotations
 
 from typing import Iterator
 
 from ppaux_lint import pp_errors
-from ppaux_lint.checks.context import CheckContext
 from ppaux_lint.findings import Finding
-from ppaux_lint.index import FROM_PP, TO_PP
+from ppaux_lint.names import ADD_HELPER, FROM_PP, POP_HELPER, TO_PP
+from ppaux_lint.rules.base import CheckContext, Rule
 from ppaux_lint.summary import CallSite, FileSummary
 
-ADD = "add_auxiliary_output_to_pp_tensors"
-POP = "pop_auxiliary_output_from_pp_tensors"
 
-
-def helper_arguments(context: CheckContext) -> Iterator[Finding]:
+def check(context: CheckContext) -> Iterator[Finding]:
     index = context.index
-    helpers = {f"{module}.{name}" for module in index.protocols.helper_modules for name in (ADD, POP)}
+    helpers = {f"{module}.{name}" for module in index.protocols.helper_modules for name in (ADD_HELPER, POP_HELPER)}
     for summary in context.summaries:
         for call in summary.calls:
             target = index.resolve(summary.module, call.callee, call.scope) if summary.module else None
             if target not in helpers or len(call.arg_kinds) < 2:
                 continue
-            is_add = target.endswith(ADD)
+            is_add = target.endswith(ADD_HELPER)
             problem = _add_problem(context, summary, call) if is_add else _pop_problem(context, summary, call)
             if problem:
-                yield Finding(code="PPA020", message=f"`{target.rsplit('.', 1)[-1]}` {problem}",
-                              path=summary.path, span=call.span, symbol=_symbol(summary, call))
+                yield RULE.finding(f"`{target.rsplit('.', 1)[-1]}` {problem}", summary.path, call.span,
+                                   _symbol(summary, call))
 
 
 def _symbol(summary: FileSummary, call: CallSite) -> str:
@@ -53,8 +55,7 @@ def _add_problem(context: CheckContext, summary: FileSummary, call: CallSite) ->
     cls = _constructed_class(context, summary, call)
     if cls is None or not _lacks(context, cls, TO_PP):
         return ""
-    return (f"is passed a new `{cls}`, which has no `{TO_PP}`: "
-            f"{pp_errors.raised(pp_errors.OUTPUT_NOT_PP)}")
+    return f"is passed a new `{cls}`, which has no `{TO_PP}`: {pp_errors.raised(pp_errors.OUTPUT_NOT_PP)}"
 
 
 def _pop_problem(context: CheckContext, summary: FileSummary, call: CallSite) -> str:
@@ -68,13 +69,5 @@ def _pop_problem(context: CheckContext, summary: FileSummary, call: CallSite) ->
             f"{pp_errors.raised(pp_errors.OBSERVER_NOT_PP)}")
 
 
-def raw_prefix_uses(context: CheckContext) -> Iterator[Finding]:
-    for summary in context.summaries:
-        if summary.defines_helpers:
-            continue
-        for use in summary.prefix_uses:
-            yield Finding(
-                code="PPA021",
-                message=(f"transport key prefix {pp_errors.PP_KEY_PREFIX!r} used directly ({use.how}); this "
-                         f"bypasses the validation in {ADD}/{POP}: use the helpers instead"),
-                path=summary.path, span=use.span, symbol=summary.module)
+RULE = Rule("PPA020", "bad-pp-helper-argument",
+            "A PP transport helper is called with an argument that will make it raise", check)

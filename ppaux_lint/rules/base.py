@@ -1,0 +1,73 @@
+"""What a rule is, and what every rule's check receives.
+
+A rule is data plus two functions: ``check`` reads the project index (never a syntax tree, never another
+rule) and yields findings; ``plan_fix``, where the rule has a fix, turns one of its findings into a fix plan
+using the shared planner of :mod:`ppaux_lint.fixes.plan`. Fix builders import the fix machinery lazily, so
+a ``check`` without fixable findings never loads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+
+from ppaux_lint.findings import Finding
+from ppaux_lint.index import ProjectIndex
+from ppaux_lint.model import ClassInfo
+from ppaux_lint.summary import FileSummary, MethodSummary
+
+if TYPE_CHECKING:
+    from ppaux_lint.fixes.plan import Plan, Planner
+
+NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    index: ProjectIndex
+    summaries: tuple[FileSummary, ...]  # every summary, parse failures included
+
+    def implementations(self) -> list[ClassInfo]:
+        """Classes that are outputs or observers and not interfaces: the ones rules judge."""
+        return [info for info in self.index.iter_infos() if info.roles and not info.is_interface]
+
+    def concrete(self) -> list[ClassInfo]:
+        """Every class that is not an interface, recognised or not."""
+        return [info for info in self.index.iter_infos() if not info.is_interface]
+
+    def own_methods(self, name: str) -> Iterator[tuple[ClassInfo, MethodSummary]]:
+        """Each concrete class's own definition of ``name``, so a method is judged once, where it is written
+        (an ``@abstractmethod`` stub is a declaration, judged in the classes that implement it)."""
+        for info in self.concrete():
+            method = info.summary.method(name)
+            if method is not None and not _is_abstract_stub(method):
+                yield info, method
+
+
+def _is_abstract_stub(method: MethodSummary) -> bool:
+    return method.body_is_stub and any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in method.decorators)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule. ``code`` is a public interface (CI configs and ``# noqa`` comments name it): it is never
+    renumbered, and a retired rule keeps its code reserved."""
+
+    code: str
+    name: str
+    summary: str
+    check: Callable[[CheckContext], Iterable[Finding]]
+    fix: str = NO_FIX  # what ``--fix`` can do: NO_FIX, SAFE_FIX or UNSAFE_FIX
+    plan_fix: Callable[[Planner, Finding], Plan | None] | None = None
+    # A ``# noqa`` of this rule on a class declares that the class never crosses a pipeline stage, so
+    # ``verify`` skips it instead of failing it.
+    declares_untransported: bool = False
+
+    def finding(self, message: str, path: str, span, symbol: str, **extra) -> Finding:
+        return Finding(code=self.code, message=message, path=path, span=span, symbol=symbol, **extra)
+
+    @property
+    def document(self) -> str:
+        from ppaux_lint.rules import rule_document
+
+        return rule_document(self.code)

@@ -1,0 +1,62 @@
+"""PPA001: an auxiliary output without ``to_pp_tensors`` cannot be sent to the next pipeline stage.
+
+The fix (unsafe: it adds behaviour) generates ``to_pp_tensors`` returning the output's tensor fields: the
+dataclass fields along the MRO, or the ``torch.Tensor`` parameters that ``__init__`` stores. Fields that
+default to ``None`` or have ``init=False`` stay home: the first would make the helper raise, the second
+cannot be passed back to the constructor. An output that sets ``to_pp_tensors = None`` on purpose gets none.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ppaux_lint import pp_errors
+from ppaux_lint.findings import Finding
+from ppaux_lint.model import OUTPUT
+from ppaux_lint.names import ADD_HELPER, FROM_PP, TO_PP
+from ppaux_lint.rules import presence
+from ppaux_lint.rules.base import UNSAFE_FIX, CheckContext, Rule
+
+if TYPE_CHECKING:
+    from ppaux_lint.fixes.plan import Plan, Planner
+
+
+def check(context: CheckContext) -> Iterator[Finding]:
+    for info in context.concrete():
+        found = presence.absence(context.index, info, TO_PP, OUTPUT)
+        if found is not None and found.kind in (presence.MISSING, presence.ASSIGNED_NONE):
+            message = presence.missing_message(info, OUTPUT, TO_PP, found, "auxiliary output",
+                                               "sent to the next pipeline stage", ADD_HELPER,
+                                               pp_errors.OUTPUT_NOT_PP)
+            yield RULE.finding(message, info.path, info.summary.span, info.fqn)
+
+
+def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
+    from ppaux_lint.fixes.plan import names_list
+    from ppaux_lint.fixes.render import MethodSpec
+    from ppaux_lint.fixes.syntax import annotates_returns
+
+    fqn = finding.symbol
+    if planner.index.lookup(fqn, TO_PP) is not None:
+        return None  # bound to None or otherwise deliberately: not ours to overrule
+    found = planner.sources.class_node(fqn)
+    constructor = planner.constructors.of(fqn)
+    if found is None or constructor is None or not constructor.tensors or found[1] != finding.path:
+        return None
+    node = found[0]
+    attrs = [attr for attr, _ in constructor.tensors]
+    for observer in planner.observers_of(fqn):
+        member = planner.index.lookup(observer, FROM_PP)
+        method = member.method if member is not None else None
+        if method is not None and method.keys_read_exact and all(k.kind == "str" for k in method.keys_read):
+            if {k.value for k in method.keys_read} != set(attrs):
+                return None  # generating these keys would only trade this finding for a key mismatch
+    annotation = f"dict[str, {constructor.tensors[0][1]}]" if annotates_returns(node) else ""
+    spec = MethodSpec(TO_PP, ("self",), "dict", tuple((attr, attr) for attr in attrs), returns=annotation)
+    return planner.base_plan(finding, fqn, node, safe=False, method=spec,
+                             description=f"Add `{TO_PP}` returning {names_list(attrs)}")
+
+
+RULE = Rule("PPA001", "output-missing-to-pp-tensors",
+            "An auxiliary output has no `to_pp_tensors`, so it cannot be sent to the next PP stage",
+            check, UNSAFE_FIX, plan_fix, declares_untransported=True)

@@ -1,0 +1,25 @@
+"""PPA010: ``to_pp_tensors`` returns an empty mapping, or None, on some path."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ppaux_lint import pp_errors
+from ppaux_lint.findings import Finding
+from ppaux_lint.rules import sent
+from ppaux_lint.rules.base import CheckContext, Rule
+
+
+def check(context: CheckContext) -> Iterator[Finding]:
+    error = pp_errors.raised(pp_errors.EMPTY_OUTPUT)
+    for info, where, fact in sent.returns(context):
+        if fact.kind == "dict" and fact.exact and not fact.items:
+            yield RULE.finding(f"{where} returns an empty mapping on this path: {error}",
+                               info.path, fact.span, info.fqn)
+        elif fact.kind == "none":
+            how = "can fall off its end and return None" if fact.implicit else "returns None on this path"
+            yield RULE.finding(f"{where} {how}, which the helper treats as empty: {error}",
+                               info.path, fact.span, info.fqn)
+
+
+RULE = Rule("PPA010", "empty-pp-tensors", "`to_pp_tensors` returns an empty mapping on some path", check)

@@ -1,0 +1,22 @@
+"""PPA011: a tensor name returned by ``to_pp_tensors`` that is not a non-empty string."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ppaux_lint import pp_errors
+from ppaux_lint.findings import Finding
+from ppaux_lint.rules import sent
+from ppaux_lint.rules.base import CheckContext, Rule
+
+
+def check(context: CheckContext) -> Iterator[Finding]:
+    for info, where, _, item in sent.returned_items(context):
+        key = item.key
+        if key.kind in ("empty", "nonstr"):
+            yield RULE.finding(f"{where} returns a tensor named {key.value or repr('')}, which is not a non-empty "
+                               f"string: {pp_errors.raised(pp_errors.BAD_NAME)}",
+                               info.path, key.span, info.fqn)
+
+
+RULE = Rule("PPA011", "invalid-pp-tensor-name", "A returned PP tensor name is not a non-empty string literal", check)

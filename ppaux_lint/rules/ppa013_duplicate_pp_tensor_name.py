@@ -1,0 +1,31 @@
+"""PPA013: the same tensor name twice in one dict returned by ``to_pp_tensors``.
+
+The helper never sees the first entry: Python keeps the last, so one tensor silently stays home.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ppaux_lint.findings import Finding
+from ppaux_lint.rules import sent
+from ppaux_lint.rules.base import CheckContext, Rule
+
+
+def check(context: CheckContext) -> Iterator[Finding]:
+    for info, where, fact in sent.returns(context):
+        if fact.kind != "dict":
+            continue
+        seen: set[str] = set()
+        for item in fact.items:
+            key = item.key
+            if key.kind != "str":
+                continue
+            if key.value in seen:
+                yield RULE.finding(f"{where} returns {key.value!r} twice in one dict; the first tensor is silently "
+                                   f"replaced and never reaches the next stage", info.path, key.span, info.fqn)
+            seen.add(key.value)
+
+
+RULE = Rule("PPA013", "duplicate-pp-tensor-name",
+            "The same name appears twice in a dict returned by `to_pp_tensors`", check)

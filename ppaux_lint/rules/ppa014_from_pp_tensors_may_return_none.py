@@ -1,0 +1,28 @@
+"""PPA014: ``from_pp_tensors`` can return None, which the helper reports as a failed reconstruction."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ppaux_lint import pp_errors
+from ppaux_lint.findings import Finding
+from ppaux_lint.names import FROM_PP
+from ppaux_lint.rules.base import CheckContext, Rule
+
+
+def check(context: CheckContext) -> Iterator[Finding]:
+    error = pp_errors.raised(pp_errors.NOT_RECONSTRUCTED)
+    for info, method in context.own_methods(FROM_PP):
+        if method.is_async or method.is_generator:
+            continue  # PPA016 says why nothing it returns matters
+        where = f"`{info.fqn}.{FROM_PP}`"
+        none_returns = [r for r in method.returns if r.kind == "none"]
+        for fact in none_returns:
+            how = "can fall off its end, returning None" if fact.implicit else "returns None on this path"
+            yield RULE.finding(f"{where} {how}: {error}", info.path, fact.span, info.fqn)
+        if not none_returns and method.return_optional:
+            yield RULE.finding(f"{where} is annotated `{method.return_annotation}`, so it may return None: {error}",
+                               info.path, method.return_annotation_span or method.span, info.fqn)
+
+
+RULE = Rule("PPA014", "from-pp-tensors-may-return-none", "`from_pp_tensors` can return `None`", check)

@@ -1,0 +1,65 @@
+"""PPA015: the keys an observer reads must be the keys its output sends.
+
+Both sides are compared only when both are known exactly: every return of ``to_pp_tensors`` is a dict
+literal of string keys, and (for unread keys) the received mapping is used only through literal-key reads.
+The two ends usually live in different files, so each finding carries the other end as a related location:
+asking about either file reports it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ppaux_lint.findings import Finding, Related
+from ppaux_lint.index import ProjectIndex
+from ppaux_lint.names import FROM_PP, TO_PP
+from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.rules.sent import sent_keys
+from ppaux_lint.summary import MethodSummary
+
+
+def check(context: CheckContext) -> Iterator[Finding]:
+    index = context.index
+    for info in context.implementations():
+        if not info.is_observer or info.pair is None:
+            continue
+        receiver_owner, receiver = _method_with_owner(index, info.fqn, FROM_PP)
+        sender_owner, sender = _method_with_owner(index, info.pair, TO_PP)
+        if receiver is None or sender is None or receiver.is_async or sender.is_async or sender.is_generator:
+            continue
+        sent = sent_keys(sender)
+        if sent is None:
+            continue
+        receiving = Related(_path(index, receiver_owner), receiver.span,
+                            f"`{receiver_owner}.{FROM_PP}` rebuilds the output here")
+        sending = Related(_path(index, sender_owner), sender.span, f"`{sender_owner}.{TO_PP}` sends the keys here")
+        read = {k.value: k for k in receiver.keys_read if k.kind == "str"}
+        for name, key in read.items():
+            if name not in sent:
+                yield RULE.finding(
+                    f"`{receiver_owner}.{FROM_PP}` reads {name!r}, but `{sender_owner}.{TO_PP}` never sends it "
+                    f"(it sends {', '.join(map(repr, sorted(sent)))}): KeyError on the first stage",
+                    receiving.path, key.span, receiver_owner, related=(sending,))
+        if not receiver.keys_read_exact or any(k.kind != "str" for k in receiver.keys_read):
+            continue
+        for name, span in sent.items():
+            if name not in read:
+                yield RULE.finding(
+                    f"`{sender_owner}.{TO_PP}` sends {name!r}, but `{receiver_owner}.{FROM_PP}` never reads it: "
+                    f"the tensor crosses the stage and is silently dropped",
+                    sending.path, span, sender_owner, related=(receiving,))
+
+
+def _path(index: ProjectIndex, fqn: str) -> str:
+    return index.modules[index.class_module[fqn]].path
+
+
+def _method_with_owner(index: ProjectIndex, fqn: str, name: str) -> tuple[str, MethodSummary | None]:
+    member = index.lookup(fqn, name)
+    if member is None or member.method is None or member.owner not in index.classes:
+        return "", None
+    return member.owner, member.method
+
+
+RULE = Rule("PPA015", "pp-key-mismatch",
+            "`from_pp_tensors` reads a key its output never sends, or never reads one it sends", check)

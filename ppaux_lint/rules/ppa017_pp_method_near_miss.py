@@ -1,0 +1,60 @@
+"""PPA017: a misspelt transport method (``to_pp_tensor``, ``From_PP_Tensors``) instead of the real name.
+
+It replaces PPA001/PPA002 on the class, since the misspelling is the cause. The fix (safe: it only renames)
+renames the ``def`` and the ``self.<old>``/``cls.<old>`` uses inside the same class, when the old name is
+used nowhere else in the file and the class binds nothing under the new name.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Iterator
+
+from ppaux_lint.findings import Finding
+from ppaux_lint.model import OBSERVER, OUTPUT
+from ppaux_lint.names import FROM_PP, TO_PP
+from ppaux_lint.rules import presence
+from ppaux_lint.rules.base import SAFE_FIX, CheckContext, Rule
+
+if TYPE_CHECKING:
+    from ppaux_lint.fixes.plan import Plan, Planner
+
+
+def check(context: CheckContext) -> Iterator[Finding]:
+    index = context.index
+    for info in context.concrete():
+        for method, role in ((TO_PP, OUTPUT), (FROM_PP, OBSERVER)):
+            found = presence.absence(index, info, method, role)
+            if found is None or found.near is None:
+                continue
+            owner, candidate = found.near
+            yield RULE.finding(
+                f"`{owner}.{candidate.name}` looks like a misspelling of `{method}`: did you mean `{method}`? "
+                f"As written, `{info.fqn}` has no `{method}`, so the PP helpers reject it",
+                index.modules[index.class_module[owner]].path, candidate.span, owner)
+
+
+def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
+    from ppaux_lint.fixes.syntax import binds, intended_name, other_references
+
+    owner = finding.symbol
+    found = planner.sources.class_node(owner)
+    if found is None or found[1] != finding.path:
+        return None
+    node, path, _ = found
+    definition = next((d for d in node.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and d.lineno == finding.span.line), None)
+    if definition is None:
+        return None
+    old = definition.name
+    new = intended_name(old)
+    if new is None or binds(node, new):
+        return None
+    if other_references(planner.sources.tree(path), node, definition, old):
+        return None  # renaming the def alone would break those uses
+    return planner.base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`", safe=True,
+                             rename=(old, new, finding.span.line, finding.span.column))
+
+
+RULE = Rule("PPA017", "pp-method-near-miss", "A method name is a near miss of `to_pp_tensors`/`from_pp_tensors`",
+            check, SAFE_FIX, plan_fix)

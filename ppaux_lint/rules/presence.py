@@ -1,0 +1,56 @@
+"""Whether a transport method is there at all, as the helpers' ``isinstance`` check sees it.
+
+PPA001, PPA002, PPA017 and PPA018 each report one answer to the same question, so they share it here: a
+class lacking a method gets exactly one of them (the stub it inherits, the misspelling it carries, or the
+plain absence), never two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ppaux_lint.index import Member, ProjectIndex
+from ppaux_lint.model import ClassInfo
+from ppaux_lint.summary import MethodSummary
+
+STUB, NEAR_MISS, MISSING, ASSIGNED_NONE = "stub", "near-miss", "missing", "none"
+
+
+@dataclass(frozen=True)
+class Absence:
+    """Why ``method`` is not usable on a class; ``near`` is (owner, misspelt method) for NEAR_MISS,
+    ``owner`` the Protocol whose stub is inherited for STUB."""
+
+    kind: str
+    owner: str = ""
+    near: tuple[str, MethodSummary] | None = None
+
+
+def absence(index: ProjectIndex, info: ClassInfo, method: str, role: str) -> Absence | None:
+    """How ``method`` is missing from a class in ``role``, or None when it is there or cannot be known.
+
+    A Protocol stub counts whatever the class's role (the explicit PP base makes it a PP implementer).
+    An unresolved base might provide the method, so its absence is not known and nothing is said.
+    """
+    member: Member | None = index.lookup(info.fqn, method)
+    if member is not None and member.stub_of_protocol:
+        return Absence(STUB, owner=member.owner)
+    if role not in info.roles or (member is not None and not member.is_none):
+        return None
+    if member is None and info.unresolved_bases:
+        return None
+    near = index.near_miss(info.fqn, method)
+    if near is not None:
+        return Absence(NEAR_MISS, owner=near[0], near=near)
+    return Absence(ASSIGNED_NONE if member is not None else MISSING)
+
+
+def missing_message(info: ClassInfo, role: str, method: str, found: Absence, noun: str, purpose: str,
+                    helper: str, error: str) -> str:
+    """The message of the missing-method rules: the class, how it was recognised, and the error the helper raises."""
+    from ppaux_lint import pp_errors
+
+    how = (f"sets `{method} = None`, which a runtime-checkable Protocol treats as missing"
+           if found.kind == ASSIGNED_NONE else f"has no `{method}`")
+    return (f"{noun} `{info.fqn}` ({info.recognized[role]}) {how}, so it cannot be {purpose}; "
+            f"with pipeline parallelism {helper} raises {pp_errors.raised(error)}")
