@@ -1,15 +1,10 @@
-"""The command line. It parses options, calls the engine, picks a renderer, and maps outcomes to exit codes.
-
-Exit codes (the contract CI scripts rely on): 0 clean, 1 findings (or, for
-verify, failures), 2 usage, configuration or internal errors. Errors are one
-line on stderr; ``--debug`` adds the traceback.
-"""
+"""The command line. It parses options, calls the engine, picks a renderer, and maps outcomes to exit codes
+(the policy, shared by every command, is in :mod:`ppaux_lint.command`)."""
 
 from __future__ import annotations
 
 import json
 import sys
-import traceback
 from collections import Counter
 from pathlib import Path
 from typing import Sequence
@@ -17,20 +12,11 @@ from typing import Sequence
 import click
 
 from ppaux_lint import __version__
-from ppaux_lint.registry import RULES, RULES_BY_CODE, rule_document
+from ppaux_lint.command import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, PREFIX, ExitError, guarded, one_line
+from ppaux_lint.rules import all_rules, by_code, rule_document
 from ppaux_lint.verify_cli import verify  # torch-free until the command runs
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
-
-
-class ExitError(click.ClickException):
-    """A one-line error with exit code 2, printed without a traceback."""
-
-    exit_code = EXIT_ERROR
-
-    def show(self, file=None) -> None:
-        click.echo(f"ppaux-lint: error: {self.format_message()}", err=True)
 
 
 def _codes(values: Sequence[str]) -> tuple[str, ...]:
@@ -83,12 +69,12 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     from ppaux_lint import fixes
 
     with _progress(output_format in ("full", "concise") and not quiet):
-        analysis = _guarded(ctx, lambda: analyze(list(paths), options))
+        analysis = guarded(ctx, lambda: analyze(list(paths), options))
     for warning in analysis.discovery.warnings:
         click.echo(f"ppaux-lint: warning: {warning}", err=True)
     out = sys.stdout
     if show_diff:  # as ruff: the diff only, a count on stderr, exit 1 when something would change
-        preview = _guarded(ctx, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
+        preview = guarded(ctx, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
         fixes.report_failures(preview.failed)
         out.write(fixes.unified_diff(preview.files.values()))
         count = len(preview.applied)
@@ -97,11 +83,11 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         ctx.exit(EXIT_FINDINGS if preview.files and not exit_zero else EXIT_CLEAN)
     fixed: list = []
     if apply_fix:
-        outcome = _guarded(ctx, lambda: fixes.fix_project(analysis, lambda: analyze(list(paths), options),
+        outcome = guarded(ctx, lambda: fixes.fix_project(analysis, lambda: analyze(list(paths), options),
                                                           unsafe=unsafe_fixes))
         fixes.report_failures(outcome.failed)
         analysis, fixed = outcome.analysis, outcome.fixed
-    findings = _guarded(ctx, lambda: fixes.attach_fixes(analysis))
+    findings = guarded(ctx, lambda: fixes.attach_fixes(analysis))
     if statistics:
         _print_statistics(findings, output_format, out)
     else:
@@ -135,28 +121,10 @@ def _print_fixed(fixed, out) -> None:
     for path in sorted(by_path):
         out.write(f"- {path}:\n")
         for code, count in sorted(by_path[path].items()):
-            name = RULES_BY_CODE[code].name if code in RULES_BY_CODE else ""
+            known = by_code(code)
+            name = known.name if known is not None else ""
             out.write(f"    {count} × {code} ({name})\n")
     out.write("\n")
-
-
-def _guarded(ctx: click.Context, action):
-    """Run ``action``, turning known and unknown failures into one-line errors with exit code 2."""
-    from ppaux_lint.config import ConfigError
-    from ppaux_lint.discover import UsageError
-    from ppaux_lint.selection import SelectionError
-
-    try:
-        return action()
-    except (ConfigError, UsageError, SelectionError) as exc:
-        raise ExitError(str(exc)) from None
-    except KeyboardInterrupt:
-        raise ExitError("interrupted") from None
-    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
-        if ctx.obj and ctx.obj.get("debug"):
-            traceback.print_exc()
-        hint = "" if ctx.obj and ctx.obj.get("debug") else " (run with --debug for the traceback)"
-        raise ExitError(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
 
 
 def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = False) -> None:
@@ -182,7 +150,7 @@ def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = F
 
 def _print_statistics(findings, output_format: str, out) -> None:
     counts = Counter(f.code for f in findings)
-    rows = [(code, counts[code], RULES_BY_CODE[code].name) for code in sorted(counts)]
+    rows = [(code, counts[code], by_code(code).name) for code in sorted(counts)]
     if output_format == "json":
         json.dump([{"code": c, "name": n, "count": k} for c, k, n in rows], out, indent=2)
         out.write("\n")
@@ -203,7 +171,7 @@ def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -
     from ppaux_lint.cache import CACHE_DIR_NAME
     from ppaux_lint.engine import Options, load_project
 
-    project = _guarded(ctx, lambda: load_project(list(paths) or [Path(".")], Options()))
+    project = guarded(ctx, lambda: load_project(list(paths) or [Path(".")], Options()))
     configured = Path(project.config.cache_dir) if project.config.cache_dir else None
     target = cache_dir or configured or Path(CACHE_DIR_NAME)
     target = target if target.is_absolute() else project.root / target
@@ -219,8 +187,8 @@ def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -
 def rule(code: str) -> None:
     """Explain the rule CODE (e.g. PPA001)."""
     code = code.upper()
-    if code not in RULES_BY_CODE:
-        raise ExitError(f"unknown rule {code!r} (see `ppaux-lint rules`)")
+    if by_code(code) is None:
+        raise ExitError(f"CODE: unknown rule {code!r} (see `ppaux-lint rules`)")
     text = rule_document(code)
     stream = sys.stdout
     if stream.isatty():
@@ -249,10 +217,10 @@ def inventory(ctx: click.Context, paths: tuple[Path, ...], output_format: str, e
 
     options = Options(config_path=config_path, exclude=exclude)
     with _progress(output_format == "tree"):
-        analysis = _guarded(ctx, lambda: analyze(list(paths), options))
+        analysis = guarded(ctx, lambda: analyze(list(paths), options))
     for warning in analysis.discovery.warnings:
         click.echo(f"ppaux-lint: warning: {warning}", err=True)
-    data = _guarded(ctx, lambda: inv.build(analysis))
+    data = guarded(ctx, lambda: inv.build(analysis))
     out = sys.stdout
     (inv.render_json if output_format == "json" else inv.render_tree)(data, out)
 
@@ -263,7 +231,7 @@ def rules_command(output_format: str) -> None:
     """List every rule: code, name, summary and fix availability."""
     if output_format == "json":
         click.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "fix": r.fix}
-                               for r in RULES], indent=2))
+                               for r in all_rules()], indent=2))
         return
     from rich.table import Table
 
@@ -272,7 +240,7 @@ def rules_command(output_format: str) -> None:
     table = Table(show_edge=False, header_style="bold")
     for column in ("Code", "Name", "Fix", "Summary"):
         table.add_column(column, overflow="fold")
-    for r in RULES:
+    for r in all_rules():
         table.add_row(r.code, r.name, r.fix, r.summary)
     make_console(width=max(120, make_console().width)).print(table)
 
@@ -286,9 +254,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
     try:
-        cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=True)
-    except SystemExit:
-        raise
+        code = cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=False)
+    except click.ClickException as exc:  # click's own usage errors, and ours
+        click.echo(f"{PREFIX}{one_line(exc)}", err=True)
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        click.echo(f"{PREFIX}interrupted", err=True)
+        code = EXIT_ERROR
     except BaseException as exc:  # noqa: BLE001 - last line of defence for "never a traceback"
-        click.echo(f"ppaux-lint: internal error: {type(exc).__name__}: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
+        if isinstance(exc, SystemExit):
+            raise
+        click.echo(f"{PREFIX}internal error: {type(exc).__name__}: {exc}", err=True)
+        code = EXIT_ERROR
+    sys.exit(code if isinstance(code, int) else EXIT_CLEAN)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ppaux_lint.errors import UsageError
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -33,7 +35,7 @@ DEFAULT_HELPER_MODULES = (
 )
 
 
-class ConfigError(Exception):
+class ConfigError(UsageError):
     """A configuration problem the user must fix; the CLI turns it into exit code 2."""
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 from ppaux_lint.cache import read_regular_file
 from ppaux_lint.config import Config, compile_globs
+from ppaux_lint.errors import UsageError
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
@@ -26,10 +27,6 @@ DEFAULT_EXCLUDES = (
     ".ppaux_lint_cache", "__pypackages__", "_build", "buck-out",
 )
 ROOT_MARKERS = ("pyproject.toml", ".git")
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for (a missing path); exit code 2."""
 
 
 @dataclass(frozen=True)

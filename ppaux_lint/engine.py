@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Sequence
 
 from ppaux_lint.cache import CACHE_DIR_NAME, Cache
-from ppaux_lint.checks import run_checks
-from ppaux_lint.checks.context import CheckContext
+from ppaux_lint.rules import CheckContext, run_checks
 from ppaux_lint.config import Config, load_config
 from ppaux_lint.discover import Discovery, discover, find_root
 from ppaux_lint.findings import Finding
 from ppaux_lint.index import ProjectIndex
 from ppaux_lint.model import ClassInfo
 from ppaux_lint.prefilter import bound_names, initial_tokens, possibly_relevant
-from ppaux_lint.selection import Selection, apply
+from ppaux_lint.selection import Selection, Suppressed, apply
 from ppaux_lint.store import SummaryStore
 from ppaux_lint.summary import FileSummary
 
@@ -52,6 +51,7 @@ class Analysis:
     index: ProjectIndex
     findings: list[Finding]
     classes: dict[str, ClassInfo] = field(default_factory=dict)
+    suppressed: list[Suppressed] = field(default_factory=list)  # silenced by noqa or per-file-ignores
 
 
 def load_project(paths: Sequence[Path], options: Options) -> Project:
@@ -63,8 +63,10 @@ def analyze(paths: Sequence[str | Path], options: Options = Options(), project: 
     given = [Path(p) for p in paths] or [Path(".")]
     project = project or load_project(given, options)
     config = project.config
-    selection = Selection.build(options.select or config.select, config.ignore + options.ignore,
-                                "--select/--ignore" if (options.select or options.ignore) else str(config.path))
+    key = f"{config.path}: 'tool.ppaux-lint.{{}}'"
+    selection = Selection.build(select=[(options.select, "--select")] if options.select else
+                                [(config.select, key.format("select"))],
+                                ignore=[(config.ignore, key.format("ignore")), (options.ignore, "--ignore")])
     discovery = discover(given, project.root, config, options.exclude, options.force_exclude)
     store = SummaryStore(discovery.files, _cache(project, options), config.summary_key())
     relevant, tokens = _relevant_summaries(store, discovery, config, options.prefilter)
@@ -81,8 +83,9 @@ def analyze(paths: Sequence[str | Path], options: Options = Options(), project: 
     targets = discovery.targets
     by_path = {s.path: s for s in relevant}
     wanted = sorted(set(f for f in raw if f.path in targets), key=lambda f: f.sort_key)
-    findings = apply(wanted, selection, config.per_file_ignores, project.root, by_path)
-    return Analysis(project, discovery, tuple(store.summaries.values()), index, findings, index.infos())
+    findings, suppressed = apply(wanted, selection, config.per_file_ignores, project.root, by_path)
+    return Analysis(project, discovery, tuple(store.summaries.values()), index, findings, index.infos(),
+                    suppressed)
 
 
 def _cache(project: Project, options: Options) -> Cache | None:

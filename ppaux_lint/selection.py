@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ppaux_lint.config import compile_globs
+from ppaux_lint.errors import UsageError
 from ppaux_lint.findings import Finding
-from ppaux_lint.registry import RULES_BY_CODE
+from ppaux_lint.rules import all_rules
 from ppaux_lint.summary import FileSummary
 
 
-class SelectionError(Exception):
+class SelectionError(UsageError):
     """A --select/--ignore entry that names no rule: exit code 2, since a typo would silence checks."""
 
 
@@ -20,7 +21,7 @@ def _validate(prefixes: Iterable[str], where: str) -> tuple[str, ...]:
     out = []
     for prefix in prefixes:
         prefix = prefix.strip().upper()
-        if prefix != "ALL" and not any(code.startswith(prefix) for code in RULES_BY_CODE):
+        if prefix != "ALL" and not any(rule.code.startswith(prefix) for rule in all_rules()):
             raise SelectionError(f"{where}: {prefix!r} matches no rule code (see `ppaux-lint rules`)")
         out.append(prefix)
     return tuple(out)
@@ -43,8 +44,12 @@ class Selection:
     ignore: tuple[str, ...]
 
     @classmethod
-    def build(cls, select: Sequence[str], ignore: Sequence[str], where: str) -> "Selection":
-        return cls(_validate(select, where) or ("ALL",), _validate(ignore, where))
+    def build(cls, select: Sequence[tuple[Sequence[str], str]],
+              ignore: Sequence[tuple[Sequence[str], str]]) -> Selection:
+        """From (codes, where they came from) pairs, so that an unknown code is reported with its source:
+        the flag, or the config file and key."""
+        selected = tuple(code for codes, where in select for code in _validate(codes, where))
+        return cls(selected or ("ALL",), tuple(code for codes, where in ignore for code in _validate(codes, where)))
 
     def enabled(self, code: str) -> bool:
         """As in ruff, the more specific of a matching select and ignore wins."""
@@ -53,23 +58,39 @@ class Selection:
         return selected >= 0 and selected > ignored
 
 
+@dataclass(frozen=True)
+class Suppressed:
+    """A finding the user silenced on purpose, and how: ``verify`` reads these (a ``# noqa: PPA001`` on a class
+    declares that it never crosses a stage), and ``inventory`` can show them."""
+
+    finding: Finding
+    how: str  # "noqa" or "per-file-ignores"
+    where: str  # the comment's line ("path:line") or the glob
+
+
 def apply(findings: Iterable[Finding], selection: Selection, per_file_ignores: dict[str, tuple[str, ...]],
-          root: Path, summaries: dict[str, FileSummary]) -> list[Finding]:
-    specs = [(compile_globs([glob]), codes) for glob, codes in
-             per_file_ignores.items()]
-    kept = []
+          root: Path, summaries: dict[str, FileSummary]) -> tuple[list[Finding], list[Suppressed]]:
+    """The findings to report, and those that noqa comments or per-file-ignores silenced (findings of
+    rules that are not selected are neither: nobody asked for them)."""
+    specs = [(glob, compile_globs([glob]), codes) for glob, codes in per_file_ignores.items()]
+    kept: list[Finding] = []
+    suppressed: list[Suppressed] = []
     for finding in findings:
         if not selection.enabled(finding.code):
             continue
         relative = _relative(finding.path, root)
-        if any(spec.match_file(relative) and _matches(finding.code, [c.upper() for c in codes]) >= 0
-               for spec, codes in specs):
+        glob = next((glob for glob, spec, codes in specs if spec.match_file(relative)
+                     and _matches(finding.code, [c.upper() for c in codes]) >= 0), None)
+        if glob is not None:
+            suppressed.append(Suppressed(finding, "per-file-ignores", glob))
             continue
         summary = summaries.get(finding.path)
-        if summary is not None and _suppressed(finding, summary):
+        line = _suppressed_at(finding, summary) if summary is not None else None
+        if line is not None:
+            suppressed.append(Suppressed(finding, "noqa", f"{relative}:{line}"))
             continue
         kept.append(finding)
-    return kept
+    return kept, suppressed
 
 
 def _relative(path: str, root: Path) -> str:
@@ -79,13 +100,14 @@ def _relative(path: str, root: Path) -> str:
         return Path(path).as_posix()
 
 
-def _suppressed(finding: Finding, summary: FileSummary) -> bool:
-    """``# noqa`` on the finding's line or, for class-level findings, on the class line."""
+def _suppressed_at(finding: Finding, summary: FileSummary) -> int | None:
+    """The line of the ``# noqa`` that silences the finding: on its own line or, for class-level findings,
+    on the class line."""
     lines = {finding.span.line}
     for cls in summary.classes:
         if cls.span == finding.span:
             lines.add(cls.class_line)
     for line, codes in summary.noqa:
         if line in lines and (not codes or finding.code in codes):
-            return True
-    return False
+            return line
+    return None

@@ -9,17 +9,18 @@ configuration or internal errors, always as one line on stderr.
 from __future__ import annotations
 
 import sys
-import traceback
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
-EXIT_USAGE = 2
+from ppaux_lint.command import guarded
+from ppaux_lint.errors import UsageError
+
 DEFAULT_TIMEOUT = 60.0
 
 
-class VerifyUsageError(Exception):
+class VerifyUsageError(UsageError):
     """Something the user must fix before verify can run; exit code 2."""
 
 
@@ -42,22 +43,8 @@ class VerifyUsageError(Exception):
 def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: str, output_format: str,
            junit_xml: Path | None, strict: bool, timeout: float | None, config_path: Path | None) -> None:
     """Import the classes found in PATHS and put each through a real pipeline-parallel round trip."""
-    try:
-        code = _verify(list(paths), device, transport, output_format, junit_xml, strict, timeout, config_path)
-    except VerifyUsageError as exc:
-        click.echo(f"ppaux-lint: error: {exc}", err=True)
-        code = EXIT_USAGE
-    except KeyboardInterrupt:
-        click.echo("ppaux-lint: error: interrupted", err=True)
-        code = EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
-        debug = bool((ctx.find_root().obj or {}).get("debug"))
-        if debug:
-            traceback.print_exc()
-        hint = "" if debug else " (run with --debug for the traceback)"
-        click.echo(f"ppaux-lint: error: internal error: {type(exc).__name__}: {exc}{hint}", err=True)
-        code = EXIT_USAGE
-    ctx.exit(code)
+    ctx.exit(guarded(ctx, lambda: _verify(list(paths), device, transport, output_format, junit_xml, strict,
+                                          timeout, config_path)))
 
 
 def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,
@@ -68,6 +55,7 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         require_torch()
     except ImportError as exc:
         raise VerifyUsageError(str(exc)) from None
+    from ppaux_lint.engine import Options, analyze
     from ppaux_lint.runtime.devices import DeviceError, resolve_device
     from ppaux_lint.runtime.report import render_json, render_table, write_junit
     from ppaux_lint.runtime.results import exit_code
@@ -80,7 +68,7 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         raise VerifyUsageError(f"--device: {exc}") from None
     if junit_xml is not None and not junit_xml.resolve().parent.is_dir():
         raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: its directory does not exist")
-    analysis = _analyze(paths, config_path)
+    analysis = analyze(paths, Options(config_path=config_path))
     settings = analysis.project.config.verify
     for key, spec in settings.examples.items():
         module, sep, attr = spec.partition(":")
@@ -118,17 +106,6 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         except OSError as exc:
             raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: {exc.strerror or exc}") from None
     return exit_code(results, strict=strict)
-
-
-def _analyze(paths: list[Path], config_path: Path | None):
-    from ppaux_lint.config import ConfigError
-    from ppaux_lint.discover import UsageError
-    from ppaux_lint.engine import Options, analyze
-
-    try:
-        return analyze(paths, Options(config_path=config_path))
-    except (ConfigError, UsageError) as exc:
-        raise VerifyUsageError(str(exc)) from None
 
 
 def _with_progress(targets, show: bool, run):

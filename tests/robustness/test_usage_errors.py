@@ -103,3 +103,47 @@ def test_a_fifo_as_config_file_does_not_hang(tmp_path: Path) -> None:
     os.mkfifo(root / "ppaux.toml")
     result = cli(["check", "--config", "ppaux.toml", "."], root, timeout=60)
     assert result.returncode == 2 and "ppaux.toml" in _one_error_line(result.stderr)
+
+
+# Every command follows the one error policy. The config cases that each command must reject are those
+# it reads: `clean` reads the config's structure, not which rules it selects.
+EVERY_COMMAND_CASES = ("invalid_toml", "unknown_key", "protocols_wrong_type", "verify_timeout",
+                       "exclude_bad_pattern", "per_file_ignores_value", "select_unknown_code")
+COMMANDS = ("verify", "inventory", "clean")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("name", EVERY_COMMAND_CASES)
+def test_every_command_reports_a_config_error_the_same_way(tmp_path: Path, command: str, name: str) -> None:
+    config, _, named = CASES[name]
+    if command == "clean" and name in ("select_unknown_code", "exclude_bad_pattern", "per_file_ignores_value"):
+        pytest.skip("clean neither selects rules nor walks files")
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT})
+    (root / "pyproject.toml").write_bytes(config.encode("utf-8", "surrogateescape"))
+    result = cli([command, "."], root, timeout=120)
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    line = _one_error_line(result.stderr)
+    assert line.startswith("ppaux-lint: error: ")
+    for culprit in named:
+        assert culprit in line, (culprit, line)
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["verify", "--device", "tpu", "."], ["--device", "tpu"]),
+    (["verify", "--transport", "carrier-pigeon", "."], ["--transport", "carrier-pigeon"]),
+    (["inventory", "--output-format", "xml", "."], ["--output-format", "xml"]),
+    (["rule", "PPA999"], ["PPA999"]),
+    (["rules", "--output-format", "yaml"], ["--output-format", "yaml"]),
+    (["check", "--select", "PPA001", "--ignore", "NOPE", "."], ["--ignore", "NOPE"]),
+    (["nonsense"], ["nonsense"]),
+])
+def test_every_command_reports_a_bad_flag_in_one_line(tmp_path: Path, args: list[str], named: list[str]) -> None:
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT})
+    result = cli(args, root, timeout=120)
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    line = _one_error_line(result.stderr)
+    for culprit in named:
+        assert culprit in line, (culprit, line)

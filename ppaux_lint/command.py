@@ -1,0 +1,56 @@
+"""How every command turns failures into exit codes and one-line messages.
+
+Exit codes (the contract CI scripts rely on): 0 clean, 1 findings (or, for ``verify``, failures), 2 usage,
+configuration or internal errors. A :class:`~ppaux_lint.errors.UsageError` is the user's to fix and prints as
+it is; any other exception is a bug, printed as "internal error" with the traceback under ``--debug``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Callable, TypeVar
+
+import click
+
+from ppaux_lint.errors import UsageError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+PREFIX = "ppaux-lint: error: "
+
+T = TypeVar("T")
+
+
+class ExitError(click.ClickException):
+    """A one-line error with exit code 2, printed without a traceback."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file=None) -> None:
+        click.echo(f"{PREFIX}{self.format_message()}", err=True)
+
+
+def debugging(ctx: click.Context) -> bool:
+    return bool((ctx.find_root().obj or {}).get("debug"))
+
+
+def guarded(ctx: click.Context, action: Callable[[], T]) -> T:
+    """Run ``action``, turning usage errors, interrupts and bugs into one-line errors with exit code 2."""
+    try:
+        return action()
+    except UsageError as exc:
+        raise ExitError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise ExitError("interrupted") from None
+    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
+        if debugging(ctx):
+            traceback.print_exc()
+        hint = "" if debugging(ctx) else " (run with --debug for the traceback)"
+        raise ExitError(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
+
+
+def one_line(error: click.ClickException) -> str:
+    """Click's own usage errors (an unknown option, a bad choice), as one line like every other error."""
+    message = error.format_message()
+    if isinstance(error, click.UsageError) and error.ctx is not None:
+        message += f" (see `{error.ctx.command_path} --help`)"
+    return " ".join(message.split())
