@@ -4,6 +4,10 @@ Summaries are the unit of caching and of parallelism. They are frozen, made
 only of tuples, strings, ints and bools (so they pickle small and compare by
 value), and never refer to another file: cross-file meaning is the index's job.
 Rules must be answerable from summaries alone, never from a syntax tree.
+
+Each class's docstring names the module of ``ppaux_lint/summarize/`` that
+produces it, which is where to look for exactly what a fact does and does not
+cover.
 """
 
 from __future__ import annotations
@@ -16,7 +20,10 @@ SUMMARY_FORMAT = 2
 
 @dataclass(frozen=True)
 class Span:
-    """1-based lines, 1-based columns (as ruff and SARIF count them), end exclusive."""
+    """1-based lines, 1-based columns (as ruff and SARIF count them), end exclusive.
+
+    Columns count characters, not the UTF-8 bytes ``ast`` counts: ``summarize.text`` converts them.
+    """
 
     line: int
     column: int
@@ -32,6 +39,7 @@ class Import:
     to. ``import a.b`` binds ``a`` to ``a``; ``import a.b as m`` binds ``m`` to
     ``a.b``; ``from x import Y as Z`` binds ``Z`` to ``x.Y``. Relative imports
     are already made absolute. ``star`` marks ``from x import *`` (local is "*").
+    Produced by ``summarize.imports``.
     """
 
     local: str
@@ -47,6 +55,8 @@ class KeyFact:
     kind: "str" (a non-empty string literal, in ``value``), "empty" (""),
     "nonstr" (a literal that is not a string: number, None, tuple, ...; its
     source in ``value``), or "dynamic" (anything the analysis cannot see through).
+    Produced by ``summarize.returns``; ``summarize.key_reads`` makes the same
+    facts (never "nonstr") for the keys a method reads from the mapping it receives.
     """
 
     kind: str
@@ -56,7 +66,10 @@ class KeyFact:
 
 @dataclass(frozen=True)
 class ValueFact:
-    """A value of a returned dict literal. ``not_tensor`` names why it is certainly not a tensor, or is ""."""
+    """A value of a returned dict literal. ``not_tensor`` names why it is certainly not a tensor, or is "".
+
+    Produced by ``summarize.returns``; ``not_tensor`` is judged by ``summarize.values``.
+    """
 
     key: KeyFact
     not_tensor: str
@@ -74,6 +87,7 @@ class ReturnFact:
       "construct" a call of a name (``constructs`` holds the dotted callee as written);
       "other"     anything else.
     ``implicit`` marks falling off the end of the body.
+    Produced by ``summarize.returns``; whether the body can fall off its end is ``summarize.flow``'s answer.
     """
 
     kind: str
@@ -86,6 +100,8 @@ class ReturnFact:
 
 @dataclass(frozen=True)
 class Param:
+    """One parameter of a method's signature (``summarize.methods``)."""
+
     name: str
     kind: str  # "posonly", "pos", "vararg", "kwonly", "varkw"
     has_default: bool
@@ -95,7 +111,11 @@ class Param:
 @dataclass(frozen=True)
 class MethodSummary:
     """A method's signature; for the methods rules read (the transport methods, their near misses and
-    ``after_sample``) also its returns, generator-ness and key reads, which are empty for the rest."""
+    ``after_sample``) also its returns, generator-ness and key reads, which are empty for the rest.
+
+    Produced by ``summarize.methods``; returns and generator-ness by ``summarize.returns``, key reads by
+    ``summarize.key_reads``.
+    """
 
     name: str
     span: Span  # the ``def`` name
@@ -118,7 +138,7 @@ class MemberAssign:
     """A class attribute bound by assignment, e.g. ``to_pp_tensors = _helper`` or ``= None``.
 
     value: "none" for ``None``; otherwise the dotted source of the value
-    (``_helper``), or "" when it is some other expression.
+    (``_helper``), or "" when it is some other expression. Produced by ``summarize.classes``.
     """
 
     name: str
@@ -128,7 +148,7 @@ class MemberAssign:
 
 @dataclass(frozen=True)
 class Field:
-    """A class-level annotated attribute (a dataclass field candidate)."""
+    """A class-level annotated attribute (a dataclass field candidate), from ``summarize.classes``."""
 
     name: str
     annotation: str
@@ -137,6 +157,8 @@ class Field:
 
 @dataclass(frozen=True)
 class ClassSummary:
+    """A class statement at any depth, with its namespace as written (``summarize.classes``)."""
+
     name: str
     qualname: str  # dotted path inside the module, e.g. "Outer.Inner" or "make.<locals>.C"
     span: Span  # the class name
@@ -166,7 +188,7 @@ class CallSite:
 
     Each argument is described by ``arg_kinds``: "none" for the literal None,
     "construct:<dotted>" for a call of a name, "name:<dotted>" for a plain
-    name, or "" for anything else.
+    name, or "" for anything else. Produced by ``summarize.calls``.
     """
 
     callee: str
@@ -177,7 +199,10 @@ class CallSite:
 
 @dataclass(frozen=True)
 class PrefixUse:
-    """A direct use of the transport key prefix in a subscript, ``.get``/``.pop`` or ``in`` test."""
+    """A direct use of the transport key prefix in a subscript, ``.get``/``.pop`` or ``in`` test.
+
+    Produced by ``summarize.calls``, in the same scan of expressions as the helper calls.
+    """
 
     span: Span
     how: str
@@ -185,12 +210,17 @@ class PrefixUse:
 
 @dataclass(frozen=True)
 class ParseError:
+    """Why a file has no facts: bytes that do not decode (``summarize.text``) or a tree that does not parse."""
+
     reason: str
     span: Span
 
 
 @dataclass(frozen=True)
 class FileSummary:
+    """Assembled by ``summarize.summarize_source``; ``defs`` come from ``summarize.walker``, ``noqa`` from
+    ``summarize.text``, the other facts from the modules their classes name."""
+
     path: str  # absolute, as discovered
     module: str  # dotted module name ("" when the file is not importable as a module)
     is_package: bool  # an ``__init__.py``

@@ -1,0 +1,77 @@
+"""Small readings of syntax that several kinds of fact share: dotted names, literals, scopes.
+
+Produces no field of its own. It exists so that every fact module reads a
+name, a string literal or a scope the same way: a base written ``m.X`` and a
+callee written ``m.X`` must come out as the same text for the index to match
+them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+"""The nodes that open a new scope: what runs inside them is not part of the enclosing body."""
+
+TRY_STATEMENTS = (ast.Try, getattr(ast, "TryStar", ast.Try))
+"""``try`` and, from Python 3.11, ``try``/``except*``: the same shape of bodies."""
+
+Scope = tuple[tuple[str, str], ...]
+"""The enclosing definitions, outermost first, each ("class" or "def", its name)."""
+
+
+def dotted(node: ast.AST | None) -> str:
+    """``a.b.C`` for a Name/Attribute chain, the callee for ``Generic[T]``, else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    if isinstance(node, ast.Subscript):
+        return dotted(node.value)
+    return ""
+
+
+def called_name(node: ast.expr) -> str:
+    """The dotted name of ``node``, or of its callee when it is a call: ``@cache`` and ``@cache()``, ``raise E``
+    and ``raise E()`` name the same thing."""
+    return dotted(node.func if isinstance(node, ast.Call) else node)
+
+
+def string(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def source(node: ast.AST) -> str:
+    """Normalised source of a small node (an annotation, a key). ``ast.get_source_segment`` would
+    re-split the whole file on every call."""
+    return ast.unparse(node)
+
+
+def walk_scope(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under ``nodes`` in source order, not entering nested functions, classes or lambdas."""
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, SCOPES):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def qualname(scope: Scope, name: str = "") -> str:
+    """The dotted path of ``name`` inside its module, spelt as ``__qualname__`` spells it (``f.<locals>.C``)."""
+    parts: list[str] = []
+    for kind, scope_name in scope:
+        parts.append(scope_name)
+        if kind == "def":
+            parts.append("<locals>")
+    if name:
+        parts.append(name)
+    return ".".join(parts)

@@ -1,0 +1,99 @@
+"""The one pass over a module: visits it in source order and hands each statement to the facts it holds.
+
+Produces ``FileSummary.defs`` itself; everything else it delegates (classes to
+``classes``, imports and aliases to ``imports``, expressions to ``calls``). It
+exists so that a file is walked once, whatever the number of kinds of fact,
+and so that each fact module sees the scope it is in (for qualified names and
+nested imports) and the function frame (for what a local was bound to).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from ppaux_lint.summarize.calls import Frame, HelperUses, remember_constructions
+from ppaux_lint.summarize.classes import summarize_class
+from ppaux_lint.summarize.imports import Bindings
+from ppaux_lint.summarize.syntax import Scope
+from ppaux_lint.summarize.text import Positions
+from ppaux_lint.summary import ClassSummary
+
+_BODY_FIELDS = ("body", "orelse", "finalbody")
+
+
+class Collector:
+    """Walks one module in source order, keeping the enclosing classes and functions for qualified names."""
+
+    def __init__(self, module: str, is_package: bool, positions: Positions) -> None:
+        self.positions = positions
+        self.classes: list[ClassSummary] = []
+        self.bindings = Bindings(module, is_package)
+        self.uses = HelperUses(positions, self.bindings.imports)
+        self.defs: list[str] = []
+        self.deep = False
+
+    def walk(self, tree: ast.Module, deep: bool) -> None:
+        """``deep`` also visits every expression, for helper calls and prefix uses; files that spell
+        neither a helper's name nor the prefix skip that, which is most of the cost of a big module."""
+        self.deep = deep
+        self._walk(tree.body, scope=(), frame={})
+
+    def _walk(self, body: Sequence[ast.stmt], scope: Scope, frame: Frame) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.ClassDef):
+                self.classes.append(summarize_class(stmt, scope, self.positions))
+                self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
+                self._walk(stmt.body, scope + (("class", stmt.name),), frame)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not scope:
+                    self.defs.append(stmt.name)
+                defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
+                self._expressions(stmt.decorator_list + defaults, scope, frame)
+                self._walk(stmt.body, scope + (("def", stmt.name),), {})
+            else:
+                self._statement(stmt, scope, frame)
+                children, bodies = _split_statement(stmt)
+                self._expressions(children, scope, frame)
+                for nested in bodies:
+                    self._walk(nested, scope, frame)
+
+    def _expressions(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame) -> None:
+        if self.deep:
+            self.uses.scan(nodes, scope, frame)
+
+    def _statement(self, node: ast.stmt, scope: Scope, frame: Frame) -> None:
+        nested = bool(scope)
+        if isinstance(node, ast.Import):
+            self.bindings.import_(node, nested)
+        elif isinstance(node, ast.ImportFrom):
+            self.bindings.import_from(node, nested)
+        elif isinstance(node, ast.Assign):
+            if scope and scope[-1][0] == "def":
+                remember_constructions(node, frame)
+            elif not scope:  # class bodies are summarized with their class
+                self.bindings.assign(node)
+        elif isinstance(node, ast.AugAssign) and not scope:
+            self.bindings.augment(node)
+
+
+def _split_statement(stmt: ast.stmt) -> tuple[list[ast.AST], list[list[ast.stmt]]]:
+    """A compound statement's own expressions, and the statement lists nested in it."""
+    expressions: list[ast.AST] = []
+    bodies: list[list[ast.stmt]] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in _BODY_FIELDS and isinstance(value, list):
+            bodies.append(value)
+        elif name == "handlers":
+            for handler in value:
+                expressions.extend([handler.type] if handler.type is not None else [])
+                bodies.append(handler.body)
+        elif name == "cases":
+            for case in value:
+                expressions.extend([case.guard] if case.guard is not None else [])
+                bodies.append(case.body)
+        elif isinstance(value, ast.AST):
+            expressions.append(value)
+        elif isinstance(value, list):
+            expressions.extend(v for v in value if isinstance(v, ast.AST))
+    return expressions, bodies
