@@ -30,10 +30,17 @@ def sections(text: str) -> dict[str, str]:
     return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
 
 
-def python_block(body: str) -> str:
+def python_blocks(body: str) -> list[str]:
+    """Each ```python block of a section: a rule may show several bad forms, and several good ones."""
     blocks = re.findall(r"^```python\n(.*?)^```", body, flags=re.MULTILINE | re.DOTALL)
-    assert len(blocks) == 1, f"expected exactly one python block, found {len(blocks)}"
-    return blocks[0]
+    assert blocks, "expected at least one python block"
+    return blocks
+
+
+def examples(kind: str) -> list[tuple[str, int]]:
+    """(code, block number) for every example of every rule, so each is its own test case."""
+    return [(code, number) for code in ALL_CODES
+            for number in range(len(python_blocks(sections(rule_document(code))[kind])))]
 
 
 def test_registry_codes_are_unique_and_well_formed():
@@ -62,17 +69,17 @@ def test_document_shape(code):
     assert (DOC_DIR / f"{code}.md").read_text(encoding="utf-8") == text
 
 
-@pytest.mark.parametrize("code", ALL_CODES)
-def test_bad_example_triggers_exactly_its_rule(code, lint_project):
-    example = python_block(sections(rule_document(code))["Example"])
+@pytest.mark.parametrize(("code", "number"), examples("Example"))
+def test_bad_example_triggers_exactly_its_rule(code, number, lint_project):
+    example = python_blocks(sections(rule_document(code))["Example"])[number]
     lint_project({"pkg/mod.py": example})
     findings = lint()
     assert codes(findings) == {code}, [(f.code, f.span.line, f.message) for f in findings]
 
 
-@pytest.mark.parametrize("code", ALL_CODES)
-def test_good_example_is_clean(code, lint_project):
-    good = python_block(sections(rule_document(code))["Use instead"])
+@pytest.mark.parametrize(("code", "number"), examples("Use instead"))
+def test_good_example_is_clean(code, number, lint_project):
+    good = python_blocks(sections(rule_document(code))["Use instead"])[number]
     lint_project({"pkg/mod.py": good})
     findings = lint()
     assert findings == [], [(f.code, f.span.line, f.message) for f in findings]
