@@ -16,6 +16,7 @@ import click
 
 from ppaux_lint.command import guarded
 from ppaux_lint.errors import UsageError
+from ppaux_lint.runtime.helpers import CHOICES as HELPERS_CHOICES
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -39,16 +40,20 @@ class VerifyUsageError(UsageError):
               help=f"Per-class time limit (default: [tool.ppaux-lint.verify] timeout, else {DEFAULT_TIMEOUT:g}).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Read settings from this TOML file instead of the project's pyproject.toml.")
+@click.option("--helpers", type=click.Choice(HELPERS_CHOICES),
+              help="Whose PP helpers judge: SGLang's (sglang.srt.sampling.sampling_observer_pp), the bundled "
+                   "core, or auto: SGLang's when they import (default: [tool.ppaux-lint.verify] helpers, else auto).")
 @click.pass_context
 def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: str, output_format: str,
-           junit_xml: Path | None, strict: bool, timeout: float | None, config_path: Path | None) -> None:
+           junit_xml: Path | None, strict: bool, timeout: float | None, config_path: Path | None,
+           helpers: str | None) -> None:
     """Import the classes found in PATHS and put each through a real pipeline-parallel round trip."""
     ctx.exit(guarded(ctx, lambda: _verify(list(paths), device, transport, output_format, junit_xml, strict,
-                                          timeout, config_path)))
+                                          timeout, config_path, helpers)))
 
 
 def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,
-            strict: bool, timeout: float | None, config_path: Path | None) -> int:
+            strict: bool, timeout: float | None, config_path: Path | None, helpers: str | None) -> int:
     from ppaux_lint.runtime import require_torch
 
     try:
@@ -57,6 +62,7 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         raise VerifyUsageError(str(exc)) from None
     from ppaux_lint.engine import Options, analyze
     from ppaux_lint.runtime.devices import DeviceError, resolve_device
+    from ppaux_lint.runtime.helpers import AUTO, HelpersUnavailable, load_helpers
     from ppaux_lint.runtime.report import render_json, render_table, write_junit
     from ppaux_lint.runtime.results import exit_code
     from ppaux_lint.runtime.targets import targets_from_analysis
@@ -82,6 +88,12 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
             devices[spec] = resolve_device(spec)
         except DeviceError as exc:
             raise VerifyUsageError(f"'tool.ppaux-lint.verify.devices.{key}': {exc}") from None
+    try:
+        judges = load_helpers(helpers or settings.helpers or AUTO)
+    except HelpersUnavailable as exc:
+        chosen_by = "--helpers sglang" if helpers else (
+            f"'tool.ppaux-lint.verify.helpers' = \"sglang\" in {analysis.project.config.path}")
+        raise VerifyUsageError(f"{chosen_by}: {exc}") from None
     targets = [replace(t, device=devices[t.device]) if t.device else t for t in targets_from_analysis(analysis)]
     for warning in analysis.discovery.warnings:
         click.echo(f"ppaux-lint: warning: {warning}", err=True)
@@ -92,14 +104,14 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
     results = _with_progress(
         targets, output_format == "full" and sys.stderr.isatty(),
         lambda on_start, on_result: run(targets, device=run_device, transport=transport, timeout=limit,
-                                        paths=import_paths, on_start=on_start, on_result=on_result),
+                                        paths=import_paths, helpers=judges, on_start=on_start, on_result=on_result),
     )
     if output_format == "json":
         click.echo(render_json(results), nl=False)
     else:
         from ppaux_lint.report.console import make_console
 
-        render_table(results, make_console(highlight=False, width=None if sys.stdout.isatty() else 160))
+        render_table(results, make_console(highlight=False, width=None if sys.stdout.isatty() else 160), judges.label)
     if junit_xml is not None:
         try:
             write_junit(results, junit_xml)

@@ -6,7 +6,9 @@ The re-exports below are resolved lazily (PEP 562) so that the torch-free
 submodules the CLI needs before it knows torch is there (``targets``,
 ``results``, ``report``) can be imported without dragging torch in; asking
 for any helper without torch installed raises an ImportError that names the
-extra to install.
+extra to install. Every name of ``core`` that SGLang's helper module has is
+served here too (``_OUTPUT_PREFIX`` included, which SGLang's own unit tests
+read), so this package is a drop-in for ``sglang.srt.sampling.sampling_observer_pp``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ __all__ = [
     "pop_auxiliary_output_from_pp_tensors",
 ]
 
+# Private in SGLang and so not exported by ``import *``, but read by SGLang's tests.
+_LAZY = frozenset(__all__) | {"_OUTPUT_PREFIX"}
+
 
 def require_torch() -> Any:
     """Import torch, or fail with a message that says how to get it."""
@@ -34,7 +39,7 @@ def require_torch() -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    if name not in __all__:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     require_torch()
     core = importlib.import_module("ppaux_lint.runtime.core")
@@ -42,4 +47,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | _LAZY)

@@ -4,7 +4,9 @@ The helpers must be indistinguishable from SGLang's (0.5.23) to a caller: the
 same checks in the same order, the same ``RuntimeError`` texts, and the same
 dict left behind when they raise, because ``verify`` promises that a class it
 passes will pass under SGLang, and a class it fails fails with SGLang's words.
-``tests/runtime/test_conformance.py`` holds that promise against the wheel.
+``tests/runtime/test_conformance.py`` holds that promise against the wheel, and
+``tests/runtime/test_upstream_helper_tests.py`` runs SGLang's own unit tests of
+the helpers against this module: every module-level name they use is here.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from ppaux_lint import pp_errors
 
 PP_OUTPUT_KEY_PREFIX = pp_errors.PP_KEY_PREFIX
 """Marks the auxiliary output's entries among the tensors one PP stage sends the next."""
+_OUTPUT_PREFIX = PP_OUTPUT_KEY_PREFIX
+"""SGLang's own (private) name for the prefix. Its unit tests read it, so this module must have it too to
+be a drop-in for ``sglang.srt.sampling.sampling_observer_pp``; verify's ``--helpers`` reads it from either."""
 
 
 class _HostOutput(Protocol):

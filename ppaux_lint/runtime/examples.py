@@ -7,6 +7,11 @@ synthesised from the constructor's annotations. The two kinds of failure are
 told apart on purpose: a user's example that raises is an ``error`` (their
 code is broken), while a synthesis that cannot work is a ``skip`` whose reason
 says what to add.
+
+A synthesised output whose constructor takes tensors that default to ``None``
+(``mask: Optional[torch.Tensor] = None``) gets a second example with them set:
+left at ``None`` only, a ``to_pp_tensors`` that forgets them would pass, and
+the first stage would then rebuild every batch that has them without them.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ import itertools
 import types
 import typing
 from collections import abc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -43,31 +49,55 @@ class ExampleFailed(Exception):
     """The user's own example code raised or returned nothing."""
 
 
-def build_example(cls: type, device: torch.device, factory: str | None) -> tuple[Any, bool]:
-    """An instance of ``cls``, and whether it was synthesised rather than provided by the user."""
+@dataclass(frozen=True)
+class Example:
+    """One instance to put through the round trip; ``variant`` tells it from its siblings ("" if it has none)."""
+
+    value: Any
+    synthesised: bool
+    variant: str = ""
+
+
+def build_examples(cls: type, device: torch.device, factory: str | None, vary: bool = True) -> list[Example]:
+    """The instances of ``cls`` to test: the user's one, else one synthesised and, with ``vary``, a second
+    with its optional tensors set (see the module doc)."""
     own = inspect.getattr_static(cls, "ppaux_example", None)
     if own is not None:
-        return _call_user(f"{cls.__qualname__}.ppaux_example", lambda: cls.ppaux_example(device)), False
+        return [Example(_call_user(f"{cls.__qualname__}.ppaux_example", lambda: cls.ppaux_example(device)), False)]
     if factory:
         try:
             func = load_factory(factory)
         except Exception as exc:
             raise ExampleFailed(f"example factory {factory!r} cannot be loaded: {_describe(exc)}") from exc
-        return _call_user(f"example factory {factory!r}", lambda: _call_with_device(func, device)), False
-    return synthesize(cls, device), True
+        return [Example(_call_user(f"example factory {factory!r}", lambda: _call_with_device(func, device)), False)]
+    optional = optional_tensor_parameters(cls) if vary else []
+    if not optional:
+        return [Example(synthesize(cls, device), True)]
+    names = ", ".join(optional)
+    return [Example(synthesize(cls, device), True, f"with {names} left None"),
+            Example(synthesize(cls, device, optional), True, f"with {names} set")]
 
 
-def synthesize(cls: type, device: torch.device) -> Any:
-    """Construct ``cls`` from values made up for each required constructor parameter."""
+def synthesize(cls: type, device: torch.device, fill: Collection[str] = ()) -> Any:
+    """Construct ``cls`` from values made up for each required constructor parameter and for those in
+    ``fill``, which would otherwise keep their defaults."""
     try:
-        args, kwargs = _arguments(cls, device, itertools.count(1), depth=0)
+        args, kwargs = _arguments(cls, device, itertools.count(1), 0, fill)
         return cls(*args, **kwargs)
     except ExampleUnavailable as exc:
         raise ExampleUnavailable(f"cannot synthesise an example: {exc}; {HOW_TO_PROVIDE}") from None
     except Exception as exc:
+        filled = f" with {', '.join(fill)} set" if fill else ""
         raise ExampleUnavailable(
-            f"a synthesised {cls.__qualname__}(...) raised {_describe(exc)}; {HOW_TO_PROVIDE}"
+            f"a synthesised {cls.__qualname__}(...){filled} raised {_describe(exc)}; {HOW_TO_PROVIDE}"
         ) from exc
+
+
+def optional_tensor_parameters(cls: type) -> list[str]:
+    """The constructor parameters that default to ``None`` and whose annotation admits a tensor."""
+    hints = _hints(cls)
+    return [param.name for param in _init_parameters(cls)
+            if param.default is None and _admits_tensor(hints.get(param.name, param.annotation))]
 
 
 def small_tensor(name: str, device: torch.device, index: int) -> torch.Tensor:
@@ -107,14 +137,17 @@ def _call_with_device(func: Callable[..., Any], device: torch.device) -> Any:
     return func(device)
 
 
-def _arguments(cls: type, device: torch.device, counter: Iterator[int], depth: int) -> tuple[list, dict]:
+def _arguments(cls: type, device: torch.device, counter: Iterator[int], depth: int,
+               fill: Collection[str] = ()) -> tuple[list, dict]:
     if inspect.isabstract(cls):
         raise ExampleUnavailable(f"{cls.__qualname__} is abstract")
     hints = _hints(cls)
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
     for param in _init_parameters(cls):
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or param.default is not param.empty:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.default is not param.empty and param.name not in fill:
             continue
         annotation = hints.get(param.name, param.annotation)
         if annotation is param.empty:
@@ -156,7 +189,7 @@ def _value(annotation: Any, name: str, device: torch.device, counter: Iterator[i
     if depth > _MAX_DEPTH:
         raise ExampleUnavailable(f"{name!r} nests too deeply")
     if isinstance(annotation, str):
-        return _value_from_text(annotation.strip().strip("'\""), name, device, counter, depth)
+        return _value_from_text(annotation, name, device, counter, depth)
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
@@ -253,16 +286,38 @@ _TEXT_TYPES = {
 
 def _value_from_text(text: str, name: str, device: torch.device, counter: Iterator[int], depth: int) -> Any:
     """Make sense of an annotation that did not resolve, by its common spellings."""
-    if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
-        text = text[text.index("[") + 1 : -1].strip()
-    alternatives = [part.strip() for part in text.split("|")]
-    non_none = [alt for alt in alternatives if alt != "None"] or alternatives
-    for alt in non_none:
-        if alt == "Tensor" or alt.endswith(".Tensor"):
+    for alt in _alternatives(text):
+        if _names_tensor(alt):
             return small_tensor(name, device, next(counter))
         if alt in _TEXT_TYPES:
             return _value(_TEXT_TYPES[alt], name, device, counter, depth)
     raise ExampleUnavailable(f"no value for {name!r} annotated {text!r}")
+
+
+def _alternatives(text: str) -> list[str]:
+    """The types an unresolved annotation spells out (``Optional[X]``, ``X | Y``), ``None`` last."""
+    text = text.strip().strip("'\"")
+    if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
+        text = text[text.index("[") + 1 : -1].strip()
+    alternatives = [part.strip() for part in text.split("|")]
+    return [alt for alt in alternatives if alt != "None"] or alternatives
+
+
+def _names_tensor(text: str) -> bool:
+    return text == "Tensor" or text.endswith(".Tensor")
+
+
+def _admits_tensor(annotation: Any) -> bool:
+    """Whether ``annotation`` (resolved or not) lets the value be a tensor, through Optional, unions and
+    Annotated; a bare ``torch.Tensor`` with a ``None`` default counts, as sloppy typing often is."""
+    if isinstance(annotation, str):
+        return any(_names_tensor(alt) for alt in _alternatives(annotation))
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _admits_tensor(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return any(_admits_tensor(member) for member in typing.get_args(annotation))
+    return isinstance(annotation, type) and issubclass(annotation, torch.Tensor)
 
 
 def _describe(exc: BaseException) -> str:
@@ -270,8 +325,8 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def instantiate(ref: ClassRef, device: torch.device, steps: Steps) -> tuple[Any, bool]:
-    """Import ``ref`` and build its example (see ``build_example``), mapping each failure to a status.
+def examples_of(ref: ClassRef, device: torch.device, steps: Steps, vary: bool = True) -> list[Example]:
+    """Import ``ref`` and build its examples (see ``build_examples``), mapping each failure to a status.
 
     An import that raises is an ``error`` (the project's code cannot even be
     loaded); a class the static pass knows to be unimportable, or one with no
@@ -284,8 +339,14 @@ def instantiate(ref: ClassRef, device: torch.device, steps: Steps) -> tuple[Any,
             raise Outcome(SKIP, f"{ref.symbol} is {exc}") from None
     with steps.step(f"example of {ref.symbol}", ERROR):
         try:
-            return build_example(cls, device, ref.factory)
+            return build_examples(cls, device, ref.factory, vary)
         except ExampleUnavailable as exc:
             raise Outcome(SKIP, f"no example of {ref.symbol}: {exc}") from None
         except ExampleFailed as exc:
             raise Outcome(ERROR, f"example of {ref.symbol}: {exc}", format_detail(exc.__cause__ or exc)) from None
+
+
+def instantiate(ref: ClassRef, device: torch.device, steps: Steps) -> Any:
+    """One instance of ``ref``, for an observer: the tensors it rebuilds from come from the output, so its own
+    constructor's optional tensors are left at their defaults."""
+    return examples_of(ref, device, steps, vary=False)[0].value

@@ -5,7 +5,8 @@ starts a peer (rank 1, the first stage), which joins over a TCPStore bound to
 a fresh port on 127.0.0.1, receives the dict, builds its own observer, runs
 ``pop`` and the pass criteria, and reports a verdict. The peer stays in the
 worker's process group, so when the driver kills a hung worker the peer dies
-with it.
+with it. The peer loads the same helpers as the worker (by their ``source``),
+so ``pop`` is judged by the implementation that judged ``add``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch
 import torch.distributed as dist
 
 from ppaux_lint.runtime.examples import instantiate
+from ppaux_lint.runtime.helpers import Helpers, load_helpers
 from ppaux_lint.runtime.procs import Channel, Child, ChildGone
 from ppaux_lint.runtime.results import ERROR, FAIL, PASS
 from ppaux_lint.runtime.roundtrip import (
@@ -52,6 +54,7 @@ def dist_round_trip(
     deadline: float,
     steps: Steps,
     paths: list[str],
+    helpers: Helpers,
 ) -> None:
     """Run rank 0 of the round trip; raise an ``Outcome`` unless the peer reports a pass."""
     backend = backend_for(device)
@@ -64,7 +67,7 @@ def dist_round_trip(
         peer = Child("ppaux_lint.runtime.peer", [], own_group=False, env=dict(os.environ))
     try:
         peer.send({"paths": paths, "observer": asdict(observer), "device": str(device), "backend": backend,
-                   "port": store.port, "deadline_in": deadline - time.monotonic()})
+                   "port": store.port, "deadline_in": deadline - time.monotonic(), "helpers": helpers.source})
         waiter = _PeerWatch(peer, steps, deadline)
         waiter.until("ready")
         with steps.step("transport: joining the process group", ERROR):
@@ -160,8 +163,10 @@ def main(argv: list[str]) -> None:
                 received, shipment = receive_stage(device, backend)
         finally:
             dist.destroy_process_group()
-        observer, _ = instantiate(ClassRef.from_json(request["observer"]), device, steps)
-        receive_half(received, observer, shipment, device, steps)
+        with steps.step("loading the transport helpers", ERROR):
+            helpers = load_helpers(request["helpers"])
+        observer = instantiate(ClassRef.from_json(request["observer"]), device, steps)
+        receive_half(received, observer, shipment, device, steps, helpers)
     except Outcome as outcome:
         verdict = {"status": outcome.status, "message": outcome.message, "detail": outcome.detail}
     except BaseException as exc:  # noqa: BLE001 - the verdict must reach the worker whatever happened

@@ -24,7 +24,8 @@ def render_json(results: Sequence[VerifyResult]) -> str:
     return json.dumps([r.to_json() for r in results], indent=2) + "\n"
 
 
-def render_table(results: Sequence[VerifyResult], console: Console) -> None:
+def render_table(results: Sequence[VerifyResult], console: Console, helpers: str) -> None:
+    """The table, then a footer with the counts and ``helpers``, the label of the helpers that judged."""
     table = Table(show_edge=False, header_style="bold", expand=False)
     for column in ("Class", "Status", "Device", "Tensors", "Time", "Message"):
         table.add_column(column, overflow="fold", no_wrap=column not in ("Class", "Message"),
@@ -33,14 +34,14 @@ def render_table(results: Sequence[VerifyResult], console: Console) -> None:
         table.add_row(r.symbol, Text(r.status, style=_STYLES[r.status]), r.device,
                       str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s", r.message)
     console.print(table)
-    console.print(summary_line(results))
+    console.print(summary_line(results, helpers))
 
 
-def summary_line(results: Sequence[VerifyResult]) -> str:
+def summary_line(results: Sequence[VerifyResult], helpers: str) -> str:
     counts = Counter(r.status for r in results)
     parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
     noun = "class" if len(results) == 1 else "classes"
-    return f"{len(results)} {noun} verified: {', '.join(parts) or 'nothing to verify'}"
+    return f"{len(results)} {noun} verified: {', '.join(parts) or 'nothing to verify'} (helpers: {helpers})"
 
 
 def write_junit(results: Sequence[VerifyResult], path: Path) -> None:
@@ -60,7 +61,7 @@ def write_junit(results: Sequence[VerifyResult], path: Path) -> None:
         case = ET.SubElement(suite, "testcase", classname=_clean(module or r.symbol), name=_clean(name),
                              time=f"{r.seconds:.3f}")
         props = ET.SubElement(case, "properties")
-        for key, value in (("device", r.device), ("transport", r.transport)):
+        for key, value in (("device", r.device), ("transport", r.transport), ("helpers", r.helpers)):
             ET.SubElement(props, "property", name=key, value=_clean(value))
         tag = {FAIL: "failure", ERROR: "error", SKIP: "skipped"}.get(r.status)
         if tag is not None:

@@ -37,7 +37,9 @@ class VerifyResult:
     person debugging it wants next (a traceback, a worker's last words) and
     goes only where there is room for it, such as the JUnit report. ``phase``
     says whether the round trip got as far as the observer, which decides
-    whether an observer's row inherits the verdict.
+    whether an observer's row inherits the verdict. ``helpers`` names the
+    transport helpers that judged it (``bundled``, ``sglang 0.5.23``), since
+    the two can disagree (see ``helpers.py``).
     """
 
     symbol: str
@@ -49,6 +51,7 @@ class VerifyResult:
     seconds: float = 0.0
     detail: str = ""
     phase: str = ""
+    helpers: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The documented ``--output-format json`` object."""
@@ -60,6 +63,7 @@ class VerifyResult:
             "transport": self.transport,
             "tensors": [t.to_json() for t in self.tensors],
             "seconds": round(self.seconds, 6),
+            "helpers": self.helpers,
         }
 
     def to_wire(self) -> dict[str, Any]:
@@ -78,6 +82,7 @@ class VerifyResult:
             seconds=float(data.get("seconds", 0.0)),
             detail=str(data.get("detail", "")),
             phase=str(data.get("phase", "")),
+            helpers=str(data.get("helpers", "")),
         )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import sysconfig
 import traceback
 from collections.abc import Callable, Iterator
@@ -26,12 +27,7 @@ from ppaux_lint.runtime.compare import (
     tensor_difference,
     tensor_summary,
 )
-from ppaux_lint.runtime.core import (
-    PP_OUTPUT_KEY_PREFIX,
-    PipelineParallelAuxiliaryOutput,
-    add_auxiliary_output_to_pp_tensors,
-    pop_auxiliary_output_from_pp_tensors,
-)
+from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, SGLANG_MODULE, Helpers
 from ppaux_lint.runtime.results import ERROR, FAIL, TensorInfo
 
 # Frames in these directories are never the project's code, so never where a failure "is".
@@ -111,21 +107,19 @@ OTHER_STAGE_TENSORS = ("hidden_states", "residual")
 
 
 def send_half(
-    output: Any, device: torch.device, steps: Steps
+    output: Any, device: torch.device, steps: Steps, helpers: Helpers = BUNDLED_HELPERS
 ) -> tuple[dict[str, Any], Shipment, tuple[TensorInfo, ...]]:
-    """Run ``add`` on a stage dict like the scheduler's; return it, the shipment and the tensors' shapes."""
+    """Run ``helpers``' ``add`` on a stage dict like the scheduler's; return it, the shipment and the tensors'
+    shapes."""
     stage: dict[str, Any] = {
         name: torch.arange(8, dtype=torch.float32, device=device).reshape(2, 4) * (i + 1)
         for i, name in enumerate(OTHER_STAGE_TENSORS)
     }
     others = {name: tensor.cpu().clone() for name, tensor in stage.items()}
     with steps.step("add_auxiliary_output_to_pp_tensors"):
-        add_auxiliary_output_to_pp_tensors(stage, output)
-    sent = {
-        key[len(PP_OUTPUT_KEY_PREFIX) :]: value.detach()
-        for key, value in stage.items()
-        if key.startswith(PP_OUTPUT_KEY_PREFIX)
-    }
+        helpers.add(stage, output)
+    prefix = helpers.prefix
+    sent = {key[len(prefix) :]: value.detach() for key, value in stage.items() if key.startswith(prefix)}
     infos = tuple(TensorInfo(name, *tensor_summary(tensor)) for name, tensor in sent.items())
     with steps.step("original.copy_to_host"):
         host = flatten(copy_to_host(output, device))
@@ -133,16 +127,21 @@ def send_half(
 
 
 def receive_half(
-    received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps
+    received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps,
+    helpers: Helpers = BUNDLED_HELPERS,
 ) -> None:
-    """Run ``pop`` and check every pass criterion; raise an ``Outcome`` listing all that failed."""
+    """Run ``helpers``' ``pop`` and check every pass criterion; raise an ``Outcome`` listing all that failed.
+
+    Whether the rebuilt output can be flattened again is asked of the same helpers' Protocol, so that an
+    explicit subclass of SGLang's is judged as SGLang's helpers would judge it.
+    """
     arrived = dict(received)
     with steps.step("pop_auxiliary_output_from_pp_tensors"):
-        rebuilt = pop_auxiliary_output_from_pp_tensors(received, observer)
+        rebuilt = helpers.pop(received, observer)
     if rebuilt is None:
         raise Outcome(ERROR, "pop_auxiliary_output_from_pp_tensors found no auxiliary entries after the transport")
-    problems = _stage_problems(received, arrived, shipment)
-    if not isinstance(rebuilt, PipelineParallelAuxiliaryOutput):
+    problems = _stage_problems(received, arrived, shipment, helpers.prefix)
+    if not isinstance(rebuilt, helpers.output_protocol):
         problems.append(f"the rebuilt {_type(rebuilt)} has no to_pp_tensors()")
     else:
         with steps.step("rebuilt.to_pp_tensors"):
@@ -172,9 +171,9 @@ def to_host(tensor: torch.Tensor) -> torch.Tensor:
     return host
 
 
-def _stage_problems(received: dict[str, Any], arrived: dict[str, Any], shipment: Shipment) -> list[str]:
+def _stage_problems(received: dict[str, Any], arrived: dict[str, Any], shipment: Shipment, prefix: str) -> list[str]:
     problems = []
-    left = sorted(k for k in received if isinstance(k, str) and k.startswith(PP_OUTPUT_KEY_PREFIX))
+    left = sorted(k for k in received if isinstance(k, str) and k.startswith(prefix))
     if left:
         problems.append(f"prefixed keys remain after pop: {', '.join(left)}")
     for name, snapshot in shipment.others.items():
@@ -224,10 +223,17 @@ def format_detail(exc: BaseException) -> str:
 
 
 def _where(exc: BaseException) -> str:
-    """Where in the project's code the exception came from, if it did."""
+    """Where in the project's code the exception came from, if it did.
+
+    SGLang's helper module, once loaded (by ``--helpers`` or by the project), is never the project's code
+    either, wherever it is installed: a ``TypeError`` it raises calling a ``to_pp_tensors = None`` is a
+    verdict on the class, not a failure of the project's code on a synthesised example.
+    """
+    helper_file = getattr(sys.modules.get(SGLANG_MODULE), "__file__", None)
+    helper_path = os.path.abspath(helper_file) if helper_file else None
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         path = os.path.abspath(frame.filename)
-        if not frame.filename.startswith("<") and not path.startswith(_LIBRARY_DIRS):
+        if not frame.filename.startswith("<") and not path.startswith(_LIBRARY_DIRS) and path != helper_path:
             return f" (at {frame.filename}:{frame.lineno} in {frame.name})"
     return ""
 

@@ -4,18 +4,19 @@ Kept free of torch and of the index's types so the driver can be fed by hand
 (tests, other front ends) and so the CLI can plan a run before it knows torch
 is installed. The static pass is read through a handful of attributes only
 (``fqn``, ``module``, ``summary.qualname``, ``path``, ``roles``,
-``is_interface``, ``pair``), which keeps this module's coupling to the index
-to those names.
+``is_interface``, ``pair``, and the analysis's ``suppressed`` findings),
+which keeps this module's coupling to the index to those names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ppaux_lint.discover import importable
+from ppaux_lint.rules import all_rules
 
 OUTPUT = "output"
 OBSERVER = "observer"
@@ -111,7 +112,25 @@ def targets_from_analysis(analysis: Any) -> list[VerifyTarget]:
         codes.setdefault(finding.symbol, set()).add(finding.code)
     asked = {Path(p) for p in analysis.discovery.targets}
     rows = {c.fqn for c in analysis.classes.values() if Path(c.path) in asked}
-    return build_targets(analysis.classes.values(), settings, codes, rows)
+    return build_targets(analysis.classes.values(), settings, codes, rows, untransported(analysis.suppressed))
+
+
+def untransported(suppressed: Iterable[Any]) -> dict[str, str]:
+    """The classes declared never to cross a pipeline stage, each with where that is declared.
+
+    Silencing a rule whose finding means "this class cannot be sent (or rebuilt)" is such a declaration:
+    the user says the class is not used with pipeline parallelism, so a round trip that fails as the finding
+    predicts proves nothing. Which rules those are is theirs to say (``Rule.declares_untransported``).
+    ``suppressed`` holds ``ppaux_lint.selection.Suppressed`` records (``finding``, ``how``, ``where``).
+    """
+    codes = {rule.code for rule in all_rules() if rule.declares_untransported}
+    declared: dict[str, str] = {}
+    for item in suppressed:
+        code = item.finding.code
+        if code in codes and item.finding.symbol not in declared:
+            declared[item.finding.symbol] = (f"`# noqa: {code}` at {item.where}" if item.how == "noqa"
+                                             else f"per-file-ignores {item.where!r} for {code}")
+    return declared
 
 
 def build_targets(
@@ -119,12 +138,16 @@ def build_targets(
     settings: VerifySettings,
     finding_codes: Mapping[str, Iterable[str]] | None = None,
     rows: Collection[str] | None = None,
+    declared: Mapping[str, str] | None = None,
 ) -> list[VerifyTarget]:
     """One target per output or observer class named in ``rows`` (default: all), sorted by name.
 
     ``classes`` should be every class of the project, not just the rows, so
     that an observer can be paired with an output that lives elsewhere.
     Protocols (interfaces) get no row, as they get no findings from ``check``.
+    ``declared`` maps the classes declared never to cross a stage to where
+    that is declared (see ``untransported``): their rows are skips that quote
+    it, and so are the rows whose round trip goes through one of them.
     """
     codes = finding_codes or {}
     known = {c.fqn: c for c in classes if c.roles and not c.is_interface}
@@ -172,7 +195,17 @@ def build_targets(
             f'[tool.ppaux-lint.verify.pairs] ("pkg.mod.Output" = "{fqn}")'
         )
         targets.append(VerifyTarget(fqn, OBSERVER, None, ref(fqn), device, reason=reason))
-    return targets
+    return [_skip_declared(target, declared or {}) for target in targets]
+
+
+def _skip_declared(target: VerifyTarget, declared: Mapping[str, str]) -> VerifyTarget:
+    if target.symbol in declared:
+        return replace(target, skip=f"{declared[target.symbol]} declares it never crosses a pipeline stage")
+    for ref in (target.output, target.observer):
+        if ref is not None and ref.symbol in declared:
+            return replace(target, skip=f"its round trip goes through {ref.symbol}, which {declared[ref.symbol]} "
+                                        "declares never crosses a pipeline stage")
+    return target
 
 
 def _unimportable(info: Any) -> str:

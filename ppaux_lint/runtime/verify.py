@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
 from ppaux_lint.runtime.procs import Child, ChildGone
 from ppaux_lint.runtime.results import ERROR, FAIL, PASS, SENDING, SKIP, VerifyResult
 from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, VerifyTarget
@@ -33,17 +34,19 @@ def verify(
     transport: str,
     timeout: float,
     paths: Sequence[str] = (),
+    helpers: Helpers = BUNDLED_HELPERS,
     on_start: Callable[[VerifyTarget], None] | None = None,
     on_result: Callable[[VerifyResult], None] | None = None,
 ) -> list[VerifyResult]:
     """Run each target's round trip and return one result per target, in order.
 
     ``device`` is the run's (already resolved) device, which a target's own
-    ``device`` overrides; ``paths`` go first on the worker's ``sys.path``.
-    Rows that share a round trip (an output and the observer that rebuilds
-    it) share one run.
+    ``device`` overrides; ``paths`` go first on the worker's ``sys.path``;
+    ``helpers`` (resolved, so ``bundled`` or ``sglang``) is what the workers
+    load to judge. Rows that share a round trip (an output and the observer
+    that rebuilds it) share one run.
     """
-    runner = _Runner(list(paths))
+    runner = _Runner(list(paths), helpers)
     runs: dict[tuple, VerifyResult] = {}
     results = []
     try:
@@ -71,7 +74,7 @@ def _row(
 ) -> VerifyResult:
     device = target.device or device
     if target.skip:
-        return VerifyResult(target.symbol, SKIP, target.skip, device, transport)
+        return VerifyResult(target.symbol, SKIP, target.skip, device, transport, helpers=runner.helpers.label)
     if target.output is None:
         return _with_findings(runner.run(target, device, transport, timeout), target)
     key = target.run_key
@@ -102,8 +105,9 @@ def _with_findings(result: VerifyResult, target: VerifyTarget) -> VerifyResult:
 class _Runner:
     """Owns at most one worker at a time, and replaces it when it hangs or dies."""
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, paths: list[str], helpers: Helpers) -> None:
         self._paths = paths
+        self.helpers = helpers
         self._worker: Child | None = None
 
     def run(self, target: VerifyTarget, device: str, transport: str, timeout: float) -> VerifyResult:
@@ -111,7 +115,8 @@ class _Runner:
 
         def verdict(status: str, message: str, detail: str = "", phase: str = SENDING) -> VerifyResult:
             return VerifyResult(target.symbol, status, message, device, transport,
-                                seconds=time.perf_counter() - started, detail=detail, phase=phase)
+                                seconds=time.perf_counter() - started, detail=detail, phase=phase,
+                                helpers=self.helpers.label)
 
         worker, problem = self._ready_worker()
         if worker is None:
@@ -137,7 +142,7 @@ class _Runner:
     def _ready_worker(self) -> tuple[Child | None, str]:
         if self._worker is not None:
             return self._worker, ""
-        worker = Child("ppaux_lint.runtime.worker", [json.dumps(self._paths)], own_group=True)
+        worker = Child("ppaux_lint.runtime.worker", [json.dumps(self._paths), self.helpers.source], own_group=True)
         try:
             event = worker.receive(STARTUP_TIMEOUT)
         except TimeoutError:

@@ -1,8 +1,11 @@
 """The process that imports the project and runs its round trips, one request at a time.
 
 A long-lived worker pays for importing torch and the project once, not once
-per class; the driver replaces it only after it hangs or dies. This module
-itself imports no torch, so that a worker without torch can still say so.
+per class; the driver replaces it only after it hangs or dies. It loads the
+transport helpers the driver names (``bundled`` or ``sglang``) once, after the
+project's paths are in place, and every round trip it runs is judged by them.
+This module itself imports no torch, so that a worker without torch can still
+say so.
 """
 
 from __future__ import annotations
@@ -10,18 +13,22 @@ from __future__ import annotations
 import json
 import sys
 
+from ppaux_lint.runtime.helpers import load_helpers
 from ppaux_lint.runtime.procs import Channel
 from ppaux_lint.runtime.targets import VerifyTarget
 
 
 def main(argv: list[str]) -> None:
-    """Serve requests from the driver until it closes stdin."""
+    """Serve requests from the driver until it closes stdin; ``argv`` is the project's paths (JSON) and the
+    helpers' source."""
     channel = Channel()
-    paths = json.loads(argv[0]) if argv else []
+    paths, source = json.loads(argv[0]), argv[1]
     for path in reversed(paths):
         sys.path.insert(0, path)
     try:  # torch is imported here, up front, so that a request's time is its own
         from ppaux_lint.runtime.trip import run_request
+
+        helpers = load_helpers(source)
     except BaseException as exc:  # noqa: BLE001 - reported to the driver instead
         channel.send({"event": "fatal", "message": f"{type(exc).__name__}: {exc}"})
         return
@@ -34,5 +41,6 @@ def main(argv: list[str]) -> None:
             float(request["timeout"]),
             lambda step, status, phase: channel.send({"event": "step", "step": step, "status": status, "phase": phase}),
             paths,
+            helpers,
         )
         channel.send({"event": "result", "result": result.to_wire()})

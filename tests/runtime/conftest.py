@@ -7,6 +7,7 @@ module can skip itself (``pytest.importorskip``) instead of the run erroring.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import subprocess
@@ -16,6 +17,7 @@ import textwrap
 import types
 import uuid
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -77,40 +79,74 @@ def sglang_wheel(pytestconfig: pytest.Config) -> Path:
     return found[-1]
 
 
+@contextlib.contextmanager
+def sglang_modules_set_aside() -> Iterator[None]:
+    """Run the body with no ``sglang*`` entry in ``sys.modules``, and put back afterwards what was there.
+
+    Whatever the body imports under ``sglang`` is dropped again, so that tests which load SGLang's files
+    (from the wheel, or from a directory on ``sys.path``) neither see nor leave behind another ``sglang``;
+    modules already loaded keep working through their own references.
+    """
+    def ours(name: str) -> bool:
+        return name == "sglang" or name.startswith("sglang.")
+
+    saved = {name: mod for name, mod in sys.modules.items() if ours(name)}
+    for name in saved:
+        del sys.modules[name]
+    try:
+        yield
+    finally:
+        for name in [n for n in sys.modules if ours(n)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
 @pytest.fixture(scope="session")
 def sglang_pp(sglang_wheel: Path) -> types.ModuleType:
     """``sglang.srt.sampling.sampling_observer_pp`` loaded straight from the wheel.
 
     The parent packages are registered as empty modules so that
     ``sglang/__init__.py`` (which pulls in SGLang's heavy dependencies) never
-    runs. Whatever ``sglang*`` entries ``sys.modules`` held before are put
-    back afterwards, so other tests that import a stub ``sglang`` are not
-    disturbed; the loaded modules keep working through their own references.
+    runs.
     """
     pytest.importorskip("torch")
-    saved = {name: mod for name, mod in sys.modules.items() if name == "sglang" or name.startswith("sglang.")}
-    for name in saved:
-        del sys.modules[name]
-    try:
-        with zipfile.ZipFile(sglang_wheel) as wheel:
-            for package in ("sglang", "sglang.srt", "sglang.srt.managers", "sglang.srt.sampling"):
-                module = types.ModuleType(package)
-                module.__path__ = []
-                sys.modules[package] = module
-            loaded = {}
-            for name, member in SGLANG_FILES.items():
-                source = wheel.read(member).decode("utf-8")
-                spec = importlib.util.spec_from_loader(name, loader=None, origin=f"{sglang_wheel.name}/{member}")
-                module = importlib.util.module_from_spec(spec)
-                module.__file__ = f"{sglang_wheel}/{member}"
-                sys.modules[name] = module
-                exec(compile(source, module.__file__, "exec"), module.__dict__)
-                loaded[name] = module
+    with sglang_modules_set_aside(), zipfile.ZipFile(sglang_wheel) as wheel:
+        for package in ("sglang", "sglang.srt", "sglang.srt.managers", "sglang.srt.sampling"):
+            module = types.ModuleType(package)
+            module.__path__ = []
+            sys.modules[package] = module
+        loaded = {}
+        for name, member in SGLANG_FILES.items():
+            source = wheel.read(member).decode("utf-8")
+            spec = importlib.util.spec_from_loader(name, loader=None, origin=f"{sglang_wheel.name}/{member}")
+            module = importlib.util.module_from_spec(spec)
+            module.__file__ = f"{sglang_wheel}/{member}"
+            sys.modules[name] = module
+            exec(compile(source, module.__file__, "exec"), module.__dict__)
+            loaded[name] = module
         return loaded["sglang.srt.sampling.sampling_observer_pp"]
-    finally:
-        for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
-            del sys.modules[name]
-        sys.modules.update(saved)
+
+
+@pytest.fixture(scope="session")
+def sglang_site(sglang_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory that, on ``sys.path`` or ``PYTHONPATH``, makes SGLang 0.5.23's real helper module importable.
+
+    It holds the wheel's own files for the three modules (and its METADATA, so that the installed version
+    can be read as from a real install). ``sglang/__init__.py`` is left empty: the real one imports the
+    whole serving stack, which the helpers do not need; the subpackages are namespace packages in the
+    wheel too.
+    """
+    site = tmp_path_factory.mktemp("sglang-site")
+    with zipfile.ZipFile(sglang_wheel) as wheel:
+        for member in SGLANG_FILES.values():
+            target = site / member
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(wheel.read(member))
+        metadata = f"sglang-{SGLANG_VERSION}.dist-info/METADATA"
+        (site / metadata).parent.mkdir()
+        (site / metadata).write_bytes(wheel.read(metadata))
+    (site / "sglang" / "__init__.py").write_text("", encoding="utf-8")
+    return site
 
 
 class Project:

@@ -1,5 +1,8 @@
 """Building examples: the user's own first, then a config factory, then synthesis from annotations."""
 
+# The annotations' spellings (Optional[...], quoted names) are what these tests feed synthesis.
+# ruff: noqa: UP037, UP045
+
 from __future__ import annotations
 
 import abc
@@ -17,7 +20,8 @@ from ppaux_lint.runtime.examples import (  # noqa: E402
     HOW_TO_PROVIDE,
     ExampleFailed,
     ExampleUnavailable,
-    build_example,
+    build_examples,
+    optional_tensor_parameters,
     synthesize,
 )
 
@@ -59,8 +63,8 @@ class WithOwnExample:
 
 
 def test_the_classmethod_wins_over_a_factory(factories):
-    example, synthesised = build_example(WithOwnExample, CPU, "ppaux_test_factories:with_device")
-    assert example.tag == ("own", CPU) and synthesised is False
+    (example,) = build_examples(WithOwnExample, CPU, "ppaux_test_factories:with_device")
+    assert example.value.tag == ("own", CPU) and example.synthesised is False
 
 
 @pytest.mark.parametrize(("spec", "device"), [
@@ -69,8 +73,8 @@ def test_the_classmethod_wins_over_a_factory(factories):
     ("ppaux_test_factories:Made.make", CPU),
 ])
 def test_factories_get_the_device_when_they_take_a_parameter(factories, spec, device):
-    example, synthesised = build_example(type("Anything", (), {}), CPU, spec)
-    assert example.device == device and synthesised is False
+    (example,) = build_examples(type("Anything", (), {}), CPU, spec)
+    assert example.value.device == device and example.synthesised is False
 
 
 @pytest.mark.parametrize(("spec", "text"), [
@@ -82,7 +86,7 @@ def test_factories_get_the_device_when_they_take_a_parameter(factories, spec, de
 ])
 def test_a_broken_factory_is_the_users_error(factories, spec, text):
     with pytest.raises(ExampleFailed) as caught:
-        build_example(type("Anything", (), {}), CPU, spec)
+        build_examples(type("Anything", (), {}), CPU, spec)
     assert text in str(caught.value)
 
 
@@ -93,7 +97,7 @@ def test_a_raising_classmethod_is_the_users_error():
             raise RuntimeError("no config")
 
     with pytest.raises(ExampleFailed, match=r"Bad.ppaux_example raised RuntimeError: no config"):
-        build_example(Bad, CPU, None)
+        build_examples(Bad, CPU, None)
 
 
 class Colour(enum.Enum):
@@ -175,8 +179,8 @@ def test_a_class_without_constructor_parameters_is_built_bare():
         def from_pp_tensors(self, tensors):
             return tensors
 
-    example, synthesised = build_example(Observer, CPU, None)
-    assert isinstance(example, Observer) and synthesised is True
+    (example,) = build_examples(Observer, CPU, None)
+    assert isinstance(example.value, Observer) and example.synthesised is True and example.variant == ""
 
 
 class Handle:
@@ -215,3 +219,74 @@ def test_a_constructor_that_rejects_the_synthesised_values_is_unavailable_not_fa
 
     with pytest.raises(ExampleUnavailable, match=r"a synthesised .*Picky\(\.\.\.\) raised ValueError"):
         synthesize(Picky, CPU)
+
+
+@dataclass
+class WithOptionalTensors:
+    values: torch.Tensor
+    mask: Optional[torch.Tensor] = None
+    lengths: torch.Tensor | None = None
+    sloppy: torch.Tensor = None
+    label: Optional[str] = None
+    weights: "Optional[torch.Tensor]" = None
+
+
+class OptionalInInit:
+    def __init__(self, values: "torch.Tensor", scores: "torch.Tensor | None" = None, k: int = 3):
+        self.values, self.scores, self.k = values, scores, k
+
+
+@pytest.mark.parametrize(("cls", "names"), [
+    (WithOptionalTensors, ["mask", "lengths", "sloppy", "weights"]),
+    (OptionalInInit, ["scores"]),
+    (Everything, []),  # its optional tensors have no default: they are always synthesised as tensors
+])
+def test_parameters_that_default_to_none_and_admit_a_tensor_are_found(cls, names):
+    assert optional_tensor_parameters(cls) == names
+
+
+def test_optional_tensors_get_a_second_example_with_them_set():
+    unset, filled = build_examples(WithOptionalTensors, CPU, None)
+    assert (unset.variant, filled.variant) == ("with mask, lengths, sloppy, weights left None",
+                                               "with mask, lengths, sloppy, weights set")
+    assert unset.synthesised and filled.synthesised
+    assert all(getattr(unset.value, name) is None for name in ("mask", "lengths", "sloppy", "weights"))
+    tensors = [filled.value.values] + [getattr(filled.value, n) for n in ("mask", "lengths", "sloppy", "weights")]
+    assert all(isinstance(t, torch.Tensor) for t in tensors)
+    assert filled.value.lengths.dtype == torch.int64  # typed by name, as required tensors are
+    assert len({tuple(t.flatten().tolist()) for t in tensors}) == len(tensors)  # all distinct
+    assert filled.value.label is None  # only tensors are varied
+
+
+def test_optional_tensors_in_an_unresolvable_init_are_set_too():
+    _, filled = build_examples(OptionalInInit, CPU, None)
+    assert isinstance(filled.value.scores, torch.Tensor) and filled.value.k == 3
+
+
+def test_a_users_example_is_never_varied():
+    class Own(WithOptionalTensors):
+        @classmethod
+        def ppaux_example(cls, device):
+            return cls(torch.ones(2, device=device))
+
+    (example,) = build_examples(Own, CPU, None)
+    assert example.value.mask is None and example.variant == ""
+
+
+def test_an_observer_is_built_once_with_its_defaults():
+    (example,) = build_examples(WithOptionalTensors, CPU, None, vary=False)
+    assert example.value.mask is None
+
+
+def test_a_constructor_that_rejects_the_set_optional_tensors_says_so():
+    @dataclass
+    class Strict:
+        values: torch.Tensor
+        mask: Optional[torch.Tensor] = None
+
+        def __post_init__(self):
+            if self.mask is not None:
+                raise ValueError("mask needs values of another shape")
+
+    with pytest.raises(ExampleUnavailable, match=r"Strict\(\.\.\.\) with mask set raised ValueError"):
+        build_examples(Strict, CPU, None)

@@ -1,14 +1,19 @@
-"""Planning a verify run from the static pass: rows, pairs, overrides, and what cannot be imported."""
+"""Planning a verify run from the static pass: rows, pairs, overrides, what cannot be imported, and what the
+user declared never crosses a stage."""
 
 from __future__ import annotations
 
+from ppaux_lint.findings import Finding
 from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.rules import all_rules
 from ppaux_lint.runtime.targets import (
     VerifySettings,
     VerifyTarget,
     build_targets,
     targets_from_analysis,
+    untransported,
 )
+from ppaux_lint.selection import Suppressed
 from ppaux_lint.summary import ClassSummary, Span
 
 
@@ -121,3 +126,55 @@ def test_targets_from_the_real_static_pass(tmp_path, monkeypatch):
     assert (out.output.module, out.output.qualname, out.output.factory) == ("plug.m", "Out", "plug.f:make")
     assert out.observer.symbol == "plug.m.Obs"
     assert "PPA012" in out.output.findings  # the static pass saw the non-tensor value
+
+
+def test_a_class_declared_never_to_cross_a_stage_is_skipped_and_so_is_its_round_trip():
+    classes = [info("p.m.Out", OUTPUT), info("p.m.Obs", OBSERVER, pair="p.m.Out"), info("p.m.Other", OUTPUT)]
+    targets = by_symbol(build_targets(classes, VerifySettings(), declared={"p.m.Out": "`# noqa: PPA001` at p/m.py:3"}))
+    assert targets["p.m.Out"].skip == "`# noqa: PPA001` at p/m.py:3 declares it never crosses a pipeline stage"
+    assert targets["p.m.Obs"].skip == ("its round trip goes through p.m.Out, which `# noqa: PPA001` at p/m.py:3 "
+                                       "declares never crosses a pipeline stage")
+    assert targets["p.m.Other"].skip == ""
+
+
+def suppressed(code: str, symbol: str, how: str = "noqa", where: str = "p/m.py:3") -> Suppressed:
+    finding = Finding(code=code, message="", path="/p/p/m.py", span=Span(3, 7, 3, 10), symbol=symbol)
+    return Suppressed(finding, how, where)
+
+
+def test_which_silenced_rules_declare_a_class_untransported_is_the_rules_say():
+    rules = all_rules()
+    declared = untransported([suppressed(rule.code, f"p.m.C{rule.code}") for rule in rules])
+    assert set(declared) == {f"p.m.C{rule.code}" for rule in rules if rule.declares_untransported}
+    assert {"p.m.CPPA001", "p.m.CPPA002"} <= set(declared)  # a class without the method, silenced
+    assert "p.m.CPPA015" not in declared  # a silenced key mismatch still sends the class
+
+
+def test_the_declaration_says_how_and_where_it_was_made():
+    declared = untransported([suppressed("PPA001", "p.m.Out"),
+                              suppressed("PPA002", "p.t.Obs", "per-file-ignores", "tests/**")])
+    assert declared == {"p.m.Out": "`# noqa: PPA001` at p/m.py:3",
+                        "p.t.Obs": "per-file-ignores 'tests/**' for PPA002"}
+
+
+def test_noqa_and_per_file_ignores_from_the_real_static_pass(tmp_path, monkeypatch):
+    from ppaux_lint.engine import analyze
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ppaux-lint]\nper-file-ignores = { "plug/debug_*.py" = ["PPA002"] }\n', encoding="utf-8")
+    (tmp_path / "plug").mkdir()
+    (tmp_path / "plug" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "plug" / "m.py").write_text(
+        "import torch\n\n\n"
+        "class Dump:  # noqa: PPA001\n"
+        "    def copy_to_host(self, f):\n        return None\n", encoding="utf-8")
+    (tmp_path / "plug" / "debug_obs.py").write_text(
+        "class Probe:\n"
+        "    def is_active(self, s):\n        return True\n"
+        "    def after_sample(self, s, t):\n        return None\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    targets = by_symbol(targets_from_analysis(analyze([str(tmp_path / "plug")])))
+    assert targets["plug.m.Dump"].skip == ("`# noqa: PPA001` at plug/m.py:4 declares it never crosses a "
+                                           "pipeline stage")
+    assert targets["plug.debug_obs.Probe"].skip == ("per-file-ignores 'plug/debug_*.py' for PPA002 declares it "
+                                                    "never crosses a pipeline stage")

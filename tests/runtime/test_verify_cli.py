@@ -170,6 +170,37 @@ PAIRS = plugin_module(
     """,
     observer_class("OverrideObserver", "", "None", "return _rebuild(tensors)"),
     """
+    class DebugOnlyOutput:  # noqa: PPA001
+        def __init__(self, values: torch.Tensor):
+            self.values = values
+
+        def copy_to_host(self, copy_tensor):
+            return copy_tensor(self.values)
+
+
+    @dataclass
+    class MaskedOutput:
+        values: torch.Tensor
+        mask: Optional[torch.Tensor] = None
+
+        def copy_to_host(self, copy_tensor):
+            return Host(copy_tensor(self.values), {} if self.mask is None else {"mask": copy_tensor(self.mask)})
+
+        def to_pp_tensors(self):
+            return {"values": self.values}
+
+
+    class MaskedObserver:
+        def is_active(self, sampling_info):
+            return True
+
+        def after_sample(self, state, token_ids) -> MaskedOutput:
+            return MaskedOutput(state)
+
+        def from_pp_tensors(self, tensors) -> MaskedOutput:
+            return MaskedOutput(tensors["values"], tensors.get("mask"))
+
+
     def make_local():
         class LocalOutput:
             def copy_to_host(self, copy_tensor):
@@ -220,6 +251,7 @@ version = "0"
 '''
 
 Z = "zoo.pairs."
+DEBUG_ONLY_LINE = PAIRS.splitlines().index("class DebugOnlyOutput:  # noqa: PPA001") + 1
 NOT_PP = "RuntimeError: auxiliary output does not support pipeline-parallel transport"
 OBSERVER_NOT_PP = "RuntimeError: sampling observer does not support pipeline-parallel transport"
 HOW = "add a classmethod ppaux_example(cls, device)"
@@ -258,6 +290,10 @@ EXPECTED = {
     Z + "OverrideOutput": ("pass", ["through zoo.pairs.OverrideObserver"]),
     Z + "OverrideObserver": ("pass", ["rebuilds zoo.pairs.OverrideOutput"]),
     Z + "make_local.<locals>.LocalOutput": ("skip", ["defined inside a function", "cannot be imported"]),
+    Z + "DebugOnlyOutput": ("skip", [f"`# noqa: PPA001` at zoo/pairs.py:{DEBUG_ONLY_LINE} declares it never crosses "
+                                     "a pipeline stage"]),
+    Z + "MaskedOutput": ("fail", ["with mask set: copy_to_host differs: host.extras['mask'] is missing"]),
+    Z + "MaskedObserver": ("fail", ["rebuilds zoo.pairs.MaskedOutput: with mask set: copy_to_host differs"]),
     "zoo.broken.BrokenImportOutput": ("error", ["import zoo.broken.BrokenImportOutput: ImportError: needs the acme"]),
 }
 
@@ -296,8 +332,10 @@ def test_row(zoo, symbol):
 def test_json_rows_have_the_documented_fields(zoo):
     _, rows, _ = zoo
     good = rows[Z + "GoodOutput"]
-    assert set(good) == {"symbol", "status", "message", "device", "transport", "tensors", "seconds"}
+    assert set(good) == {"symbol", "status", "message", "device", "transport", "tensors", "seconds", "helpers"}
     assert good["device"] == "cpu" and good["transport"] == "local"
+    # This interpreter has no SGLang, so ``auto`` judges every row with the bundled core, skips included.
+    assert {row["helpers"] for row in rows.values()} == {"bundled"}
     assert good["tensors"] == [{"name": "values", "dtype": "float32", "shape": [4]},
                                {"name": "mask", "dtype": "bool", "shape": [4]}]
     assert all(isinstance(row["seconds"], float) and row["seconds"] >= 0 for row in rows.values())
@@ -319,6 +357,7 @@ def test_junit_report_is_well_formed_and_complete(zoo):
     assert int(suite.get("failures")) == statuses.count("fail") == len(suite.findall("testcase/failure"))
     assert int(suite.get("errors")) == statuses.count("error") == len(suite.findall("testcase/error"))
     assert int(suite.get("skipped")) == statuses.count("skip") == len(suite.findall("testcase/skipped"))
+    assert {p.get("value") for p in suite.findall("testcase/properties/property[@name='helpers']")} == {"bundled"}
     broken = next(c for c in cases if c.get("name") == "BrokenExampleOutput")
     assert broken.get("classname") == "zoo.pairs"
     assert "ValueError" in broken.find("error").text  # the traceback is there for CI logs
@@ -351,7 +390,7 @@ def plug(project):
 def test_skips_pass_unless_strict(plug, run_cli):
     relaxed = run_cli(str(plug.root), "--device", "cpu")
     assert relaxed.exit_code == 0, relaxed.output
-    assert "3 classes verified: 2 pass, 1 skip" in relaxed.stdout
+    assert "3 classes verified: 2 pass, 1 skip (helpers: bundled)" in relaxed.stdout
     strict = run_cli(str(plug.root), "--device", "cpu", "--strict", "--output-format", "json")
     assert strict.exit_code == 1
     assert [row["status"] for row in json.loads(strict.stdout)] == ["skip", "pass", "pass"]
@@ -405,11 +444,12 @@ SAMPLE_FAILS = {
     "legacy.outputs.LogitLensOutput": NOT_PP,
     "legacy.outputs.HiddenNormOutput": NOT_PP,
     "legacy.outputs.AttentionSinkOutput": NOT_PP,
-    "legacy.outputs.DebugDumpOutput": NOT_PP,
     "legacy.outputs.ExpertLoadOutput": "auxiliary PP output must contain at least one tensor",
     "entropy.outputs.EntropyHistogramOutput": "auxiliary PP output must contain at least one tensor",
     "legacy.trace.TokenTraceOutput": "auxiliary PP output 'token_ids' is not a tensor",
 }
+
+DEBUG_DUMP = "legacy.outputs.DebugDumpOutput"
 
 
 @pytest.fixture
@@ -428,8 +468,11 @@ def test_the_bundled_fixtures_give_the_documented_verdicts(run_cli, sglang_stub)
     sample = run_cli(str(FIXTURES / "sample_plugin"), "--device", "cpu", "--output-format", "json")
     assert sample.exit_code == 1
     rows = {row["symbol"].removeprefix("acme_observers."): row for row in json.loads(sample.stdout)}
-    assert set(rows) == SAMPLE_PASSES | set(SAMPLE_FAILS) | {"base.outputs.AcmeOutput"}
+    assert set(rows) == SAMPLE_PASSES | set(SAMPLE_FAILS) | {"base.outputs.AcmeOutput", DEBUG_DUMP}
     assert rows["base.outputs.AcmeOutput"]["status"] == "skip"
+    assert rows[DEBUG_DUMP]["status"] == "skip"  # it would fail as PPA001 predicts, but its noqa says it never ships
+    assert rows[DEBUG_DUMP]["message"] == ("`# noqa: PPA001` at src/acme_observers/legacy/outputs.py:59 declares it "
+                                           "never crosses a pipeline stage")
     for name in SAMPLE_PASSES:
         assert rows[name]["status"] == "pass", rows[name]["message"]
     for name, error in SAMPLE_FAILS.items():

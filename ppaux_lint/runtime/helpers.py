@@ -1,0 +1,113 @@
+"""Whose PP transport helpers judge a verify run: SGLang's own, or the bundled core.
+
+The bundled core (``core.py``) lets verify run where SGLang is not installed, and matches SGLang's helpers
+check for check and word for word. It cannot match them in one respect: its Protocols are its own classes.
+``isinstance`` against a runtime-checkable Protocol answers yes first for a subclass or a ``register()``ed
+class (the ABC machinery), and only then asks whether the members are there. So a class that explicitly
+subclasses SGLang's ``PipelineParallelAuxiliaryOutput`` and sets ``to_pp_tensors = None`` passes SGLang's
+check and fails calling ``None`` (a ``TypeError``), while the bundled core sees no usable member and raises
+its ``RuntimeError``. Only SGLang's own module can give SGLang's answer there, and only it follows SGLang
+when a release changes the helpers; hence ``auto``, which takes it whenever it imports.
+
+Torch-free at import: the config and the CLI name the choices before anyone knows torch is there, and the
+driver hands a ``Helpers`` to its workers without loading either module itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import sys
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+AUTO, BUNDLED, SGLANG = "auto", "bundled", "sglang"
+CHOICES = (AUTO, BUNDLED, SGLANG)
+SGLANG_MODULE = "sglang.srt.sampling.sampling_observer_pp"
+_MODULES = {BUNDLED: "ppaux_lint.runtime.core", SGLANG: SGLANG_MODULE}
+# What verify calls; a module without them is not (this release of) SGLang's helper module.
+_NEEDED = ("_OUTPUT_PREFIX", "PipelineParallelAuxiliaryOutput", "PipelineParallelSamplingObserver",
+           "add_auxiliary_output_to_pp_tensors", "pop_auxiliary_output_from_pp_tensors")
+
+
+class HelpersUnavailable(Exception):
+    """``--helpers sglang`` was asked for and SGLang's helper module cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Helpers:
+    """One implementation of the helpers: ``source`` (``bundled`` or ``sglang``) says which module a process
+    loads, ``label`` is what the report shows (``bundled``, ``sglang 0.5.23``). The module is looked up, not
+    held, so that this value crosses to worker processes as two strings."""
+
+    source: str
+    label: str
+
+    @property
+    def module(self) -> ModuleType:
+        return importlib.import_module(_MODULES[self.source])
+
+    @property
+    def prefix(self) -> str:
+        return self.module._OUTPUT_PREFIX
+
+    @property
+    def output_protocol(self) -> type:
+        return self.module.PipelineParallelAuxiliaryOutput
+
+    @property
+    def observer_protocol(self) -> type:
+        return self.module.PipelineParallelSamplingObserver
+
+    def add(self, tensors: Any, output: Any) -> None:
+        self.module.add_auxiliary_output_to_pp_tensors(tensors, output)
+
+    def pop(self, tensors: Any, observer: Any) -> Any:
+        return self.module.pop_auxiliary_output_from_pp_tensors(tensors, observer)
+
+
+BUNDLED_HELPERS = Helpers(BUNDLED, BUNDLED)
+
+
+def load_helpers(choice: str) -> Helpers:
+    """The helpers for ``auto``, ``bundled`` or ``sglang``, imported and ready in this process.
+
+    ``auto`` takes SGLang's module when it imports (any exception while importing it, not only an
+    ImportError, means it cannot be used) and has every name verify calls, else the bundled core;
+    ``sglang`` raises ``HelpersUnavailable`` instead of falling back.
+    """
+    if choice not in CHOICES:
+        raise ValueError(f"unknown helpers {choice!r}: use {', '.join(CHOICES)}")
+    if choice == BUNDLED:
+        return _bundled()
+    try:
+        module = importlib.import_module(SGLANG_MODULE)
+    except Exception as exc:
+        problem = f"cannot import {SGLANG_MODULE}: {type(exc).__name__}: {' '.join(str(exc).split())}"
+    else:
+        missing = [name for name in _NEEDED if not hasattr(module, name)]
+        if not missing:
+            return Helpers(SGLANG, f"sglang {_sglang_version()}")
+        problem = (f"{SGLANG_MODULE} ({getattr(module, '__file__', None) or 'no file'}) has no "
+                   f"{', '.join(missing)}, so it is not SGLang's helper module")
+    if choice == SGLANG:
+        raise HelpersUnavailable(problem)
+    return _bundled()
+
+
+def _bundled() -> Helpers:
+    importlib.import_module(_MODULES[BUNDLED])  # torch is needed from here on: fail now, not mid-trip
+    return BUNDLED_HELPERS
+
+
+def _sglang_version() -> str:
+    """The imported package's own ``__version__`` first, as it describes the code that runs; else the
+    installed distribution's."""
+    version = getattr(sys.modules.get("sglang"), "__version__", None)
+    if isinstance(version, str) and version:
+        return version
+    try:
+        return importlib.metadata.version("sglang")
+    except importlib.metadata.PackageNotFoundError:
+        return "(version unknown)"
