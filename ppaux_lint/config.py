@@ -7,11 +7,13 @@ and every wrong type is an error that names the key and the file.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ppaux_lint.errors import UsageError
+from ppaux_lint.runtime.helpers import CHOICES as HELPERS_CHOICES
 
 if TYPE_CHECKING:
     import pathspec
@@ -28,6 +30,8 @@ DEFAULT_OUTPUT_ROOTS = (
 DEFAULT_OBSERVER_ROOTS = ("sglang.srt.sampling.sampling_observer.SamplingObserver",)
 DEFAULT_PP_OUTPUT_ROOTS = ("sglang.srt.sampling.sampling_observer_pp.PipelineParallelAuxiliaryOutput",)
 DEFAULT_PP_OBSERVER_ROOTS = ("sglang.srt.sampling.sampling_observer_pp.PipelineParallelSamplingObserver",)
+# SGLang refuses to install a forward observer when pp_size > 1, so what only these return never crosses a stage.
+DEFAULT_FORWARD_OBSERVER_ROOTS = ("sglang.srt.model_executor.forward_observer.ForwardObserver",)
 DEFAULT_HELPER_MODULES = (
     "sglang.srt.sampling.sampling_observer_pp",
     "ppaux_lint.runtime",
@@ -41,13 +45,15 @@ class ConfigError(UsageError):
 
 @dataclass(frozen=True)
 class Protocols:
-    """Fully qualified names of the classes whose subclasses are outputs, observers, or PP implementers."""
+    """Fully qualified names of the classes whose subclasses are outputs, observers, PP implementers, or forward
+    observers."""
 
     output: tuple[str, ...] = DEFAULT_OUTPUT_ROOTS
     observer: tuple[str, ...] = DEFAULT_OBSERVER_ROOTS
     pp_output: tuple[str, ...] = DEFAULT_PP_OUTPUT_ROOTS
     pp_observer: tuple[str, ...] = DEFAULT_PP_OBSERVER_ROOTS
     helper_modules: tuple[str, ...] = DEFAULT_HELPER_MODULES
+    forward_observer: tuple[str, ...] = DEFAULT_FORWARD_OBSERVER_ROOTS
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,7 @@ class VerifySettings:
     devices: dict[str, str] = field(default_factory=dict)  # "pkg.mod.Class" -> "cuda:1"
     pairs: dict[str, str] = field(default_factory=dict)  # output fqn -> observer fqn
     timeout: float | None = None
+    helpers: str | None = None  # "auto", "bundled" or "sglang"; None: not set, so --helpers' default
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,13 @@ class Config:
     protocols: Protocols = Protocols()
     structural: bool = True
     cache_dir: str | None = None
+    src: tuple[str, ...] = ()  # source roots, relative to the config's directory (as ruff's ``src``)
     verify: VerifySettings = VerifySettings()
+
+    @property
+    def where(self) -> str:
+        """How messages name this config: its file, or the defaults."""
+        return str(self.path) if self.path is not None else "defaults"
 
     def summary_key(self) -> str:
         """The part of the config that changes what a summary holds (none today), for the cache key."""
@@ -86,12 +99,14 @@ _KEYS: dict[str, str] = {
     "protocols": "a table",
     "structural": "a boolean",
     "cache-dir": "a string",
+    "src": _STRING_LIST,
     "verify": "a table",
 }
 _PROTOCOL_KEYS = {"output": "output", "observer": "observer", "pp-output": "pp_output",
-                  "pp-observer": "pp_observer", "helper-modules": "helper_modules"}
+                  "pp-observer": "pp_observer", "helper-modules": "helper_modules",
+                  "forward-observer": "forward_observer"}
 _VERIFY_KEYS = {"examples": "a table of strings", "devices": "a table of strings",
-                "pairs": "a table of strings", "timeout": "a number"}
+                "pairs": "a table of strings", "timeout": "a number", "helpers": "auto, bundled or sglang"}
 
 
 def load_config(root: Path, explicit: Path | None = None) -> Config:
@@ -101,19 +116,30 @@ def load_config(root: Path, explicit: Path | None = None) -> Config:
         if explicit is not None:
             raise ConfigError(f"{path}: config file not found")
         return Config()
+    data = read_toml(path)
+    table = tool_table(data, path)
+    if path.name != "pyproject.toml" and not table:
+        table = data  # a dedicated ppaux-lint.toml holds the settings at its top level
+    return parse_config(table or {}, path)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's data; a file that cannot be read or parsed is a ConfigError naming it."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def tool_table(data: dict[str, Any], path: Path) -> Any:
+    """``[tool.ppaux-lint]``, or None when the file has none (a pyproject.toml without it configures
+    nothing, so the nearest one that has it governs instead, as in ruff)."""
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(f"{path}: 'tool' must be a table, not {_kind(tool)}")
-    table = tool.get("ppaux-lint", {})
-    if path.name != "pyproject.toml" and not table:
-        table = data  # a dedicated ppaux-lint.toml holds the settings at its top level
-    return parse_config(table, path)
+    return tool.get("ppaux-lint")
 
 
 def parse_config(table: Any, path: Path | None) -> Config:
@@ -143,6 +169,7 @@ def parse_config(table: Any, path: Path | None) -> Config:
         protocols=_protocols(table.get("protocols", {}), where),
         structural=structural,
         cache_dir=cache_dir,
+        src=tuple(table.get("src", ())),
         verify=_verify(table.get("verify", {}), where),
     )
 
@@ -175,7 +202,7 @@ def _per_file_ignores(value: Any, where: str) -> dict[str, tuple[str, ...]]:
             for glob, codes in table.items()}
 
 
-def compile_globs(patterns: Sequence[str]) -> "pathspec.PathSpec":
+def compile_globs(patterns: Sequence[str]) -> pathspec.PathSpec:
     """Gitignore-style patterns, with git's own matching rules, as everywhere in the config and in
     .gitignore files; a pattern that cannot be compiled is a ValueError."""
     import re
@@ -214,9 +241,13 @@ def _verify(value: Any, where: str) -> VerifySettings:
             if isinstance(item, bool) or not isinstance(item, (int, float)) or item <= 0:
                 raise ConfigError(f"{where}'{name}' must be a positive number, not {_kind(item)}")
             continue
+        if key == "helpers":
+            if item not in HELPERS_CHOICES:
+                raise ConfigError(f"{where}'{name}' must be one of {', '.join(HELPERS_CHOICES)}, not {item!r}")
+            continue
         entries = _require_table(item, name, where)
         for sub, text in entries.items():
             if not isinstance(text, str):
                 raise ConfigError(f"{where}'{name}.{sub}' must be a string, not {_kind(text)}")
         tables[key] = dict(entries)
-    return VerifySettings(timeout=table.get("timeout"), **tables)
+    return VerifySettings(timeout=table.get("timeout"), helpers=table.get("helpers"), **tables)

@@ -1,32 +1,23 @@
-"""Which files make up the project, which of them were asked about, and their module names.
+"""Which files make up the project, which of them were asked about, and each one's module name and config.
 
-Resolution always needs the whole project (a base class may live in a file
-nobody passed), while findings are reported only for the files asked about.
-So discovery yields both sets from one walk.
+Resolution always needs the whole project (a base class may live in a file nobody passed), while findings
+are reported only for the files asked about. So discovery yields both sets from one walk, together with
+what layout.py (module names) and scopes.py (the config in force) decide for every file.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
 
-if TYPE_CHECKING:
-    import pathspec
-
-from ppaux_lint.cache import read_regular_file
-from ppaux_lint.config import Config, compile_globs
+from ppaux_lint.config import Config
 from ppaux_lint.errors import UsageError
-
-DEFAULT_EXCLUDES = (
-    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
-    "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".ruff_cache", ".pytest_cache",
-    ".ppaux_lint_cache", "__pypackages__", "_build", "buck-out",
-)
-ROOT_MARKERS = ("pyproject.toml", ".git")
+from ppaux_lint.excludes import GitIgnores, is_within
+from ppaux_lint.layout import ModuleName, PyProjects, SourceRoots
+from ppaux_lint.scopes import Scopes
 
 
 @dataclass(frozen=True)
@@ -39,38 +30,40 @@ class SourceFile:
 @dataclass(frozen=True)
 class Discovery:
     root: Path
-    files: tuple[SourceFile, ...]  # every project file, for resolution
+    files: tuple[SourceFile, ...]  # every project file, for resolution; a module's owner before other claimants
     targets: frozenset[str]  # the files asked about (absolute paths), where findings are reported
     warnings: tuple[str, ...] = ()
+    configs: Mapping[str, Config] = field(default_factory=dict)  # path -> the config that file follows
+    shadowed: Mapping[str, str] = field(default_factory=dict)  # path -> the file that owns its module name
+    all_configs: tuple[Config, ...] = ()  # every config met, for validating each one whoever is passed
+
+    def config_of(self, path: str) -> Config:
+        return self.configs[path]
+
+    def module_of(self, path: str) -> str:
+        return self._modules[path]
+
+    @cached_property
+    def _modules(self) -> dict[str, str]:
+        return {f.path: f.module for f in self.files}
 
 
-def find_root(paths: Sequence[Path], cwd: Path) -> Path:
-    """The nearest directory at or above the paths' common ancestor holding pyproject.toml or .git."""
-    absolute = [p if p.is_absolute() else cwd / p for p in paths] or [cwd]
-    # realpath, not Path.resolve(): a symlink loop among the paths must not raise RuntimeError
-    common = Path(os.path.commonpath([os.path.realpath(p) for p in absolute]))
-    start = common if common.is_dir() else common.parent
-    for directory in (start, *start.parents):
-        if any((directory / marker).exists() for marker in ROOT_MARKERS):
-            return directory
-    return cwd.resolve()
+def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cli_excludes: Sequence[str] = (),
+             force_exclude: bool = False, tops: Sequence[Path] = ()) -> Discovery:
+    """The files under ``tops`` (default: ``root``), which of them ``paths`` asks about, and their names.
 
-
-def discover(paths: Sequence[Path], root: Path, config: Config, cli_excludes: Sequence[str] = (),
-             force_exclude: bool = False) -> Discovery:
+    ``config`` replaces every ``[tool.ppaux-lint]`` table (``--config``); without it each file follows
+    its nearest one (scopes.py).
+    """
     cwd = Path.cwd()
-    # As in ruff: ``exclude`` replaces the defaults, ``extend-exclude`` and ``--exclude`` add to them.
-    base = config.exclude or DEFAULT_EXCLUDES
-    for patterns, where in ((config.exclude, f"{config.path}: 'tool.ppaux-lint.exclude'"),
-                            (config.extend_exclude, f"{config.path}: 'tool.ppaux-lint.extend-exclude'"),
-                            (tuple(cli_excludes), "--exclude")):
-        bad = _invalid_patterns(p for p in patterns if not _is_bare_name(p))
-        if bad:
-            raise UsageError(f"{where}: invalid pattern {bad[0][0]!r} ({bad[0][1]})")
-    excludes = _ExcludeRules(root, base + config.extend_exclude + tuple(cli_excludes))
-    warnings: list[str] = excludes.warnings
-    walker = _Walker(excludes, warnings)
-    project = walker.walk(str(root))
+    walked_tops = [str(t) for t in tops] or [str(root)]
+    warnings: list[str] = []
+    roots = SourceRoots()
+    scopes = Scopes(walked_tops, str(root), PyProjects(), roots, config, cli_excludes)
+    gitignores = GitIgnores(warnings)
+    walker = _Walker(scopes, gitignores, warnings)
+    project = [found for top in walked_tops for found in walker.walk(top)]
+    walked = set(project)
     targets: set[str] = set()
     explicit: list[str] = []
     for given in paths or [cwd]:
@@ -81,197 +74,100 @@ def discover(paths: Sequence[Path], root: Path, config: Config, cli_excludes: Se
         path = path.resolve() if path.is_dir() else path.parent.resolve() / path.name
         text = str(path)
         if path.is_dir():
-            if _is_within(text, str(root)):
-                prefix = text.rstrip(os.sep) + os.sep
-                targets.update(f for f in project if f.startswith(prefix) or text == str(root))
-            else:
-                targets.update(walker.walk(text))
+            prefix = text.rstrip(os.sep) + os.sep
+            targets.update(f for f in project if f.startswith(prefix))
         elif path.is_file():
-            if force_exclude and excludes.excluded_with_parents(text):
+            if force_exclude and _force_excluded(text, walked_tops, scopes, gitignores):
                 continue
             targets.add(text)
             explicit.append(text)
         else:
             warnings.append(f"{given}: not a regular file, skipped")
-    roots = _source_roots(root)
-    # The project's own files first, then files outside it (excluded ones given explicitly, other trees):
-    # when two files claim one module name, the first is the module (see _duplicate_modules).
-    walked = set(project)
-    files = tuple(SourceFile(p, *module_name(p, roots, walker.has_init))
-                  for p in [*sorted(walked), *sorted((set(explicit) | targets) - walked)])
-    warnings.extend(_duplicate_modules(files))
-    return Discovery(root=root, files=files, targets=frozenset(targets), warnings=tuple(warnings))
+    asked = set(explicit)
+    outside = sorted(asked - walked)  # excluded files given explicitly
+    configs = {path: scopes.of(os.path.dirname(path)).config for path in (*project, *outside)}
+    names = {path: roots.name(path, walker.is_package_dir) for path in configs}  # every pyproject.toml is known
+    ordered = sorted(configs, key=_ownership(names, asked, walked))
+    files = tuple(SourceFile(path, names[path].module, names[path].is_package) for path in ordered)
+    shadowed = _shadowed(files)
+    warnings.extend(f"{path}: module {names[path].module} is already {owner}"
+                    f"{' (passed explicitly)' if owner in asked else ''}; its classes are not checked"
+                    for path, owner in shadowed.items())
+    return Discovery(root=root, files=files, targets=frozenset(targets), warnings=tuple(warnings), configs=configs,
+                     shadowed=shadowed, all_configs=tuple(scopes.configs()))
 
 
-def _duplicate_modules(files: Sequence[SourceFile]) -> list[str]:
-    """Two files that claim one module name (``pkg/a.py`` and ``src/pkg/a.py``): names resolve to the first,
-    and the other's classes are not checked, whichever files the prefilter happens to read first."""
+def _ownership(names: Mapping[str, ModuleName], asked: set[str], walked: set[str]):
+    """The order in which files claim module names, so that of two copies of one package (``src/myplug``
+    and a vendored ``old/myplug``) the one Python would import is the module: a file passed explicitly
+    first, then the other files of its copy, then names under a declared source root, then the walk."""
+    copies = {_copy(names[path]) for path in asked}
+
+    def key(path: str) -> tuple:
+        name = names[path]
+        return (path not in asked, _copy(name) not in copies, not name.declared, path not in walked, path)
+
+    return key
+
+
+def _copy(name: ModuleName) -> tuple[str, str]:
+    return name.base, name.module.partition(".")[0]
+
+
+def _shadowed(files: Sequence[SourceFile]) -> dict[str, str]:
+    """path -> owner for each file whose module name an earlier file claims: names resolve to the owner, and
+    the other's classes are not checked, whichever files the prefilter happens to read first."""
     owner: dict[str, str] = {}
-    out = []
+    out = {}
     for f in files:
         if not f.module:
             continue
         if f.module in owner:
-            out.append(f"{f.path}: module {f.module} is already {owner[f.module]}; its classes are not checked")
+            out[f.path] = owner[f.module]
         else:
             owner[f.module] = f.path
     return out
+
+
+def _force_excluded(path: str, tops: Sequence[str], scopes: Scopes, gitignores: GitIgnores) -> bool:
+    """Whether the walk would have left out a file given explicitly: it or a directory above it is excluded
+    by the config governing the directory that holds it, or by a .gitignore."""
+    top = next(t for t in tops if is_within(path, t))
+    directory = top
+    parts = os.path.relpath(path, top).split(os.sep)
+    for depth, part in enumerate(parts, start=1):
+        entry = os.path.join(directory, part)
+        is_dir = depth < len(parts)
+        if scopes.of(directory).excluded(entry, is_dir) or gitignores.match(entry, is_dir):
+            return True
+        directory = entry
+    return False
 
 
 def importable(module: str) -> bool:
     return bool(module) and all(part.isidentifier() for part in module.split("."))
 
 
-def _is_within(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
-
-
-def _source_roots(root: Path) -> tuple[str, ...]:
-    """Where top-level packages may start: ``src/`` first (the src layout), then the root itself."""
-    src = root / "src"
-    return (str(src), str(root)) if src.is_dir() else (str(root),)
-
-
-def module_name(path: str, roots: Iterable[str], has_init: dict[str, bool] | None = None) -> tuple[str, bool]:
-    """The dotted module name of a file and whether it is a package's ``__init__``.
-
-    Under a source root, the module's top is the outermost directory with an
-    ``__init__.py`` between the root and the file, so namespace portions in the
-    middle (SGLang's ``sglang/srt`` has no ``__init__.py``) keep their place in
-    the name; with no ``__init__.py`` at all, the name is the path from the
-    root. Outside every source root, the package chain alone decides.
-    """
-    known = has_init if has_init is not None else {}
-
-    def is_package_dir(directory: str) -> bool:
-        if directory not in known:
-            known[directory] = os.path.isfile(os.path.join(directory, "__init__.py"))
-        return known[directory]
-
-    parent_dir, filename = os.path.split(path)
-    stem = filename[:-3] if filename.endswith(".py") else os.path.splitext(filename)[0]
-    is_package = filename == "__init__.py"
-    source_root = next((r for r in roots if _is_within(parent_dir, r)), None)
-    directories = []  # from the file's directory upwards, stopping below the source root
-    directory = parent_dir
-    while directory != source_root and os.path.dirname(directory) != directory:
-        directories.append(directory)
-        if source_root is None and not is_package_dir(directory):
-            directories.pop()
-            break
-        directory = os.path.dirname(directory)
-    if source_root is not None:
-        packages = [d for d in directories if is_package_dir(d)]
-        if packages:
-            directories = directories[: directories.index(packages[-1]) + 1]
-    parts = [os.path.basename(d) for d in reversed(directories)] + ([] if is_package else [stem])
-    # A file like ``run-demo.py`` cannot be imported, but its classes still get checked: its name is kept
-    # (no import can ever spell it, so it cannot collide), and ``importable`` tells verify not to try.
-    return ".".join(parts), is_package
-
-
-class _ExcludeRules:
-    """Configured excludes and .gitignore files (nested ones too), both in gitignore syntax.
-
-    Patterns that are a bare name (``build``, ``.venv``) are by far the most
-    common and are checked with a set lookup on the entry's name; only the
-    rest go through pathspec, whose per-path cost dominated discovery.
-    """
-
-    def __init__(self, root: Path, patterns: Sequence[str]) -> None:
-        self.root = str(root)
-        names = [p.rstrip("/") for p in patterns if _is_bare_name(p)]
-        self.names = frozenset(n for n in names if not any(c in n for c in "*?["))
-        self.name_globs = tuple(n for n in names if any(c in n for c in "*?["))
-        others = [p for p in patterns if not _is_bare_name(p)]
-        self.configured = _spec(others) if others else None
-        self.gitignores: list[tuple[str, "pathspec.PathSpec"]] = []
-        self.warnings: list[str] = []
-
-    def load_gitignore(self, directory: str) -> None:
-        try:  # a FIFO named .gitignore must not block the walk
-            lines = read_regular_file(os.path.join(directory, ".gitignore")).decode("utf-8", "replace").splitlines()
-        except OSError:
-            return
-        try:
-            spec = _spec(lines)
-        except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so
-            bad = _invalid_patterns(lines)
-            self.warnings.extend(f"{os.path.join(directory, '.gitignore')}: invalid pattern {line!r} ignored ({why})"
-                                 for line, why in bad)
-            spec = _spec([line for line in lines if line not in {b for b, _ in bad}])
-        if spec.patterns:
-            self.gitignores.append((directory, spec))
-
-    def excluded_with_parents(self, path: str) -> bool:
-        """For a file given explicitly: the walk never saw its directories, so test them too."""
-        directory = os.path.dirname(path)
-        while _is_within(directory, self.root) and directory != self.root:
-            if self.excluded(directory, is_dir=True):
-                return True
-            directory = os.path.dirname(directory)
-        return self.excluded(path, is_dir=False)
-
-    def excluded(self, path: Path | str, is_dir: bool) -> bool:
-        text = str(path)
-        name = os.path.basename(text)
-        if name in self.names or (self.name_globs and any(fnmatch.fnmatchcase(name, g) for g in self.name_globs)):
-            return True
-        suffix = "/" if is_dir else ""
-        if self.configured is not None:
-            relative = os.path.relpath(text, self.root).replace(os.sep, "/") if _is_within(text, self.root) else name
-            if self.configured.match_file(relative + suffix):
-                return True
-        for directory, spec in self.gitignores:
-            if text != directory and _is_within(text, directory):
-                if spec.match_file(os.path.relpath(text, directory).replace(os.sep, "/") + suffix):
-                    return True
-        return False
-
-
-def _spec(lines: Sequence[str]) -> "pathspec.PathSpec":
-    return compile_globs(lines)  # pathspec is imported only by trees with a .gitignore or path-shaped excludes
-
-
-def _invalid_patterns(patterns: Iterable[str]) -> list[tuple[str, str]]:
-    """The patterns pathspec rejects, with its reason; one compile for the usual case where all are valid."""
-    patterns = list(patterns)
-    if not patterns:
-        return []
-    try:
-        _spec(patterns)
-        return []
-    except ValueError:
-        pass
-    bad = []
-    for pattern in patterns:
-        try:
-            _spec([pattern])
-        except ValueError as exc:
-            bad.append((pattern, str(exc)))
-    return bad
-
-
-def _is_bare_name(pattern: str) -> bool:
-    """``build`` or ``build/`` or ``*.egg-info``: matches an entry by its name at any depth."""
-    core = pattern[:-1] if pattern.endswith("/") else pattern
-    return bool(core) and "/" not in core and not core.startswith("!") and "**" not in core
-
-
 class _Walker:
     """Python files under a directory. Directory symlinks are not followed, so no loop is possible;
     which directories hold ``__init__.py`` is remembered for naming modules without more stats."""
 
-    def __init__(self, excludes: _ExcludeRules, warnings: list[str]) -> None:
-        self.excludes = excludes
+    def __init__(self, scopes: Scopes, gitignores: GitIgnores, warnings: list[str]) -> None:
+        self.scopes = scopes
+        self.gitignores = gitignores
         self.warnings = warnings
         self.has_init: dict[str, bool] = {}
 
+    def is_package_dir(self, directory: str) -> bool:
+        if directory not in self.has_init:
+            self.has_init[directory] = os.path.isfile(os.path.join(directory, "__init__.py"))
+        return self.has_init[directory]
+
     def walk(self, top: str) -> list[str]:
         found: list[str] = []
-        stack = [top]
+        stack = [(top, None)]  # each directory with its parent's scope (a top's is known already)
         while stack:
-            directory = stack.pop()
+            directory, parent = stack.pop()
             try:
                 with os.scandir(directory) as scan:
                     entries = sorted(scan, key=lambda e: e.name)
@@ -280,8 +176,10 @@ class _Walker:
                 continue
             names = {e.name for e in entries}
             self.has_init[directory] = "__init__.py" in names
+            scope = (self.scopes.of(directory) if parent is None
+                     else self.scopes.enter(directory, parent, "pyproject.toml" in names))
             if ".gitignore" in names:
-                self.excludes.load_gitignore(directory)
+                self.gitignores.load(directory)
             subdirectories = []
             for entry in entries:
                 try:
@@ -289,9 +187,10 @@ class _Walker:
                 except OSError:
                     continue
                 if is_dir:
-                    if not self.excludes.excluded(entry.path, is_dir=True):
-                        subdirectories.append(entry.path)
-                elif entry.name.endswith(".py") and not self.excludes.excluded(entry.path, is_dir=False):
+                    if not (scope.excluded(entry.path, True) or self.gitignores.match(entry.path, True)):
+                        subdirectories.append((entry.path, scope))
+                elif entry.name.endswith(".py") and not (scope.excluded(entry.path, False)
+                                                         or self.gitignores.match(entry.path, False)):
                     if entry.is_symlink() and not os.path.isfile(entry.path):
                         self.warnings.append(f"{entry.path}: broken symlink, skipped")
                         continue

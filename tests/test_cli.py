@@ -471,14 +471,15 @@ def test_other_tools_config_is_ignored(lint_project):
 # -- project root detection --------------------------------------------------------------------------------
 
 
-def test_root_is_the_nearest_pyproject_above_the_paths(tmp_path, monkeypatch):
+def test_each_file_follows_the_nearest_ppaux_lint_table(tmp_path, monkeypatch):
     outer = make_project(tmp_path / "outer", {"inner/pkg/__init__.py": "", "inner/pkg/mod.py": BROKEN},
                          config='[tool.ppaux-lint]\nselect = ["PPA002"]\n', packages=False)
-    make_project(outer / "inner", {}, config="")  # inner/pyproject.toml, without the select
+    make_project(outer / "inner", {})  # inner/pyproject.toml without a table: the outer one's applies
     monkeypatch.chdir(outer)
-    # the inner project's (default) config applies to its files, not the outer one's select
+    assert paths_reported("inner/pkg/mod.py") == set()
+    make_project(outer / "inner", {}, config="[tool.ppaux-lint]\n")  # its own table: the defaults
     assert paths_reported("inner/pkg/mod.py") == {"inner/pkg/mod.py"}
-    assert as_json("inner")[0]["symbol"] == "pkg.mod.Broken"  # module names from the inner root
+    assert as_json("inner")[0]["symbol"] == "pkg.mod.Broken"  # module names from the inner project
 
 
 def test_root_from_a_git_directory(tmp_path, monkeypatch):
@@ -492,15 +493,17 @@ def test_root_from_a_git_directory(tmp_path, monkeypatch):
     assert {r["symbol"] for r in as_json("child.py")} == {"lib.child.Child"}
 
 
-def test_root_falls_back_to_the_working_directory(tmp_path, monkeypatch):
+def test_without_a_marker_the_paths_own_directory_bounds_the_project(tmp_path, monkeypatch):
     if any((d / m).exists() for d in (tmp_path, *tmp_path.parents) for m in ("pyproject.toml", ".git")):
         pytest.skip("a pyproject.toml or .git above the temporary directory")
     root = make_project(tmp_path / "work", {
         "lib/base.py": BROKEN.replace("class Broken", "class Base"),
-        "lib/child.py": "from lib.base import Base\n\n\nclass Child(Base):\n    pass\n",
+        "lib/child.py": "from base import Base\n\n\nclass Child(Base):\n    pass\n",
     }, pyproject=False, packages=False)
-    monkeypatch.chdir(root)
-    assert {r["symbol"] for r in as_json("lib/child.py")} == {"lib.child.Child"}
+    monkeypatch.chdir(root)  # as ruff: lib/ bounds the project, not the working directory
+    assert {r["symbol"] for r in as_json("lib/child.py")} == {"child.Child"}
+    monkeypatch.chdir(root / "lib")
+    assert {r["symbol"] for r in as_json("child.py")} == {"child.Child"}
 
 
 # -- the real executables ------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence, TextIO
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from rich.markup import escape
 
@@ -24,6 +25,9 @@ def render(findings: Sequence[Finding], out: TextIO) -> None:
                       f"[bold red]{f.code}[/] {escape(f.message)}")
         lines = sources.setdefault(f.path, _read_lines(f.path))
         _frame(console, lines, f)
+        for related in f.related:  # the other end of a cross-file finding, which may be the file asked about
+            console.print(f"  [cyan]note[/]: {escape(display_path(related.path))}:{related.span.line}:"
+                          f"{related.span.column}: {escape(related.message)}")
         if f.fix is not None:
             note = "" if f.fix.safe else " (unsafe: needs --unsafe-fixes)"
             console.print(f"  [cyan]help[/]: {escape(f.fix.description)}{note}")
@@ -38,7 +42,7 @@ def _read_lines(path: str) -> list[str]:
         return []
 
 
-def _frame(console: "Console", lines: list[str], f: Finding) -> None:
+def _frame(console: Console, lines: list[str], f: Finding) -> None:
     if not lines or f.span.line > len(lines):
         return
     first = max(1, f.span.line - CONTEXT_LINES)

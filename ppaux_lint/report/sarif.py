@@ -6,7 +6,8 @@ source root and say so with ``uriBaseId: %SRCROOT%``; the root is the
 repository that holds the findings (the nearest ``.git`` above them), else the
 project root (nearest ``pyproject.toml``), else the working directory. That is
 what ``github/codeql-action/upload-sarif`` resolves against, also for a project
-that lives in a subdirectory of its repository.
+that lives in a subdirectory of its repository. A finding that involves another
+file (PPA015's sender and receiver) carries it as ``relatedLocations``.
 
 ``partialFingerprints`` carry a hash of the rule, the path, the symbol and the
 message with line numbers taken out, never the line itself, so a result keeps
@@ -20,12 +21,14 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TextIO
 
 from ppaux_lint import __version__
 from ppaux_lint.findings import Finding
 from ppaux_lint.rules import Rule, all_rules, rule_document
+from ppaux_lint.summary import Span
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -43,7 +46,7 @@ def render(findings: Sequence[Finding], out: TextIO) -> None:
 
 
 def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
-    root = root if root is not None else source_root([f.path for f in findings])
+    root = root if root is not None else source_root([path for f in findings for path in f.paths])
     rule_index = {rule.code: number for number, rule in enumerate(all_rules())}
     results = []
     seen: dict[str, int] = {}
@@ -57,20 +60,16 @@ def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
             "level": _LEVELS.get(f.severity, "error"),
             "message": {"text": f.message},
             "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": uri, "uriBaseId": SRCROOT},
-                    "region": {
-                        "startLine": f.span.line,
-                        "startColumn": f.span.column,
-                        "endLine": max(f.span.end_line, f.span.line),
-                        "endColumn": (f.span.end_column if f.span.end_line > f.span.line
-                                      else max(f.span.end_column, f.span.column)),
-                    },
-                },
+                "physicalLocation": _physical_location(uri, f.span),
                 "logicalLocations": [{"fullyQualifiedName": f.symbol, "kind": "type"}] if f.symbol else [],
             }],
             "partialFingerprints": {FINGERPRINT_KEY: f"{identity}:{ordinal}"},
         }
+        if f.related:  # the other end of a cross-file finding (PPA015: the sender or the receiver)
+            result["relatedLocations"] = [
+                {"id": number, "message": {"text": r.message},
+                 "physicalLocation": _physical_location(_relative_uri(r.path, root), r.span)}
+                for number, r in enumerate(f.related, start=1)]
         if not result["locations"][0]["logicalLocations"]:
             del result["locations"][0]["logicalLocations"]
         if f.code in rule_index:
@@ -95,6 +94,18 @@ def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
             "invocations": [{"executionSuccessful": True}],
             "results": results,
         }],
+    }
+
+
+def _physical_location(uri: str, span: Span) -> dict:
+    return {
+        "artifactLocation": {"uri": uri, "uriBaseId": SRCROOT},
+        "region": {
+            "startLine": span.line,
+            "startColumn": span.column,
+            "endLine": max(span.end_line, span.line),
+            "endColumn": span.end_column if span.end_line > span.line else max(span.end_column, span.column),
+        },
     }
 
 

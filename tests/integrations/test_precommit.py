@@ -57,7 +57,7 @@ FIXED = BROKEN + '''
 def test_manifest() -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hook = next(h for h in hooks if h["id"] == "ppaux-lint")
-    assert hook["entry"] == "ppaux-lint check"
+    assert hook["entry"] == "ppaux-lint check --force-exclude"  # pre-commit passes excluded files by name
     assert hook["language"] == "python" and hook["types"] == ["python"] and hook["require_serial"] is False
 
 

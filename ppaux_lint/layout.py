@@ -1,0 +1,238 @@
+"""Where a project starts, where its top-level modules start, and so what each file's module is called.
+
+Names are the whole game for a linter that resolves bases across files: a file named ``steer.base``
+instead of ``acme.steer.base`` breaks every ``from acme.steer.base import ...``, and the findings on the
+classes built on it vanish without a word. So these answers must not depend on how the tool is called.
+
+- **The project root** bounds the files read for resolution. It is the nearest directory at or above a
+  path that holds ``pyproject.toml`` or ``.git``, grown upwards to each next such directory unless a
+  ``.git`` was passed (a repository is the outermost project) or the directory above excludes this one (by
+  its excludes or a .gitignore: a fixture or an unpacked download inside another project stays a project of
+  its own). So a file of a monorepo's sub-project resolves against the whole monorepo, however it is passed.
+  With no marker above a path, the path's own directory bounds it, as in ruff.
+- **Source roots** are where Python would find top-level modules: ``src/`` beside a ``pyproject.toml``, the
+  directories its packaging config names, or, instead of those two, the ``src`` setting of its
+  ``[tool.ppaux-lint]`` table (as ruff's ``src``).
+- **Module names**: below a source root every directory is a package or a namespace portion (PEP 420), so a
+  name is the path from the root. Below a project directory that is not a declared source root, the
+  package chain decides: the outermost directory with an ``__init__.py`` is the top package (a vendored
+  ``old/myplug`` is ``myplug``; SGLang's ``sglang/srt``, which has no ``__init__.py``, keeps its place),
+  and a file in no package is named by its path from the project directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ppaux_lint.config import Config, parse_config, read_toml, tool_table
+from ppaux_lint.excludes import GitIgnores, Patterns, is_within
+
+ROOT_MARKERS = ("pyproject.toml", ".git")
+PYPROJECT = "pyproject.toml"
+
+
+class PyProjects:
+    """Every ``pyproject.toml`` a run reads, read once; its ``[tool.ppaux-lint]`` table parsed when asked for
+    (under ``--config`` nobody asks, so a broken table elsewhere is not an error)."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, dict[str, Any] | None] = {}
+        self._configs: dict[str, Config | None] = {}
+
+    def load(self, directory: str) -> dict[str, Any] | None:
+        """The file's data, or None when the directory has no pyproject.toml."""
+        if directory not in self._data:
+            path = Path(directory, PYPROJECT)
+            self._data[directory] = read_toml(path) if path.is_file() else None
+        return self._data[directory]
+
+    def config(self, directory: str) -> Config | None:
+        """Its config, or None when it has no ``[tool.ppaux-lint]`` table (or there is no file)."""
+        if directory not in self._configs:
+            data = self.load(directory)
+            path = Path(directory, PYPROJECT)
+            table = tool_table(data, path) if data is not None else None
+            self._configs[directory] = parse_config(table, path) if table is not None else None
+        return self._configs[directory]
+
+
+def project_roots(paths: Sequence[Path], cwd: Path, pyprojects: PyProjects) -> tuple[str, ...]:
+    """The project root of each path, outermost first, without those inside another."""
+    found: dict[str, str] = {}
+    for path in paths or [cwd]:
+        absolute = path if path.is_absolute() else cwd / path
+        # The directory is resolved, not a symlinked file, as discovery does: a file keeps its place. And
+        # realpath, not Path.resolve(): a symlink loop among the paths must not raise RuntimeError.
+        start = os.path.realpath(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+        if start not in found:
+            found[start] = _project_root(start, pyprojects)
+    roots: list[str] = []
+    for root in sorted(set(found.values())):
+        if not any(is_within(root, kept) for kept in roots):
+            roots.append(root)
+    return tuple(roots)
+
+
+def common_root(roots: Sequence[str]) -> Path:
+    """The one project root, or the common ancestor of several."""
+    return Path(roots[0] if len(roots) == 1 else os.path.commonpath(roots))
+
+
+def _project_root(start: str, pyprojects: PyProjects) -> str:
+    current = _nearest_marker(start)
+    if current is None:
+        return start
+    while not os.path.exists(os.path.join(current, ".git")):
+        parent = os.path.dirname(current)
+        upper = _nearest_marker(parent) if parent != current else None
+        if upper is None or _excludes(upper, current, pyprojects):
+            break
+        current = upper
+    return current
+
+
+def _nearest_marker(start: str) -> str | None:
+    directory = start
+    while True:
+        if any(os.path.exists(os.path.join(directory, marker)) for marker in ROOT_MARKERS):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _excludes(upper: str, inner: str, pyprojects: PyProjects) -> bool:
+    """Whether the project at ``upper`` leaves ``inner`` out: its own excludes, or a .gitignore on the way."""
+    patterns = Patterns.of_config(pyprojects.config(upper) or Config(), upper)
+    ignores = GitIgnores([])
+    ignores.load(upper)
+    below = os.path.relpath(inner, upper).split(os.sep)
+    directory = upper
+    for part in below:
+        directory = os.path.join(directory, part)
+        if patterns.match(directory, is_dir=True) or ignores.match(directory, is_dir=True):
+            return True
+        ignores.load(directory)
+    return False
+
+
+class ModuleName(NamedTuple):
+    module: str  # dotted, "" when the file has none (an __init__.py right at a root)
+    is_package: bool  # the file is a package's __init__.py
+    base: str  # the directory the name starts from: with the top package, it tells two copies apart
+    declared: bool  # the name comes from a declared source root, where Python would find it
+
+
+class SourceRoots:
+    """The project directories and declared source roots of a run, and the module name of each file."""
+
+    def __init__(self) -> None:
+        self._declared: dict[str, bool] = {}  # directory -> declared source root (True) or project directory
+        self._nearest: dict[str, tuple[str, bool]] = {}
+        self._prefixes: dict[str, tuple[tuple[str, ...], str, bool]] = {}
+
+    def add_directory(self, directory: str) -> None:
+        """A project directory: a project root, or a directory holding pyproject.toml."""
+        self._declared.setdefault(directory, False)
+
+    def add_project(self, directory: str, data: dict[str, Any], src: Sequence[str]) -> None:
+        """A directory holding pyproject.toml, with ``src`` from its own ``[tool.ppaux-lint]`` table."""
+        self.add_directory(directory)
+        if src:
+            declared = [os.path.normpath(os.path.join(directory, s)) for s in src]
+        else:
+            candidates = [*packaging_roots(data), "src"]
+            declared = [os.path.normpath(os.path.join(directory, c)) for c in candidates]
+            # "." is the project directory itself, and a src/ with an __init__.py is a package called src
+            declared = [d for d in declared if d != directory and not os.path.isfile(os.path.join(d, "__init__.py"))]
+        for root in declared:
+            if os.path.isdir(root):
+                self._declared[root] = True
+
+    def name(self, path: str, is_package_dir: Callable[[str], bool]) -> ModuleName:
+        parent_dir, filename = os.path.split(path)
+        is_package = filename == "__init__.py"
+        prefix, base, declared = self._prefix(parent_dir, is_package_dir)
+        stem = filename[:-3] if filename.endswith(".py") else os.path.splitext(filename)[0]
+        # A file like ``run-demo.py`` cannot be imported, but its classes still get checked: its name is kept
+        # (no import can ever spell it, so it cannot collide), and ``importable`` tells verify not to try.
+        return ModuleName(".".join(prefix if is_package else (*prefix, stem)), is_package, base, declared)
+
+    def _prefix(self, directory: str, is_package_dir: Callable[[str], bool]) -> tuple[tuple[str, ...], str, bool]:
+        """The name parts of a directory's modules, where they start, and whether from a declared root;
+        memoised, since the files of a directory share them."""
+        if directory not in self._prefixes:
+            root, declared = self._root_of(directory)
+            directories = []  # from the directory upwards, stopping below the root
+            current = directory
+            while current != root and os.path.dirname(current) != current:
+                directories.append(current)
+                current = os.path.dirname(current)
+            if not declared:
+                packages = [d for d in directories if is_package_dir(d)]
+                if packages:
+                    directories = directories[: directories.index(packages[-1]) + 1]
+            base = os.path.dirname(directories[-1]) if directories else root
+            self._prefixes[directory] = (tuple(os.path.basename(d) for d in reversed(directories)), base, declared)
+        return self._prefixes[directory]
+
+    def _root_of(self, directory: str) -> tuple[str, bool]:
+        """The deepest root at or above ``directory`` (memoised per directory: thousands of files share few)."""
+        chain = []
+        current = directory
+        while current not in self._nearest:
+            if current in self._declared:
+                self._nearest[current] = (current, self._declared[current])
+                break
+            chain.append(current)
+            parent = os.path.dirname(current)
+            if parent == current:
+                raise ValueError(f"{directory} is below no project directory")
+            current = parent
+        found = self._nearest[current]
+        for visited in chain:
+            self._nearest[visited] = found
+        return found
+
+
+def packaging_roots(data: dict[str, Any]) -> list[str]:
+    """The package directories a pyproject.toml's packaging config names, relative to it.
+
+    Read leniently: this is another tool's config, whose mistakes are that tool's to report.
+    """
+    roots: list[str] = []
+    package_dir = _get(data, "tool", "setuptools", "package-dir")
+    if isinstance(package_dir, dict) and isinstance(package_dir.get(""), str):
+        roots.append(package_dir[""])
+    roots.extend(_strings(_get(data, "tool", "setuptools", "packages", "find", "where")))
+    for table in (("tool", "hatch", "build"), ("tool", "hatch", "build", "targets", "wheel")):
+        roots.extend(os.path.dirname(p.rstrip("/")) or "." for p in _strings(_get(data, *table, "packages")))
+        sources = _get(data, *table, "sources")
+        roots.extend(_strings(sources) if isinstance(sources, list)
+                     else [k for k, v in sources.items() if v == ""] if isinstance(sources, dict) else [])
+    roots.extend(os.path.dirname(p.rstrip("/")) or "." for p in _strings(_get(data, "tool", "scikit-build",
+                                                                             "wheel", "packages")))
+    poetry = _get(data, "tool", "poetry", "packages")
+    if isinstance(poetry, list):
+        roots.extend(p["from"] for p in poetry if isinstance(p, dict) and isinstance(p.get("from"), str))
+    for single in (("tool", "pdm", "build", "package-dir"), ("tool", "maturin", "python-source")):
+        value = _get(data, *single)
+        if isinstance(value, str):
+            roots.append(value)
+    return roots
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _strings(value: Any) -> Iterable[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
