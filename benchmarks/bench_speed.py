@@ -238,7 +238,8 @@ def fetch_distribution(workdir: Path) -> Path:
         log(f"using {found.name} from an earlier run")
         return found
     dist.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-d", str(dist), SGLANG]
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+            "-d", str(dist), SGLANG]
     log(f"downloading {SGLANG}: {' '.join(argv[1:])}")
     result = subprocess.run(argv, check=False, capture_output=True, text=True)
     found = _downloaded(dist)
@@ -679,8 +680,10 @@ def _import_of(plan: Plan, here: Module, there_index: int, name: str, style: str
 
 
 _ROOTS = {
-    "root-managers": (["from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput"], "DeviceAuxiliaryOutput"),
-    "root-legacy": (["from sglang.srt.sampling.sampling_observer import DeviceAuxiliaryOutput"], "DeviceAuxiliaryOutput"),
+    "root-managers": (["from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput"],
+                      "DeviceAuxiliaryOutput"),
+    "root-legacy": (["from sglang.srt.sampling.sampling_observer import DeviceAuxiliaryOutput"],
+                    "DeviceAuxiliaryOutput"),
     "root-module-alias": (["import sglang.srt.managers.auxiliary_output as aux"], "aux.DeviceAuxiliaryOutput"),
 }
 
@@ -698,7 +701,8 @@ def _render_level(plan: Plan, chain: Chain, level: int) -> str:
     if level == 0:
         imports, base = _ROOTS[chain.styles[0]]
     else:
-        imports, base = _import_of(plan, here, chain.levels[level - 1], chain.class_name(level - 1), chain.styles[level])
+        imports, base = _import_of(plan, here, chain.levels[level - 1], chain.class_name(level - 1),
+                                   chain.styles[level])
     bases = [base]
     mixin = chain.mixins[level]
     if mixin is not None:
@@ -707,7 +711,8 @@ def _render_level(plan: Plan, chain: Chain, level: int) -> str:
     lines = [f'"""Stage {level} of auxiliary output family {chain.index}."""', "", "from __future__ import annotations",
              "", "from dataclasses import dataclass", "", "import torch", "", *imports, "", ""]
     lines += ["@dataclass", f"class {name}({', '.join(bases)}):",
-              f'    """Level {level} of the family: adds {NOUNS[(chain.index + level) % len(NOUNS)]} bookkeeping."""', ""]
+              f'    """Level {level} of the family: adds '
+              f'{NOUNS[(chain.index + level) % len(NOUNS)]} bookkeeping."""', ""]
     if level == 0:
         lines += ["    token_ids: torch.Tensor", "    scores: torch.Tensor", "",
                   "    def copy_to_host(self, copy_tensor):",
@@ -883,14 +888,17 @@ def _render_plain(plan: Plan, index: int) -> str:
             lines.append(f"from {there.name} import {primary_class(other)}")
         imported.append(primary_class(other))
     for chain, leaf in plan.users.get(index, []):
-        lines.append(f"from {plan.modules[leaf].name} import {plan.chains[chain].class_name(len(plan.chains[chain].levels) - 1)}")
-    lines += ["", "logger = logging.getLogger(__name__)", "", f"DEFAULT_{noun.upper()}_LIMIT = {rng.randint(2, 4096)}", ""]
+        family = plan.chains[chain]
+        lines.append(f"from {plan.modules[leaf].name} import {family.class_name(len(family.levels) - 1)}")
+    lines += ["", "logger = logging.getLogger(__name__)", "",
+              f"DEFAULT_{noun.upper()}_LIMIT = {rng.randint(2, 4096)}", ""]
     if index in plan.users:
         names = [plan.chains[c].class_name(len(plan.chains[c].levels) - 1) for c, _ in plan.users[index]]
         lines += [f"REGISTERED_OUTPUTS = ({', '.join(names)},)", ""]
     a, b = rng.sample(("size", "limit", "offset", "weight", "depth", "rank", "count", "epoch"), 2)
     b = f"{b}_name"
-    lines += ["", f"class {primary_class(index)}:", f'    """Keeps {noun}s in order and answers questions about them."""',
+    lines += ["", f"class {primary_class(index)}:",
+              f'    """Keeps {noun}s in order and answers questions about them."""',
               "", f"    def __init__(self, {a}: int = {rng.randint(1, 64)}, {b}: Any = None) -> None:",
               f"        self.{a} = {a}", f"        self.{b} = {b} if {b} is not None else {{}}",
               "        self._items: list[Any] = []"]
@@ -907,7 +915,8 @@ def _render_plain(plan: Plan, index: int) -> str:
         text += block
         count += block.count("\n")
     for name in imported:
-        block = f"\n\ndef make_{name.lower()}() -> {name}:\n    instance = {name}()\n    logger.info(\"built %s\", instance)\n    return instance\n"
+        block = (f"\n\ndef make_{name.lower()}() -> {name}:\n    instance = {name}()\n"
+                 f"    logger.info(\"built %s\", instance)\n    return instance\n")
         text += block
         count += block.count("\n")
     while count < target:
@@ -1071,7 +1080,8 @@ def print_tree_table(tree: TreeResults, libcst_estimate: LibcstEstimate | None, 
             result = _verdict(ratio <= RATIO_TARGETS[name])
             if result == "MISS":
                 misses.append(f"{LABELS[name]}: {ratio:.2f}x ruff (target {target})")
-        print(f"{LABELS[name]:<40} {seconds:>9.3f} {spread:>13} {ratio:>6.2f}x {median_peak(samples):>9.1f}  {target:<11} {result}")
+        print(f"{LABELS[name]:<40} {seconds:>9.3f} {spread:>13} {ratio:>6.2f}x "
+              f"{median_peak(samples):>9.1f}  {target:<11} {result}")
     cold_peak = max(s.peak_mib for s in tree.samples["cold"])
     memory_ok = cold_peak <= COLD_MEMORY_TARGET_MIB
     if not memory_ok:
@@ -1080,14 +1090,17 @@ def print_tree_table(tree: TreeResults, libcst_estimate: LibcstEstimate | None, 
           f"{'<= 100 MiB':<11} {_verdict(memory_ok)}")
     if libcst_estimate is not None:
         e = libcst_estimate
-        print(f"{'naive libcst parse (estimated full tree)':<40} {e.estimate:>9.1f} {'':>13} {e.estimate / ruff:>6.0f}x")
-        print(f"  from {e.sample_files} files (seed 0, {e.sample_bytes / 1e6:.2f} MB) parsed in {e.sample_seconds:.2f}s, "
+        label = "naive libcst parse (estimated full tree)"
+        print(f"{label:<40} {e.estimate:>9.1f} {'':>13} {e.estimate / ruff:>6.0f}x")
+        print(f"  from {e.sample_files} files (seed 0, {e.sample_bytes / 1e6:.2f} MB) "
+              f"parsed in {e.sample_seconds:.2f}s, "
               f"scaled by bytes to {e.tree_bytes / 1e6:.1f} MB"
               + (f"; {e.failures} of them did not parse" if e.failures else ""))
     if isolation is not None:
         i = isolation
         inside, outside = statistics.median(i.in_process), statistics.median(i.isolated)
-        print(f"parser isolation on the {i.files} first-pass candidates ({i.bytes / 1e3:.0f} kB), medians of {len(i.in_process)}:")
+        print(f"parser isolation on the {i.files} first-pass candidates ({i.bytes / 1e3:.0f} kB), "
+              f"medians of {len(i.in_process)}:")
         print(f"  in-process {inside:.3f}s, isolated in a worker {outside:.3f}s: costs {outside - inside:+.3f}s "
               f"({(outside - inside) / ruff:+.2f}x ruff); same summaries: {'yes' if i.same_summaries else 'NO'}")
     print(f"files parsed by a cold run: {tree.parsed} of {files}")
@@ -1166,7 +1179,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds on the SGLang tree (default 5)")
     parser.add_argument("--synthetic", default="1000,10000,50000",
                         help="comma-separated sizes of the synthetic projects (default 1000,10000,50000)")
-    parser.add_argument("--synthetic-runs", type=int, default=3, help="at most this many rounds per synthetic project (default 3)")
+    parser.add_argument("--synthetic-runs", type=int, default=3,
+                        help="at most this many rounds per synthetic project (default 3)")
     parser.add_argument("--synthetic-budget", type=float, default=60.0, metavar="SECONDS",
                         help="start another round on a synthetic project only if it should end within this many "
                              "seconds of the first round's start (default 60; the first round always runs)")

@@ -3,8 +3,9 @@
 #
 # It runs the CUDA-marked tests, then `verify --device cuda` over the bundled fixtures with both
 # transports (the dist transport uses NCCL when two GPUs are visible, else gloo staging through the
-# host), checks that every class gets the same status on CUDA as on CPU, and times the overhead
-# benchmark on the GPU. It exits non-zero if anything differs from what is expected.
+# host) and under torchrun (2 ranks, NCCL with two GPUs), checks that every class gets the same status
+# on CUDA as on CPU, and times the overhead benchmark on the GPU. It exits non-zero if anything differs
+# from what is expected.
 #
 # The static pass needs libcst. Where it is missing (the lent H200 image has torch, click, rich,
 # pathspec and pytest, but not libcst), carry it as a wheel, prepared on a machine with network:
@@ -58,6 +59,19 @@ for transport in local dist; do
   expect 1 verify fixtures/sample_plugin --device cuda --transport "$transport" --output-format json \
     --junit-xml "$OUT_DIR/sample-$transport.xml" >"$OUT_DIR/sample-cuda-$transport.json"
 done
+# Under torchrun the launch's ranks are the stages (README: Verifying across nodes): rank 1 sends, rank 0
+# receives, each on its own GPU (cuda:LOCAL_RANK), over NCCL with two GPUs, else both on cuda:0 over gloo.
+torchrun_verify() {
+  "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 -m ppaux_lint verify --transport dist --device cuda "$@"
+}
+gpus=$("$PY" -c "import torch; print(torch.cuda.device_count())")
+backend=$([ "$gpus" -ge 2 ] && echo nccl || echo gloo)
+echo "== torchrun: verify fixtures/clean_plugin --device cuda (backend $backend expected)"
+expect 0 torchrun_verify fixtures/clean_plugin 2>"$OUT_DIR/torchrun-clean.err"
+expect 0 grep -q "rank 0 of 2 (.*): backend $backend; exit code 0" "$OUT_DIR/torchrun-clean.err"
+echo "== torchrun: verify fixtures/sample_plugin --device cuda (fails by design; torchrun exits 1)"
+expect 1 torchrun_verify fixtures/sample_plugin --output-format json >"$OUT_DIR/sample-cuda-torchrun.json" \
+  2>"$OUT_DIR/torchrun-sample.err"
 echo "== verify fixtures/sample_plugin --device cpu, for comparison"
 expect 1 verify fixtures/sample_plugin --device cpu --output-format json >"$OUT_DIR/sample-cpu.json"
 
@@ -69,7 +83,7 @@ from pathlib import Path
 out = Path(sys.argv[1])
 cpu = {r["symbol"]: r["status"] for r in json.loads((out / "sample-cpu.json").read_text())}
 bad = 0
-for transport in ("local", "dist"):
+for transport in ("local", "dist", "torchrun"):
     rows = json.loads((out / f"sample-cuda-{transport}.json").read_text())
     for row in rows:
         if row["status"] != cpu.get(row["symbol"]) or not row["device"].startswith("cuda"):

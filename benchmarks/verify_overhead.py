@@ -72,7 +72,7 @@ def medians(actions: list, runs: int) -> list[float]:
         action()  # warm up allocators and caches
     times: list[list[float]] = [[] for _ in actions]
     for _ in range(runs):
-        for action, spent in zip(actions, times):
+        for action, spent in zip(actions, times, strict=True):
             start = time.perf_counter()
             action()
             spent.append(time.perf_counter() - start)

@@ -10,6 +10,7 @@ exactly (corrupt, truncated, foreign, another version) is a miss.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -101,7 +102,5 @@ def _atomic_write(path: Path, data: bytes) -> None:
             handle.write(data)
         os.replace(temporary, path)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass

@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ppaux_lint import summary as summary_module
 
@@ -65,7 +66,8 @@ def _checker(hint: Any) -> Callable[[Any], bool]:
             item = _checker(args[0])
             return lambda v: isinstance(v, tuple) and all(item(x) for x in v)
         items = [_checker(a) for a in args]
-        return lambda v: isinstance(v, tuple) and len(v) == len(items) and all(c(x) for c, x in zip(items, v))
+        return lambda v: (isinstance(v, tuple) and len(v) == len(items)
+                          and all(c(x) for c, x in zip(items, v, strict=True)))
     if origin is typing.Union or origin is types.UnionType:
         options = [_checker(a) for a in typing.get_args(hint)]
         return lambda v: any(c(v) for c in options)

@@ -8,7 +8,8 @@ it is; any other exception is a bug, printed as "internal error" with the traceb
 from __future__ import annotations
 
 import traceback
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 

@@ -29,7 +29,7 @@ class Scope:
     from_table: bool  # False: the defaults (as the nearest pyproject.toml's, when there is one)
 
     def excluded(self, path: str, is_dir: bool) -> bool:
-        for patterns in self.patterns:  # a loop, not any(): this runs for every entry of the tree
+        for patterns in self.patterns:  # noqa: SIM110 - a loop, not any(): this runs for every entry of the tree
             if patterns.match(path, is_dir):
                 return True
         return False

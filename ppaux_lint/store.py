@@ -4,6 +4,10 @@ The engine asks two questions of the store: "which of these files contain
 any of these tokens?" and "give me the summaries of these files (or of this
 module)". Everything that makes those answers fast without changing them
 lives here.
+
+Overlays (an editor's unsaved buffer, standard input) are answered from the bytes given, never from the
+file on disk: the scan cache, keyed by the file's stat, neither answers nor remembers them, and their
+summaries are not written to the cache, which would otherwise fill with one entry per keystroke.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ import multiprocessing
 import os
 import re
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterable, Sequence
 
 from ppaux_lint.cache import Cache, content_key, read_regular_file
 from ppaux_lint.discover import SourceFile
@@ -31,7 +35,8 @@ CRASH_REASON = "the parser crashed on this file"
 
 class SummaryStore:
     def __init__(self, files: Sequence[SourceFile], cache: Cache | None, config_key: str = "",
-                 jobs: int | None = None, isolate: bool | None = None) -> None:
+                 jobs: int | None = None, isolate: bool | None = None,
+                 overlays: Mapping[str, bytes] | None = None) -> None:
         self.by_path = {f.path: f for f in files}
         self.by_module: dict[str, SourceFile] = {}
         for f in files:
@@ -42,6 +47,7 @@ class SummaryStore:
         self.jobs = jobs or os.cpu_count() or 1
         self.isolate = isolate if isolate is not None else sys.platform == "linux"
         self.summaries: dict[str, FileSummary] = {}
+        self.overlays = overlays or {}
         self._bytes: dict[str, bytes] = {}
         self._scans = ScanIndex(cache.load_scan() if cache is not None else None)
 
@@ -55,6 +61,10 @@ class SummaryStore:
         hits: list[SourceFile] = []
         todo: list[tuple[SourceFile, os.stat_result]] = []
         for source in files:
+            if source.path in self.overlays:
+                if _matches(self.overlays[source.path], tokens):
+                    hits.append(source)
+                continue
             try:
                 stat = os.stat(source.path)
             except OSError:
@@ -70,7 +80,7 @@ class SummaryStore:
             results = _scan_in_workers(paths, tokens, self.jobs)
         else:
             results = _scan_paths(paths, tokens)
-        for (source, stat), (matched, data) in zip(todo, results):
+        for (source, stat), (matched, data) in zip(todo, results, strict=True):
             if matched is None:
                 hits.append(source)
                 continue
@@ -101,7 +111,7 @@ class SummaryStore:
             if key in self.summaries:
                 out[key] = self.summaries[key]
                 continue
-            data = self._bytes.pop(key, None)
+            data = self._bytes.pop(key, self.overlays.get(key))
             if data is None:
                 try:
                     data = _read(source.path)
@@ -115,9 +125,10 @@ class SummaryStore:
                 out[key] = self.summaries[key] = cached
             else:
                 misses.append((source, data, cache_key))
-        for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses])):
+        for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses]), strict=True):
             out[source.path] = self.summaries[source.path] = summary
-            if self.cache is not None and not _is_crash(summary):  # a crash may be transient (OOM kill)
+            if self.cache is not None and not _is_crash(summary) and source.path not in self.overlays:
+                # (a crash may be transient, an OOM kill; an overlay is one moment of an edit)
                 self.cache.put_summary(cache_key, summary)
         return out
 
@@ -131,6 +142,10 @@ class SummaryStore:
             return [_summarize_one(item) for item in work]
         workers = self.jobs if len(work) >= PARALLEL_MIN_FILES else 1
         return _parse_in_workers(work, workers)
+
+
+def _matches(data: bytes, tokens: frozenset[str]) -> bool:
+    return _searcher(needles(tokens))(data)
 
 
 def _scan_paths(paths: Sequence[str], tokens: frozenset[str]) -> list[tuple[list[str] | None, bytes]]:
@@ -220,7 +235,7 @@ def _parse_in_workers(work: list[tuple[SourceFile, bytes]], jobs: int) -> list[F
             except Exception:  # noqa: BLE001 - e.g. a result that cannot be sent back: redo the chunk file by file
                 continue
     out: list[FileSummary] = []
-    for chunk, result in zip(chunks, results):
+    for chunk, result in zip(chunks, results, strict=True):
         out.extend(result if result is not None else [isolated_summary(item) for item in chunk])
     return out
 

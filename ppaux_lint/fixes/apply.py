@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ppaux_lint.findings import Edit, Finding
 from ppaux_lint.fixes.codemod import Unfixable, transform
@@ -52,7 +53,7 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 def overlaps(a: Edit, b: Edit) -> bool:
     if a.start == a.end and b.start == b.end:
         return False  # two insertions at one point: both go in, in order
-    return a.start < b.end and b.start < a.end or (a.start == a.end and b.start < a.start < b.end) or (
+    return (a.start < b.end and b.start < a.end) or (a.start == a.end and b.start < a.start < b.end) or (
         b.start == b.end and a.start < b.start < a.end)
 
 
@@ -82,8 +83,9 @@ def applicable(plans: Iterable[Plan], unsafe: bool) -> list[Plan]:
     return [p for p in plans if p.safe or unsafe]
 
 
-def fix_round(plans: Sequence[Plan]) -> FixRound:
-    """Materialize every plan, apply the non-overlapping ones per file (in memory)."""
+def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None) -> FixRound:
+    """Materialize every plan, apply the non-overlapping ones per file (in memory), to the overlay's text
+    where the analysis read one."""
     by_path: dict[str, list[Plan]] = {}
     for plan in plans:
         by_path.setdefault(plan.path, []).append(plan)
@@ -93,7 +95,7 @@ def fix_round(plans: Sequence[Plan]) -> FixRound:
     failed: list[tuple[Plan, str]] = []
     for path, group in by_path.items():
         try:
-            text, encoding = read_source(path)
+            text, encoding = read_source(path, overlays)
         except (OSError, UnicodeDecodeError, SyntaxError) as exc:
             failed.extend((plan, f"cannot read: {exc}") for plan in group)
             continue
@@ -170,15 +172,16 @@ def report_failures(failed: Sequence[tuple[Plan, str]], stream=None) -> None:
 @dataclass
 class FixOutcome:
     fixed: list[Finding]  # every finding whose fix was applied, over all rounds
-    analysis: "Analysis"  # the analysis after the last write: what remains
+    analysis: Analysis  # the analysis after the last write: what remains
     written: list[str]
     failed: list[tuple[Plan, str]]
     rounds: int
 
 
-def fix_project(analysis: "Analysis", reanalyze: Callable[[], "Analysis"], unsafe: bool = False,
-                max_rounds: int = MAX_ROUNDS) -> FixOutcome:
-    """``--fix``: apply, write, re-analyse, until nothing applicable is left (or ``max_rounds``)."""
+def fix_project(analysis: Analysis, reanalyze: Callable[[], Analysis], unsafe: bool = False,
+                max_rounds: int = MAX_ROUNDS, save: Callable[[FileResult], None] = write) -> FixOutcome:
+    """``--fix``: apply, write, re-analyse, until nothing applicable is left (or ``max_rounds``). ``save``
+    writes a fixed file; standard input's goes back into its overlay instead, never to disk."""
     fixed: list[Finding] = []
     written: list[str] = []
     failed: list[tuple[Plan, str]] = []
@@ -189,13 +192,13 @@ def fix_project(analysis: "Analysis", reanalyze: Callable[[], "Analysis"], unsaf
         if not plans:
             break
         rounds += 1
-        result = fix_round(plans)
+        result = fix_round(plans, analysis.overlays)
         failed.extend(result.failed)
         attempted.update(_key(p.finding) for p, _ in result.failed)
         if not result.files:
             break
         for file in result.files.values():
-            write(file)
+            save(file)
             if file.path not in written:
                 written.append(file.path)
         fixed.extend(result.applied)
@@ -204,9 +207,9 @@ def fix_project(analysis: "Analysis", reanalyze: Callable[[], "Analysis"], unsaf
     return FixOutcome(fixed, analysis, written, failed, rounds)
 
 
-def preview(analysis: "Analysis", unsafe: bool = False) -> FixRound:
+def preview(analysis: Analysis, unsafe: bool = False) -> FixRound:
     """``--diff``: one round in memory; nothing is written."""
-    return fix_round(applicable(plan_fixes(analysis), unsafe))
+    return fix_round(applicable(plan_fixes(analysis), unsafe), analysis.overlays)
 
 
 def _key(finding: Finding) -> tuple:

@@ -6,7 +6,8 @@ with, so it is imported here, inside the functions, and only ``--fix``/``--diff`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ppaux_lint.fixes.render import render_method
 
@@ -18,7 +19,7 @@ class Unfixable(Exception):
     """The file is not shaped as the plan assumed; the fix is reported as failed, the run goes on."""
 
 
-def transform(plans: Sequence["Plan"], text: str) -> str:
+def transform(plans: Sequence[Plan], text: str) -> str:
     """Run ``plans`` (all for one file) as one libcst transformer; returns the new text."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from ppaux_lint.fixes.syntax import is_none, simple_store
 
@@ -37,7 +38,7 @@ class Constructor:
 
 
 class Constructors:
-    def __init__(self, index: "ProjectIndex", infos: dict[str, "ClassInfo"], sources: "Sources") -> None:
+    def __init__(self, index: ProjectIndex, infos: dict[str, ClassInfo], sources: Sources) -> None:
         self.index = index
         self.infos = infos
         self.sources = sources
@@ -85,10 +86,10 @@ class Constructors:
         positional = [*args.posonlyargs, *args.args][1:]  # drop self
         defaults_from = len(positional) - len(args.defaults)
         required = {a.arg for i, a in enumerate(positional) if i >= 0 and i < defaults_from}
-        required |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
+        required |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None}
         annotations = {a.arg: a.annotation for a in [*positional, *args.kwonlyargs]}
-        none_defaults = {a.arg for a, d in zip(positional[defaults_from:], args.defaults) if is_none(d)}
-        none_defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if is_none(d)}
+        none_defaults = {a.arg for a, d in zip(positional[defaults_from:], args.defaults, strict=True) if is_none(d)}
+        none_defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if is_none(d)}
         attr_to_param: dict[str, str] = {}
         tensors = []
         for statement in init.body:

@@ -11,8 +11,9 @@ Each fix builder lives with its rule (``Rule.plan_fix``); this module holds the 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from ppaux_lint.findings import Finding, Fix
 from ppaux_lint.fixes.constructors import Constructor, Constructors
@@ -90,7 +91,7 @@ class Planner:
         self.analysis = analysis
         self.index = analysis.index
         self.infos = analysis.classes
-        self.sources = Sources(analysis.index)
+        self.sources = Sources(analysis.index, analysis.overlays)
         self.constructors = Constructors(analysis.index, analysis.classes, self.sources)
         self._line_length: int | None = None
 

@@ -10,7 +10,8 @@ import ast
 import io
 import tokenize
 import warnings
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ppaux_lint.fixes.syntax import plain_dotted
 
@@ -18,10 +19,14 @@ if TYPE_CHECKING:
     from ppaux_lint.index import ProjectIndex
 
 
-def read_source(path: str) -> tuple[str, str]:
-    """The file's text exactly as stored (newlines untranslated) and its encoding."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+def read_source(path: str, overlays: Mapping[str, bytes] | None = None) -> tuple[str, str]:
+    """The file's text exactly as stored (newlines untranslated) and its encoding; an overlay's (the editor's
+    buffer, standard input) when there is one, since that is what the findings were computed from."""
+    if overlays is not None and path in overlays:
+        data = overlays[path]
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return data.decode(encoding), encoding
 
@@ -29,13 +34,14 @@ def read_source(path: str) -> tuple[str, str]:
 class Sources:
     """Parsed files of one analysis, and the project classes in them."""
 
-    def __init__(self, index: "ProjectIndex") -> None:
+    def __init__(self, index: ProjectIndex, overlays: Mapping[str, bytes] | None = None) -> None:
         self.index = index
+        self.overlays = overlays
         self._trees: dict[str, tuple[str, ast.Module]] = {}
 
     def tree(self, path: str) -> ast.Module:
         if path not in self._trees:
-            text = read_source(path)[0]
+            text = read_source(path, self.overlays)[0]
             with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
                 warnings.simplefilter("ignore")
                 self._trees[path] = (text, ast.parse(text, filename=path))

@@ -7,7 +7,7 @@ a name, the exact returned dict, what only type checkers see), so these read the
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ppaux_lint.index import FROM_PP, TO_PP
 from ppaux_lint.names import is_near_miss
@@ -118,7 +118,7 @@ def returned_mapping(node: ast.Return) -> tuple[tuple[str, str], ...] | None:
     if not isinstance(value, ast.Dict) or not value.keys:
         return None
     items = []
-    for key, item in zip(value.keys, value.values):
+    for key, item in zip(value.keys, value.values, strict=True):
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value):
             return None
         if not (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == "self"):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.report import concise, full, github, json_format, sarif

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.report.paths import display_path

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from rich.markup import escape
@@ -17,13 +17,18 @@ if TYPE_CHECKING:
 CONTEXT_LINES = 1
 
 
-def render(findings: Sequence[Finding], out: TextIO) -> None:
+def render(findings: Sequence[Finding], out: TextIO, overlays: Mapping[str, bytes] | None = None) -> None:
+    """``overlays``: the in-memory text a file was checked as (standard input), which the frame must show."""
     console = make_console(file=out, highlight=False, soft_wrap=True)
     sources: dict[str, list[str]] = {}
     for f in findings:
         console.print(f"[bold]{escape(display_path(f.path))}[/]:{f.span.line}:{f.span.column}: "
                       f"[bold red]{f.code}[/] {escape(f.message)}")
-        lines = sources.setdefault(f.path, _read_lines(f.path))
+        if f.path not in sources:
+            in_memory = overlays.get(f.path) if overlays is not None else None
+            sources[f.path] = (_read_lines(f.path) if in_memory is None
+                               else in_memory.decode("utf-8", errors="replace").splitlines())
+        lines = sources[f.path]
         _frame(console, lines, f)
         for related in f.related:  # the other end of a cross-file finding, which may be the file asked about
             console.print(f"  [cyan]note[/]: {escape(display_path(related.path))}:{related.span.line}:"

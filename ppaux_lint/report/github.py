@@ -10,11 +10,12 @@ workflow runs from the repository root, which is where GitHub resolves them.
 
 from __future__ import annotations
 
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 from ppaux_lint.findings import Finding
-from ppaux_lint.rules import by_code
 from ppaux_lint.report.paths import display_path
+from ppaux_lint.rules import by_code
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice", "note": "notice"}
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.report.paths import display_path

@@ -8,8 +8,9 @@ a ``check`` without fixable findings never loads it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.index import ProjectIndex
@@ -59,7 +60,7 @@ class Rule:
     check: Callable[[CheckContext], Iterable[Finding]]
     fix: str = NO_FIX  # what ``--fix`` can do: NO_FIX, SAFE_FIX or UNSAFE_FIX
     plan_fix: Callable[[Planner, Finding], Plan | None] | None = None
-    # A ``# noqa`` of this rule on a class declares that the class never crosses a pipeline stage, so
+    # A noqa comment naming this rule on a class declares that the class never crosses a pipeline stage, so
     # ``verify`` skips it instead of failing it.
     declares_untransported: bool = False
 

@@ -8,7 +8,8 @@ would send); it imports the output when the observer's module does not bind it a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding

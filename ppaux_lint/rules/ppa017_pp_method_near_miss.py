@@ -8,7 +8,8 @@ used nowhere else in the file and the class binds nothing under the new name.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.model import OBSERVER, OUTPUT

@@ -5,7 +5,7 @@ The ``isinstance`` check passes, and the stub's ``...`` body returns None, which
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding

@@ -65,7 +65,7 @@ def test_awkward_text_round_trips() -> None:
                       Span(3, 5, 4, 2), "m.A")
     line = annotation(finding)
     assert "\n" not in line and "\r" not in line
-    level, props, message = parse(line)
+    _level, props, message = parse(line)
     assert props["file"] == "we,ird:dir/m.py"
     assert props["title"] == "PPA001 output-missing-to-pp-tensors"
     assert (props["line"], props["col"], props["endLine"], props["endColumn"]) == ("3", "5", "4", "2")

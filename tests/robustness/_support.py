@@ -8,8 +8,8 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from ppaux_lint.engine import Analysis, Options, analyze
 from ppaux_lint.findings import Finding

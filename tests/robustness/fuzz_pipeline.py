@@ -23,7 +23,7 @@ the run continues. A summary line gives the number of inputs executed.
 from __future__ import annotations
 
 import argparse
-from dataclasses import astuple
+import contextlib
 import hashlib
 import json
 import os
@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import astuple
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -132,10 +133,10 @@ class Failure(Exception):
 
 def check_one(data: bytes, scratch: Path, deep: bool) -> None:
     from ppaux_lint import codec
-    from ppaux_lint.rules import CheckContext, run_checks
     from ppaux_lint.config import Config
     from ppaux_lint.discover import discover
     from ppaux_lint.index import ProjectIndex
+    from ppaux_lint.rules import CheckContext, run_checks
     from ppaux_lint.summarize import summarize_source
 
     if scratch.exists():
@@ -245,10 +246,10 @@ def main() -> None:
         import atheris
 
         with atheris.instrument_imports(include=["ppaux_lint"]):
-            import ppaux_lint.rules  # noqa: F401
-            import ppaux_lint.discover  # noqa: F401
-            import ppaux_lint.engine  # noqa: F401
-            import ppaux_lint.index  # noqa: F401
+            import ppaux_lint.discover
+            import ppaux_lint.engine
+            import ppaux_lint.index
+            import ppaux_lint.rules
             import ppaux_lint.summarize  # noqa: F401
         corpus = args.out / "corpus"
         corpus.mkdir(exist_ok=True)
@@ -273,10 +274,8 @@ def main() -> None:
                 raise KeyboardInterrupt
             harness(data)
 
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             run()
-        except KeyboardInterrupt:
-            pass
         harness.report()
 
 

@@ -19,7 +19,7 @@ import pytest
 import ppaux_lint.store as store
 from ppaux_lint.summarize import summarize_source
 
-from ._support import AUX, BROKEN_OUTPUT, TOKEN_LINE, by_file, cli, key, run, write_tree
+from ._support import AUX, BROKEN_OUTPUT, TOKEN_LINE, by_file, cli, run, write_tree
 
 T = TOKEN_LINE.encode()
 

@@ -12,8 +12,8 @@ import json
 import os
 import pickle
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -138,7 +138,7 @@ def test_entries_swapped_between_files(project: Path) -> None:
     def damage() -> None:
         entries = _entries(project)
         contents = [p.read_bytes() for p in entries]
-        for path, raw in zip(entries, contents[1:] + contents[:1]):
+        for path, raw in zip(entries, contents[1:] + contents[:1], strict=True):
             path.write_bytes(raw)
     _check_after(project, expected, damage)
 
@@ -266,7 +266,7 @@ def test_two_runs_at_once_agree_and_leave_a_readable_cache(project: Path) -> Non
         runs = [subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for _ in range(3)]
         outputs = [r.communicate(timeout=120) for r in runs]
-        for process, (stdout, stderr) in zip(runs, outputs):
+        for process, (stdout, stderr) in zip(runs, outputs, strict=True):
             assert process.returncode == 1, stderr
             assert json.loads(stdout) == json.loads(expected_json.stdout)
     cache = Cache(project / CACHE_DIR_NAME)

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from ._support import AUX, by_file, cli, run, write_tree
 
 PROJECT_MODULES = ("evilpkg", "evilpkg.out", "evilpkg.meta", "evilpkg.sub", "evilpkg.sub.deep", "conftest",

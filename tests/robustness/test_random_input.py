@@ -42,7 +42,7 @@ SNIPPETS = [
     "(", ")", "[", "'''", "\x00", "\r", "\r\n", "lambda: (yield)\n", "match x:\n    case _:\n        pass\n",
 ]
 
-NAME_CHARS = st.sampled_from(list("abcxyz_019") + ["-", " ", ".", "ü", "日", "\udcff", "\udcfe", "\n"])
+NAME_CHARS = st.sampled_from([*"abcxyz_019", "-", " ", ".", "ü", "日", "\udcff", "\udcfe", "\n"])
 names = st.text(NAME_CHARS, min_size=1, max_size=6).filter(lambda n: n not in (".", ".."))
 
 source_text = st.lists(st.sampled_from(SNIPPETS), max_size=12).map("".join)
