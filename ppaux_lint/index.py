@@ -11,26 +11,26 @@ imports or inheritance end the walk instead of the run.
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Mapping
 
+from ppaux_lint import known_bases
 from ppaux_lint.config import Protocols
+from ppaux_lint.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
 from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
-from ppaux_lint.names import FROM_PP, TO_PP, is_near_miss
+from ppaux_lint.names import AFTER_SAMPLE, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
+from ppaux_lint.routes import forward_only
 from ppaux_lint.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
 
 PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
-# Bases known to contribute no PP transport method, so a missing method is certainly missing.
-INERT_MODULES = frozenset({"builtins", "typing", "typing_extensions", "abc", "collections", "collections.abc",
-                           "dataclasses", "enum", "torch.nn", "torch.nn.modules.module", "object"})
-OBSERVER_HOOKS = ("is_active", "before_grammar")
 
 
 @dataclass(frozen=True)
 class Member:
     """Where a member was found along the MRO, and what it is."""
 
-    owner: str  # fqn of the class that defines it (or an external root)
+    owner: str  # fqn of the class that defines it (or an outside class: a PP root, a known base)
     method: MethodSummary | None
     assign: MemberAssign | None
     stub_of_protocol: bool  # the definition is a Protocol's stub, which returns None
@@ -68,6 +68,7 @@ class ProjectIndex:
         self._roots_output = frozenset(protocols.output)
         self._roots_observer = frozenset(protocols.observer)
         self._roots_pp = frozenset(protocols.pp_output) | frozenset(protocols.pp_observer)
+        self._roots_forward = frozenset(protocols.forward_observer)
 
     def _register(self, summary: FileSummary) -> None:
         if not summary.module or self._owners.get(summary.module, summary.path) != summary.path:
@@ -204,7 +205,7 @@ class ProjectIndex:
         linearized = [self._linearize(p, active) for p in parents]
         cut = any(c for _, c in linearized)
         sequences = [list(seq) for seq, _ in linearized if seq]
-        merged = _c3_merge(sequences + [[p for p in parents if any(p == s[0] for s in sequences)]])
+        merged = _c3_merge([*sequences, [p for p in parents if any(p == s[0] for s in sequences)]])
         if merged is None:  # inconsistent order (Python would raise TypeError): fall back to depth-first
             merged = []
             for seq in sequences:
@@ -227,17 +228,18 @@ class ProjectIndex:
             for written, target in self.bases(cls):
                 if target is None:
                     unknown.append(written)
-                elif target not in self.classes and not self._is_inert(target):
+                elif target not in self.classes and not self._is_known(target):
                     unknown.append(target)
         return tuple(unknown)
 
-    def _is_inert(self, external: str) -> bool:
-        module = external.rpartition(".")[0]
-        known_roots = self._roots_output | self._roots_observer | self._roots_pp
-        return module in INERT_MODULES or external in known_roots or external in PROTOCOL_NAMES
+    def _is_known(self, external: str) -> bool:
+        """An outside class whose members are known: a protocol root, or a well-known library base."""
+        roots = self._roots_output | self._roots_observer | self._roots_pp | self._roots_forward
+        return external in roots or external in PROTOCOL_NAMES or known_bases.members(external) is not None
 
     def lookup(self, fqn: str, name: str) -> Member | None:
-        """The first definition of ``name`` along the MRO, the way attribute lookup finds it."""
+        """The first definition of ``name`` along the MRO, the way attribute lookup finds it. A known outside
+        base (known_bases.py) provides its listed members, with no summary to show."""
         for cls in self.mro(fqn):
             if cls in self._roots_pp and (
                 (name == TO_PP and cls in self.protocols.pp_output)
@@ -246,6 +248,8 @@ class ProjectIndex:
                 return Member(cls, None, None, stub_of_protocol=True)
             summary = self.classes.get(cls)
             if summary is None:
+                if name in (known_bases.members(cls) or ()):
+                    return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
                 continue
             method = summary.method(name)
             if method is not None:
@@ -260,14 +264,22 @@ class ProjectIndex:
         member = self.lookup(fqn, name)
         return member is not None and not member.is_none
 
+    def fits(self, fqn: str, call: HookCall) -> bool:
+        """Whether the class has a method SGLang's call of that hook binds to, as the hook means it (see hooks.py).
+        An assignment (``copy_to_host = fn``) shows no signature, so it does not fit."""
+        member = self.lookup(fqn, call.name)
+        return member is not None and member.method is not None and call.fits(member.method)
+
     # -- classification --------------------------------------------------------------------
     def infos(self) -> dict[str, ClassInfo]:
-        """Every project class with its roles; computed once."""
+        """Every project class with its roles, pairing and forward routes; computed once."""
         if self._infos is None:
             infos = {fqn: self._classify(fqn) for fqn in self._focus}
             self._infos = infos
             for fqn in list(infos):
                 infos[fqn] = self._with_pair(infos[fqn])
+            for fqn, routes in forward_only(self, [infos[fqn] for fqn in self._focus]).items():
+                infos[fqn] = replace(infos[fqn], forward_only_by=routes)
         return self._infos
 
     def _classify(self, fqn: str) -> ClassInfo:
@@ -278,15 +290,15 @@ class ProjectIndex:
         observer_root = next((c for c in mro if c in self._roots_observer), None)
         if output_root is not None:
             recognized[OUTPUT] = _via("subclass of", output_root, mro, fqn)
-        elif self.structural and self.defines(fqn, "copy_to_host"):
-            recognized[OUTPUT] = self._structural_reason(fqn, ("copy_to_host",))
+        elif self.structural and self.fits(fqn, COPY_TO_HOST_CALL):
+            recognized[OUTPUT] = self._structural_reason(fqn, (COPY_TO_HOST_CALL.name,))
         if observer_root is not None:
             recognized[OBSERVER] = _via("subclass of", observer_root, mro, fqn)
-        elif self.structural and self.defines(fqn, "after_sample") and any(
+        elif self.structural and self.fits(fqn, AFTER_SAMPLE_CALL) and any(
             self.defines(fqn, hook) for hook in OBSERVER_HOOKS
         ):
             hook = next(h for h in OBSERVER_HOOKS if self.defines(fqn, h))
-            recognized[OBSERVER] = self._structural_reason(fqn, ("after_sample", hook))
+            recognized[OBSERVER] = self._structural_reason(fqn, (AFTER_SAMPLE, hook))
         summary = self.classes[fqn]
         return ClassInfo(
             fqn=fqn,
@@ -298,7 +310,17 @@ class ProjectIndex:
             is_interface=interface,
             roles=frozenset(recognized),
             recognized=recognized,
+            forward_observer=self._forward_reason(fqn, mro),
         )
+
+    def _forward_reason(self, fqn: str, mro: tuple[str, ...]) -> str | None:
+        """How the class is a forward observer, or None. Not a role: forward observers never meet the PP helpers."""
+        root = next((c for c in mro if c in self._roots_forward), None)
+        if root is not None:
+            return _via("subclass of", root, mro, fqn)
+        if self.structural and self.fits(fqn, AFTER_FORWARD_CALL):
+            return self._structural_reason(fqn, (AFTER_FORWARD_CALL.name,))
+        return None
 
     def _structural_reason(self, fqn: str, names: tuple[str, ...]) -> str:
         owners = {self.lookup(fqn, n).owner for n in names}  # type: ignore[union-attr]
@@ -323,19 +345,24 @@ class ProjectIndex:
     def pairing(self, observer: str) -> tuple[str, str] | None:
         """(output, hook): what ``from_pp_tensors`` constructs or declares, else what ``after_sample``
         constructs or declares, with the hook that told."""
-        for hook in (FROM_PP, "after_sample"):
-            member = self.lookup(observer, hook)
-            if member is None or member.method is None or member.owner not in self.classes:
-                continue
-            module = self.class_module[member.owner]
-            scope = self.classes[member.owner].qualname
-            candidates = [r.constructs for r in member.method.returns if r.kind == "construct"]
-            candidates.append(member.method.return_type)
-            for written in candidates:
-                target = self.resolve(module, written, scope) if written else None
-                if target is not None and target in self.classes and self._is_output_like(target):
-                    return target, hook
+        for hook in (FROM_PP, AFTER_SAMPLE):
+            for target in self.hook_outputs(observer, hook):
+                return target, hook
         return None
+
+    def hook_outputs(self, cls: str, hook: str) -> Iterator[str]:
+        """The project output classes that the class's ``hook`` constructs in a return, or its annotation names."""
+        member = self.lookup(cls, hook)
+        if member is None or member.method is None or member.owner not in self.classes:
+            return
+        module = self.class_module[member.owner]
+        scope = self.classes[member.owner].qualname
+        candidates = [r.constructs for r in member.method.returns if r.kind == "construct"]
+        candidates.append(member.method.return_type)
+        for written in candidates:
+            target = self.resolve(module, written, scope) if written else None
+            if target is not None and self.is_output_class(target):
+                yield target
 
     def near_miss(self, fqn: str, name: str) -> tuple[str, MethodSummary] | None:
         """The first method along the MRO whose name is a likely misspelling of ``name``, with its owner."""
@@ -348,8 +375,9 @@ class ProjectIndex:
                     return owner, candidate
         return None
 
-    def _is_output_like(self, fqn: str) -> bool:
-        return self.info(fqn).is_output
+    def is_output_class(self, fqn: str) -> bool:
+        """Whether ``fqn`` names a project class that is an output."""
+        return fqn in self.classes and self.info(fqn).is_output
 
     def info(self, fqn: str) -> ClassInfo:
         """The classification of any indexed class, focused or not."""
@@ -398,5 +426,4 @@ def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
     return result
 
 
-_BUILTINS = frozenset({"object", "Exception", "BaseException", "dict", "list", "tuple", "set", "int", "str",
-                       "float", "bool", "type", "ValueError", "RuntimeError", "TypeError", "KeyError"})
+_BUILTINS = frozenset(name for name, value in vars(builtins).items() if isinstance(value, type) and name[0] != "_")

@@ -4,7 +4,11 @@ It reads the same :class:`~ppaux_lint.engine.Analysis` as ``check``, so what
 it shows is exactly what the rules judged: recognition (subclass path or
 structural), pairing (observer -> the output its ``from_pp_tensors`` or
 ``after_sample`` builds, and back), and the PP status of the transport
-method, found along the MRO as the runtime ``isinstance`` check would.
+method, found along the MRO as the runtime ``isinstance`` check would. An
+output that only forward observers return is marked as one (``forward_only_by``
+names what routes it there): it needs no transport method. For
+each file asked about it shows the module name it was given and the config
+it follows, which is what explains a finding that is missing or misnamed.
 
 PP status values:
 
@@ -50,7 +54,7 @@ class PPStatus:
                 "keys": list(self.keys) if self.keys is not None else None}
 
 
-def build(analysis: "Analysis") -> dict:
+def build(analysis: Analysis) -> dict:
     """The inventory as plain data (what ``--output-format json`` prints)."""
     targets = {str(p) for p in analysis.discovery.targets}
     infos = [info for info in analysis.classes.values() if info.roles and info.path in targets]
@@ -80,6 +84,7 @@ def build(analysis: "Analysis") -> dict:
         if info.is_output:
             outputs.append({**base, "recognized": info.recognized[OUTPUT],
                             "rebuilt_by": sorted(rebuilt_by.get(info.fqn, [])),
+                            "forward_only_by": list(info.forward_only_by),
                             "pp": pp_status(analysis, info, TO_PP).record()})
         if info.is_observer:
             observers.append({**base, "recognized": info.recognized[OBSERVER], "rebuilds": info.pair,
@@ -88,6 +93,7 @@ def build(analysis: "Analysis") -> dict:
     return {
         "format": INVENTORY_FORMAT,
         "root": str(analysis.project.root),
+        "files": [_file_record(analysis, path) for path in sorted(targets)],
         "outputs": outputs,
         "observers": observers,
         "summary": {
@@ -101,8 +107,18 @@ def build(analysis: "Analysis") -> dict:
     }
 
 
-def pp_status(analysis: "Analysis", info: ClassInfo, method: str) -> PPStatus:
-    index = analysis.index
+def _file_record(analysis: Analysis, path: str) -> dict:
+    """How the project model sees a file asked about: the module name it was given (and, when another file
+    claims that name, which one), and the config it follows: what explains a finding that is not there."""
+    discovery = analysis.discovery
+    config = discovery.config_of(path)
+    return {"path": display_path(path), "module": discovery.module_of(path),
+            "config": display_path(str(config.path)) if config.path is not None else None,
+            "shadowed_by": display_path(discovery.shadowed[path]) if path in discovery.shadowed else None}
+
+
+def pp_status(analysis: Analysis, info: ClassInfo, method: str) -> PPStatus:
+    index = analysis.index_for(info.path)
     member = index.lookup(info.fqn, method)
     if member is None:
         near = _near_miss(analysis, info, method)
@@ -132,14 +148,14 @@ def _keys(method_summary, method: str) -> tuple[str, ...] | None:
     return None
 
 
-def _near_miss(analysis: "Analysis", info: ClassInfo, method: str) -> str | None:
-    found = analysis.index.near_miss(info.fqn, method)
+def _near_miss(analysis: Analysis, info: ClassInfo, method: str) -> str | None:
+    found = analysis.index_for(info.path).near_miss(info.fqn, method)
     return f"{found[0]}.{found[1].name}" if found is not None else None
 
 
-def _paired_from(analysis: "Analysis", info: ClassInfo) -> str | None:
+def _paired_from(analysis: Analysis, info: ClassInfo) -> str | None:
     """Which hook told the pairing: ``from_pp_tensors`` when it builds or declares the output, else ``after_sample``."""
-    found = analysis.index.pairing(info.fqn) if info.pair is not None else None
+    found = analysis.index_for(info.path).pairing(info.fqn) if info.pair is not None else None
     return found[1] if found is not None else None
 
 
@@ -149,6 +165,21 @@ _STYLE = {"defined": "green", "inherited": "green", "assigned": "green", "none":
 _MARK = {True: "✓", False: "✗"}
 _WORDS = {"none": "assigned None (counts as missing)", "stub": "only the Protocol's stub (returns None)",
           "near-miss": "missing; near miss", "uncertain": "not found (a base the analysis cannot see may define it)"}
+
+
+def _files_branch(root, data: dict) -> None:
+    """The files that hold a listed class, each with its module name and the config it follows."""
+    from rich.markup import escape
+
+    holding = {r["path"] for r in data["outputs"] + data["observers"]}
+    files = [f for f in data["files"] if f["path"] in holding or f["shadowed_by"]]
+    branch = root.add(f"[bold]Files[/] ({len(files)} of {len(data['files'])} checked)")
+    for record in files:
+        config = escape(record["config"]) if record["config"] else "defaults"
+        node = branch.add(f"{escape(record['path'])}  [dim]module[/] {escape(record['module'] or '-')}  "
+                          f"[dim]config[/] {config}")
+        if record["shadowed_by"]:
+            node.add(f"[yellow]not checked[/]: {escape(record['shadowed_by'])} is module {escape(record['module'])}")
 
 
 def render_json(data: dict, out: TextIO) -> None:
@@ -172,9 +203,11 @@ def render_tree(data: dict, out: TextIO) -> None:
         branch = root.add(f"[bold]{title}[/] ({len(records)})")
         for record in records:
             pp = record["pp"]
-            mark = "•" if record["interface"] else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]]
-            style = ("dim" if record["interface"] else "yellow" if pp["ok"] and record["findings"]
-                     else _STYLE.get(pp["status"], ""))
+            forward = bool(record.get("forward_only_by"))  # needs no to_pp_tensors: marked apart
+            mark = ("•" if record["interface"] else "→" if forward
+                    else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]])
+            style = ("dim" if record["interface"] else "cyan" if forward
+                     else "yellow" if pp["ok"] and record["findings"] else _STYLE.get(pp["status"], ""))
             label = (f"[{style}]{mark}[/] [bold]{escape(record['fqn'])}[/]  "
                      f"[dim]{escape(record['path'])}:{record['line']}[/]")
             if record["findings"]:
@@ -191,6 +224,9 @@ def render_tree(data: dict, out: TextIO) -> None:
             else:
                 rebuilt = ", ".join(record["rebuilt_by"]) or "[dim]no observer in the project[/]"
                 node.add(f"rebuilt by: {escape(rebuilt) if record['rebuilt_by'] else rebuilt}")
+                if record["forward_only_by"]:
+                    node.add(f"forward output of {escape(', '.join(record['forward_only_by']))} "
+                             "[dim](never crosses a stage: no forward observer runs with pp_size > 1)[/]")
             status = f"[{_STYLE.get(pp['status'], '')}]{_WORDS.get(pp['status'], pp['status'])}[/]"
             if pp["via"]:
                 status += f" via {escape(pp['via'])}"
@@ -199,6 +235,7 @@ def render_tree(data: dict, out: TextIO) -> None:
             node.add(f"{pp['method']}: {status}")
             if record["unresolved_bases"]:
                 node.add(f"[yellow]unresolved bases[/]: {escape(', '.join(record['unresolved_bases']))}")
+    _files_branch(root, data)
     console.print(root)
     s = data["summary"]
     interfaces = f", {s['interfaces']} interface{'s' if s['interfaces'] != 1 else ''}" if s["interfaces"] else ""

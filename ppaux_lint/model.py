@@ -19,6 +19,13 @@ class ClassInfo:
     "structural: defines copy_to_host"); ``pair`` is, for an observer, the
     fully qualified name of the output class its ``from_pp_tensors`` rebuilds
     (else None).
+
+    Forward observers (``after_forward``) are not a role: they take no part in
+    pipeline-parallel transport, because SGLang refuses to install one when
+    ``pp_size > 1``. ``forward_observer`` says how a class was recognised as
+    one; ``forward_only_by``, for an output, names what routes it to forward
+    observers (the observers, or ``<callee>.forward_auxiliary_output``) when no
+    sampling observer returns it: such an output never crosses a stage.
     """
 
     fqn: str
@@ -31,6 +38,8 @@ class ClassInfo:
     roles: frozenset[str]
     recognized: dict[str, str]  # role -> how it was recognised
     pair: str | None = None
+    forward_observer: str | None = None  # how it was recognised as a forward observer
+    forward_only_by: tuple[str, ...] = ()
 
     @property
     def is_output(self) -> bool:

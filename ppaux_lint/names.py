@@ -1,4 +1,5 @@
-"""Method names the rules care about, and which misspellings of them count as near misses."""
+"""Names SGLang uses for the hooks and attributes the rules care about, and which misspellings count as near
+misses."""
 
 from __future__ import annotations
 
@@ -7,6 +8,13 @@ FROM_PP = "from_pp_tensors"
 TRANSPORT_METHODS = (TO_PP, FROM_PP)
 ADD_HELPER = "add_auxiliary_output_to_pp_tensors"
 POP_HELPER = "pop_auxiliary_output_from_pp_tensors"
+PREFIX_CONSTANTS = ("_OUTPUT_PREFIX", "PP_OUTPUT_KEY_PREFIX")  # the helper modules' names for the key prefix
+COPY_TO_HOST = "copy_to_host"
+AFTER_SAMPLE = "after_sample"
+OBSERVER_HOOKS = ("is_active", "before_grammar")  # one of them beside after_sample makes a sampling observer
+AFTER_FORWARD = "after_forward"
+FORWARD_OUTPUT_FIELD = "forward_auxiliary_output"  # where a forward observer's output rides on the result
+FORWARD_OBSERVER_ATTR = "forward_observer"  # ModelRunner's attribute that installs one
 
 
 def is_near_miss(name: str, target: str) -> bool:

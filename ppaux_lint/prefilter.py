@@ -4,7 +4,9 @@ Soundness argument (why a skipped file provably cannot matter):
 
 1. Every finding is about (a) a class that is an output, an observer, or
    defines a transport method, (b) a call of a PP helper, or (c) a use of the
-   transport key prefix. (c) needs the literal prefix in the file, (b) the
+   transport key prefix. (c) needs the literal prefix in the file, or the name
+   of a helper module's constant for it (``_OUTPUT_PREFIX``, imported under
+   that name by an import the file spells), (b) the
    helper's name (an alias ``import ... as x`` is bound by an import that
    spells the real name, in a file that then also holds the call only if the
    import is there, i.e. the name is in the file).
@@ -23,6 +25,10 @@ Soundness argument (why a skipped file provably cannot matter):
 4. Files a relevant class needs for resolution (a plain base class, a
    re-exporting ``__init__``) are not skipped for good: the index loads them
    on demand when a name resolves through them.
+5. A forward observer takes a PPA001 away only from an output its file
+   names (``after_forward`` builds or declares it), or one that a file naming
+   it hands to the observer (``routes.py``): that file holds the output's name,
+   a token, and the observer's own file is loaded on demand.
 
 Limits, stated rather than hidden: identifiers written with non-ASCII
 characters that NFKC-normalise to a token are not matched, and names built at
@@ -33,22 +39,26 @@ on generated projects.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ppaux_lint.config import Protocols
-from ppaux_lint.index import FROM_PP, TO_PP
+from ppaux_lint.names import AFTER_FORWARD, AFTER_SAMPLE, COPY_TO_HOST, FROM_PP, PREFIX_CONSTANTS, TO_PP
 from ppaux_lint.pp_errors import PP_KEY_PREFIX
 from ppaux_lint.summarize import HELPER_NAMES
 from ppaux_lint.summary import ClassSummary, FileSummary
 
-STRUCTURAL_METHODS = ("copy_to_host", "after_sample", TO_PP, FROM_PP)
-_STRUCTURAL = frozenset(STRUCTURAL_METHODS)
+STRUCTURAL_METHODS = (COPY_TO_HOST, AFTER_SAMPLE, TO_PP, FROM_PP)
+# A forward observer is classified when its file is parsed, but its hook is no token: a forward observer can
+# take a finding away only by naming the output, whose name is one (routes.py), and "after_forward" is also
+# the tail of common keyword names (reshard_after_forward), which would parse files for nothing.
+_STRUCTURAL = frozenset({*STRUCTURAL_METHODS, AFTER_FORWARD})
 
 
 def initial_tokens(protocols: Protocols) -> frozenset[str]:
-    roots = (*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer)
+    roots = (*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer,
+             *protocols.forward_observer)
     return frozenset({r.rsplit(".", 1)[-1] for r in roots} | set(STRUCTURAL_METHODS) | set(HELPER_NAMES)
-                     | {PP_KEY_PREFIX.rstrip(".")})
+                     | set(PREFIX_CONSTANTS) | {PP_KEY_PREFIX.rstrip(".")})
 
 
 def needles(tokens: Iterable[str]) -> tuple[bytes, ...]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SUMMARY_FORMAT = 2
+SUMMARY_FORMAT = 3
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -68,12 +68,17 @@ class KeyFact:
 class ValueFact:
     """A value of a returned dict literal. ``not_tensor`` names why it is certainly not a tensor, or is "".
 
+    When that takes more than the expression (what a name denotes, what a field is declared as), the rule
+    reads ``call``, the dotted callee as written when the value is a call (``np.zeros``), and ``attribute``,
+    the name of ``self.<attribute>`` when the value is an attribute of the method's receiver.
     Produced by ``summarize.returns``; ``not_tensor`` is judged by ``summarize.values``.
     """
 
     key: KeyFact
     not_tensor: str
     span: Span
+    call: str = ""
+    attribute: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,9 +89,14 @@ class ReturnFact:
       "none"      ``return None``, a bare ``return``, or falling off the end;
       "dict"      a dict literal or ``dict(k=v)`` call (``items``; ``exact`` is
                   False when it has ``**`` spreads or comprehension parts);
+      "sequence"  a list, tuple or set display or comprehension, or a generator
+                  expression (``container``: "list", "tuple", "set" or "generator");
       "construct" a call of a name (``constructs`` holds the dotted callee as written);
       "other"     anything else.
-    ``implicit`` marks falling off the end of the body.
+    ``empty`` marks a "sequence" display with no element, or a "construct" call with no argument
+    (``set()``). ``implicit`` marks falling off the end of the body. A conditional expression
+    (``a if c else b``) gives one fact per branch, each with its branch's span, so one ``return``
+    statement may have several.
     Produced by ``summarize.returns``; whether the body can fall off its end is ``summarize.flow``'s answer.
     """
 
@@ -96,6 +106,8 @@ class ReturnFact:
     exact: bool = True
     constructs: str = ""
     implicit: bool = False
+    container: str = ""
+    empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,28 +196,57 @@ class ClassSummary:
 
 @dataclass(frozen=True)
 class CallSite:
-    """A call of a function named ``callee`` (dotted, as written) with its positional argument facts.
+    """A call of a function named ``callee`` (dotted, as written) with what each argument is.
 
-    Each argument is described by ``arg_kinds``: "none" for the literal None,
-    "construct:<dotted>" for a call of a name, "name:<dotted>" for a plain
-    name, or "" for anything else. Produced by ``summarize.calls``.
+    Each argument is described by a kind: "none" for None, "construct:<dotted>"
+    for a call of a name, "name:<dotted>" for a name that the module binds by
+    ``def``, ``class`` or ``import`` (or does not bind at all), "*" for a
+    ``*args`` (``keywords``: "**" for a ``**kwargs``), or "" for anything else. A
+    local bound exactly once, before the call, counts as what it was bound to
+    (``observer = None``). ``arg_kinds`` are the positional arguments in order,
+    ``keywords`` (name, kind) the keyword ones. Produced by ``summarize.calls``,
+    with ``summarize.frames``.
     """
 
     callee: str
     span: Span
     arg_kinds: tuple[str, ...]
     scope: str = ""  # qualname of the enclosing function/class ("" at module level)
+    keywords: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """A newly constructed object handed to a call: ``Obs(Out())``, ``Obs(out)`` after ``out = Out()`` in the
+    same function, or ``Result(forward_auxiliary_output=Out())``.
+
+    ``callee`` and ``constructs`` are dotted names as written; ``keyword`` is "" for a positional argument.
+    It is how an output reaches a forward observer that returns what it was given (``return self.output``).
+    Produced by ``summarize.handoffs``, only for files that mention forward observers at all.
+    """
+
+    callee: str
+    constructs: str
+    keyword: str
+    scope: str = ""  # qualname of the enclosing function/class ("" at module level)
 
 
 @dataclass(frozen=True)
 class PrefixUse:
-    """A direct use of the transport key prefix in a subscript, ``.get``/``.pop`` or ``in`` test.
+    """A key that starts with the transport key prefix, in a subscript, ``.get``/``.pop`` or ``in`` test.
 
-    Produced by ``summarize.calls``, in the same scan of expressions as the helper calls.
+    The prefix is written in the key (``"__sampling_observer_output__.x"``, ``f"...{name}"``), or comes
+    ``through`` a name of this module bound once to it (``_PREFIX + name``), or may come from ``constant``,
+    another module's name spelled as a helper module spells its prefix constant (``_OUTPUT_PREFIX``), which
+    the rule resolves in ``scope``. Produced by ``summarize.calls``, in the same scan of expressions as the
+    helper calls.
     """
 
     span: Span
     how: str
+    through: str = ""
+    constant: str = ""
+    scope: str = ""  # qualname of the enclosing function/class ("" at module level)
 
 
 @dataclass(frozen=True)
@@ -235,3 +276,4 @@ class FileSummary:
     defines_helpers: bool = False  # defines the add/pop helpers itself, so raw prefix use is expected
     error: ParseError | None = None
     format: int = field(default=SUMMARY_FORMAT)
+    handoffs: tuple[Handoff, ...] = ()  # objects constructed and passed to a call (summarize.handoffs)

@@ -416,8 +416,8 @@ def test_ppa015_across_modules_sent_key_is_reported_in_the_output_module(lint_pr
     root = lint_project({"pkg/out.py": out, "pkg/obs.py": obs})
     assert positions(lint(), root) == {at(out, '"extra"', "PPA015", path="pkg/out.py"),
                                        at(obs, '"missing"', "PPA015", path="pkg/obs.py")}
-    # asked about the observer only: the sent-but-never-read finding lives in the output's file
-    assert positions(lint(["pkg/obs.py"]), root) == {at(obs, '"missing"', "PPA015", path="pkg/obs.py")}
+    # asked about either file, both are reported where they are: each involves both ends
+    assert positions(lint(["pkg/obs.py"]), root) == positions(lint(["pkg/out.py"]), root) == positions(lint(), root)
 
 
 @pytest.mark.parametrize("pairing", [
@@ -859,7 +859,7 @@ def read(tensors):
     }
 
 
-def test_ppa021_silent_in_the_helpers_module_and_on_indirect_keys(lint_project):
+def test_ppa021_silent_in_the_helpers_module_and_on_keys_that_need_not_start_with_it(lint_project):
     helpers = '''
 _PREFIX = "__sampling_observer_output__."
 
@@ -871,18 +871,18 @@ def add_auxiliary_output_to_pp_tensors(tensors, output):
 
 def pop_auxiliary_output_from_pp_tensors(tensors, observer):
     received = {key[len(_PREFIX):]: tensors[key] for key in tensors if key.startswith(_PREFIX)}
-    tensors.pop("__sampling_observer_output__.done", None)
+    tensors.pop(_PREFIX + "done", None)
     return observer.from_pp_tensors(received)
 '''
     other = '''
-from pkg.helpers import _PREFIX
-
 PREFIX = "__sampling_observer_output__."
 
 
-def read(tensors, name):
-    key = PREFIX + name
-    return tensors.get(key), tensors[_PREFIX + name], "sampling_observer_output" in tensors
+def read(tensors, name, flag):
+    key = PREFIX + name if flag else name
+    if flag:
+        name = PREFIX + name
+    return tensors.get(key), tensors[name], "sampling_observer_output" in tensors, tensors[name + PREFIX]
 '''
     root = lint_project({"pkg/helpers.py": helpers, "pkg/other.py": other})
     assert positions(lint(), root) == set()

@@ -4,11 +4,15 @@ The fix (unsafe: it adds behaviour) generates ``to_pp_tensors`` returning the ou
 dataclass fields along the MRO, or the ``torch.Tensor`` parameters that ``__init__`` stores. Fields that
 default to ``None`` or have ``init=False`` stay home: the first would make the helper raise, the second
 cannot be passed back to the constructor. An output that sets ``to_pp_tensors = None`` on purpose gets none.
+
+An output that only forward observers return (``ClassInfo.forward_only_by``, see ``routes.py``) is not reported:
+SGLang installs no forward observer when ``pp_size > 1``, so it never crosses a stage.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding
@@ -23,6 +27,8 @@ if TYPE_CHECKING:
 
 def check(context: CheckContext) -> Iterator[Finding]:
     for info in context.concrete():
+        if info.forward_only_by:
+            continue
         found = presence.absence(context.index, info, TO_PP, OUTPUT)
         if found is not None and found.kind in (presence.MISSING, presence.ASSIGNED_NONE):
             message = presence.missing_message(info, OUTPUT, TO_PP, found, "auxiliary output",
@@ -48,9 +54,9 @@ def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
     for observer in planner.observers_of(fqn):
         member = planner.index.lookup(observer, FROM_PP)
         method = member.method if member is not None else None
-        if method is not None and method.keys_read_exact and all(k.kind == "str" for k in method.keys_read):
-            if {k.value for k in method.keys_read} != set(attrs):
-                return None  # generating these keys would only trade this finding for a key mismatch
+        if method is not None and method.keys_read_exact and all(k.kind == "str" for k in method.keys_read) \
+                and {k.value for k in method.keys_read} != set(attrs):
+            return None  # generating these keys would only trade this finding for a key mismatch
     annotation = f"dict[str, {constructor.tensors[0][1]}]" if annotates_returns(node) else ""
     spec = MethodSpec(TO_PP, ("self",), "dict", tuple((attr, attr) for attr in attrs), returns=annotation)
     return planner.base_plan(finding, fqn, node, safe=False, method=spec,

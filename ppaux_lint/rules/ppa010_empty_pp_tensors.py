@@ -1,8 +1,12 @@
-"""PPA010: ``to_pp_tensors`` returns an empty mapping, or None, on some path."""
+"""PPA010: ``to_pp_tensors`` returns an empty mapping, or None, on some path.
+
+An empty list, tuple or set is reported here too rather than as PPA019: it is not a mapping either, but it
+is falsy, so the helper's emptiness check rejects it before anything would call ``.items()`` on it.
+"""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding
@@ -20,6 +24,12 @@ def check(context: CheckContext) -> Iterator[Finding]:
             how = "can fall off its end and return None" if fact.implicit else "returns None on this path"
             yield RULE.finding(f"{where} {how}, which the helper treats as empty: {error}",
                                info.path, fact.span, info.fqn)
+        else:
+            sequence = sent.not_a_mapping(context, info, fact)
+            if sequence is not None and sequence.empty:
+                yield RULE.finding(f"{where} returns an empty {sequence.type_name} on this path (not a mapping, "
+                                   f"and falsy, so the helper's emptiness check rejects it first): {error}",
+                                   info.path, fact.span, info.fqn)
 
 
 RULE = Rule("PPA010", "empty-pp-tensors", "`to_pp_tensors` returns an empty mapping on some path", check)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding

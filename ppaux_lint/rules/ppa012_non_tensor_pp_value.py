@@ -1,21 +1,77 @@
-"""PPA012: a value returned by ``to_pp_tensors`` that is certainly not a tensor."""
+"""PPA012: a value returned by ``to_pp_tensors`` that is certainly not a tensor.
+
+Most reasons are in the expression itself (a literal, ``.tolist()``, ``len()``: the summary says so). Two take
+the project: a call that the index resolves to a NumPy array constructor (``np.zeros(...)`` with ``import numpy
+as np``), and ``self.<field>`` where the class, along its MRO, declares the field with an annotation that is
+not a tensor (``lengths: list[torch.Tensor]``). An unresolved name, an ``Optional[...]``, a union or an
+annotation of unknown meaning is silence.
+"""
 
 from __future__ import annotations
 
-from typing import Iterator
+import re
+from collections.abc import Iterator
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding
+from ppaux_lint.model import ClassInfo
 from ppaux_lint.rules import sent
 from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.summary import ValueFact
+
+_NUMPY_ARRAYS = frozenset(f"numpy.{name}" for name in (
+    "array", "asarray", "asanyarray", "ascontiguousarray", "zeros", "ones", "empty", "full", "zeros_like",
+    "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "identity", "concatenate",
+    "stack", "frombuffer", "fromiter"))
+_NOT_TENSOR_TYPES = {
+    "builtins.list": "a list", "typing.List": "a list", "builtins.tuple": "a tuple", "typing.Tuple": "a tuple",
+    "builtins.dict": "a dict", "typing.Dict": "a dict", "builtins.set": "a set", "typing.Set": "a set",
+    "typing.FrozenSet": "a frozenset", "typing.Sequence": "a sequence", "collections.abc.Sequence": "a sequence",
+    "builtins.int": "an int", "builtins.float": "a float", "builtins.str": "a str", "builtins.bool": "a bool",
+    "numpy.ndarray": "a NumPy array", "numpy.typing.NDArray": "a NumPy array",
+}
+# ``Field.annotation`` is ``ast.unparse`` text, so a plain or subscripted name always looks like this; a union
+# (``X | None``) or a string annotation does not match.
+_ANNOTATION = re.compile(r"([A-Za-z_][\w.]*)(\[.*\])?")
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
     for info, where, _, item in sent.returned_items(context):
-        if item.key.kind == "str" and item.not_tensor:
+        if item.key.kind != "str":
+            continue
+        reason = item.not_tensor or _numpy_array(context, info, item) or _declared(context, info, item.attribute)
+        if reason:
             error = pp_errors.raised(pp_errors.NOT_A_TENSOR.format(name=item.key.value))
-            yield RULE.finding(f"{where} returns {item.not_tensor} under {item.key.value!r}, not a tensor: {error}",
+            yield RULE.finding(f"{where} returns {reason} under {item.key.value!r}, not a tensor: {error}",
                                info.path, item.span, info.fqn)
+
+
+def _numpy_array(context: CheckContext, info: ClassInfo, item: ValueFact) -> str:
+    if not item.call:
+        return ""
+    target = context.index.resolve(info.module, item.call, info.summary.qualname.rpartition(".")[0])
+    return f"a NumPy array ({target}())" if target in _NUMPY_ARRAYS else ""
+
+
+def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
+    """What the class declares ``self.<attribute>`` as, when that is certainly not a tensor; the first class
+    along the MRO that names the attribute at all decides, and a base that cannot be seen might."""
+    if not attribute or info.unresolved_bases:
+        return ""
+    index = context.index
+    for owner in info.ancestry:
+        cls = index.classes.get(owner)
+        if cls is None:
+            continue
+        declared = next((f for f in cls.fields if f.name == attribute), None)
+        if declared is not None:
+            match = _ANNOTATION.fullmatch(declared.annotation)
+            target = index.resolve(index.class_module[owner], match.group(1), cls.qualname) if match else None
+            kind = _NOT_TENSOR_TYPES.get(target or "", "")
+            return f"{kind} (field `{attribute}: {declared.annotation}`)" if kind else ""
+        if cls.method(attribute) is not None or cls.assign(attribute) is not None:
+            return ""
+    return ""
 
 
 RULE = Rule("PPA012", "non-tensor-pp-value", "A value returned by `to_pp_tensors` is certainly not a tensor", check)

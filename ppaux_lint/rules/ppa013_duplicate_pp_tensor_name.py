@@ -5,7 +5,7 @@ The helper never sees the first entry: Python keeps the last, so one tensor sile
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.rules import sent

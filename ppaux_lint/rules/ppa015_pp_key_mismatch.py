@@ -8,7 +8,7 @@ asking about either file reports it.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ppaux_lint.findings import Finding, Related
 from ppaux_lint.index import ProjectIndex

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.names import ADD_HELPER, FROM_PP, TO_PP

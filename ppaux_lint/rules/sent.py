@@ -3,11 +3,15 @@
 Each rule reads only the facts the summary recorded as certain: a key built at run time, a value of unknown
 type or a return of some variable is silence, never a guess. An ``async def`` or generator
 ``to_pp_tensors`` returns no mapping at all (PPA016 says so), so what its body returns is not judged.
+
+What the helper does with a return that is not a mapping is shared too: an empty one stops it at its
+emptiness check (PPA010), any other fails at ``.items()`` (PPA019).
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ppaux_lint.model import ClassInfo
 from ppaux_lint.names import TO_PP
@@ -37,10 +41,45 @@ def sent_keys(method: MethodSummary) -> dict[str, Span] | None:
     """Every key ``to_pp_tensors`` can send (mapped to the span that sends it first), or None if unknown."""
     keys: dict[str, Span] = {}
     for fact in method.returns:
-        if fact.kind == "none" or (fact.kind == "dict" and not fact.items and fact.exact):
+        if (fact.kind == "none" or (fact.kind == "dict" and not fact.items and fact.exact)
+                or (fact.kind == "sequence" and fact.empty)):
             continue  # nothing sent on this path (PPA010's business)
         if fact.kind != "dict" or not fact.exact or any(i.key.kind != "str" for i in fact.items):
             return None
         for item in fact.items:
             keys.setdefault(item.key.value, item.key.span)
     return keys if keys else None
+
+
+# Builtins whose result is never a mapping, with the type name an AttributeError gives, and whether it can be
+# falsy (an iterator object is truthy even when it yields nothing).
+_BUILTIN_SEQUENCES = {"list": ("list", True), "tuple": ("tuple", True), "set": ("set", True),
+                      "frozenset": ("frozenset", True), "sorted": ("list", True), "range": ("range", True),
+                      "zip": ("zip", False), "map": ("map", False), "filter": ("filter", False),
+                      "enumerate": ("enumerate", False)}
+
+
+@dataclass(frozen=True)
+class NotAMapping:
+    """A return that is a sequence or iterator where the helper needs a mapping."""
+
+    type_name: str  # as ``AttributeError: '<type_name>' object has no attribute 'items'`` names it
+    empty: bool  # certainly empty, so the helper's emptiness check rejects it first
+    may_be_empty: bool
+
+
+def not_a_mapping(context: CheckContext, info: ClassInfo, fact: ReturnFact) -> NotAMapping | None:
+    """What a return is when it is certainly not a mapping: a display, a comprehension, or a call of a builtin
+    that the index does not resolve to anything else (``list(...)``, ``zip(...)``)."""
+    if fact.kind == "sequence":
+        return NotAMapping(fact.container, fact.empty, not fact.exact and fact.container != "generator")
+    if fact.kind != "construct" or fact.constructs not in _BUILTIN_SEQUENCES:
+        return None
+    target = context.index.resolve(info.module, fact.constructs, info.summary.qualname.rpartition(".")[0])
+    if target not in (None, f"builtins.{fact.constructs}"):
+        return None  # the module binds the name to something of its own
+    type_name, can_be_empty = _BUILTIN_SEQUENCES[fact.constructs]
+    if fact.empty and fact.constructs in ("sorted", "range"):
+        return None  # called without an argument, it raises a TypeError of its own
+    empty = fact.empty and can_be_empty
+    return NotAMapping(type_name, empty, can_be_empty and not empty)

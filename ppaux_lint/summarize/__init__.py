@@ -22,6 +22,8 @@ fields they read come from:
 - ``key_reads``: the keys a method reads from the mapping it receives;
 - ``imports``: ``Import`` (relative made absolute), ``all_names`` and module-level ``assignments``;
 - ``calls``: ``CallSite`` of the transport helpers and ``PrefixUse`` of the key prefix;
+- ``frames``: what a name is bound to, when certain (``observer = None``, ``_PREFIX = "..."``), for ``calls``;
+- ``handoffs``: ``Handoff`` of new objects passed to calls, which route outputs to forward observers;
 - ``syntax``: dotted names, literals and scopes, read the same way by all of them.
 
 This module turns the file's bytes into a tree and the collected facts into a
@@ -33,6 +35,7 @@ from __future__ import annotations
 import ast
 import warnings
 
+from ppaux_lint.summarize import handoffs
 from ppaux_lint.summarize.calls import HELPER_NAMES, worth_scanning
 from ppaux_lint.summarize.syntax import dotted
 from ppaux_lint.summarize.text import Positions, Unreadable, decode, noqa_lines
@@ -65,7 +68,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
     try:
         with warnings.catch_warnings():  # string annotations are parsed too
             warnings.simplefilter("ignore")
-            collector.walk(tree, deep=worth_scanning(text))
+            collector.walk(tree, deep=worth_scanning(text), forward=handoffs.worth_scanning(text))
     except RecursionError:
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
@@ -83,6 +86,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         noqa=noqa_lines(text),
         defs=tuple(collector.defs),
         defines_helpers=HELPER_NAMES <= set(collector.defs),
+        handoffs=tuple(collector.handoffs.found),
     )
 
 

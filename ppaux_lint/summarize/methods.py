@@ -5,7 +5,10 @@ decorators, parameters, the annotation's text and the class it names
 (``return_type``, ``return_optional``: ``Optional[X]``, ``X | None``), and
 whether the body is a stub. Only the methods in ``_DETAILED`` and their near
 misses get returns (``returns``) and key reads (``key_reads``), since walking
-every method body of every class in a big module is most of the time spent here.
+every method body of every class in a big module is most of the time spent here:
+the transport methods, and the observers' hooks whose returns say which output
+they produce (``after_sample`` for pairing, ``after_forward`` for forward-only
+outputs).
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from ppaux_lint.names import TRANSPORT_METHODS, is_near_miss
+from ppaux_lint.names import AFTER_FORWARD, AFTER_SAMPLE, TRANSPORT_METHODS, is_near_miss
 from ppaux_lint.summarize.key_reads import KeyReads
 from ppaux_lint.summarize.returns import returns
 from ppaux_lint.summarize.syntax import called_name, dotted, is_none, source, string
 from ppaux_lint.summarize.text import Positions
 from ppaux_lint.summary import MethodSummary, Param
 
-_DETAILED = frozenset({*TRANSPORT_METHODS, "after_sample"})
+_DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
 
 
 def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions) -> MethodSummary:

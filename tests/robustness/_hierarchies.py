@@ -2,7 +2,7 @@
 
 A ``Structure`` is drawn by hypothesis: classes C0..Cn-1, each in one module,
 each listing bases among earlier classes (so the graph is a DAG) and among
-external roots (SGLang's Protocols, inert bases such as ``abc.ABC`` and
+external roots (SGLang's Protocols, known bases such as ``abc.ABC`` and
 ``typing.Generic[T]``, and an unknown third-party base), each defining or not
 the methods that make a class an output or an observer. Every reference to a
 class of another module goes through a randomly chosen import style.
@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 TO_PP, FROM_PP = "to_pp_tensors", "from_pp_tensors"
 METHODS = ("copy_to_host", "after_sample", "is_active", "before_grammar", TO_PP, FROM_PP)
+# The hooks classes are recognised by take what SGLang passes them (hooks.py); the rest take anything.
+PARAMS = {"copy_to_host": "self, copy_tensor", "after_sample": "self, state, token_ids"}
 
 # key -> (module, name) of the external bases a class may list
 ROOTS = {
@@ -263,14 +265,15 @@ def render(structure: Structure) -> dict[str, str]:
                 refs.append(root_ref(user, target, style, ref_id))
         body = []
         for name, kind in spec.members.items():
+            params = PARAMS.get(name, "self, *args")
             if kind == "stub":
-                body.append(f"def {name}(self, *args):\n    ...")
+                body.append(f"def {name}({params}):\n    ...")
             elif kind == "stubbody":
-                body.append(f"def {name}(self, *args):\n    pass")
+                body.append(f"def {name}({params}):\n    pass")
             elif kind == "method":
                 value = "{}" if name == TO_PP else "None"
                 decorator = "@classmethod\n" if name == FROM_PP else ""
-                body.append(f"{decorator}def {name}(self, *args):\n    return {value}")
+                body.append(f"{decorator}def {name}({params}):\n    return {value}")
             elif kind == "none":
                 body.append(f"{name} = None")
             elif kind == "helper":
@@ -319,31 +322,34 @@ def oracle(structure: Structure) -> set[tuple[str, str]] | None:
         cls = built[spec.index]
         mro = [k for k in cls.__mro__ if k is not object]
 
-        def lookup(name: str) -> str | None:
+        def lookup(name: str, mro: list = mro, spec=spec) -> str | None:
             for k in mro:
-                if k is stand_ins["PPOUT"] and name == TO_PP or k is stand_ins["PPOBS"] and name == FROM_PP:
+                if (k is stand_ins["PPOUT"] and name == TO_PP) or (k is stand_ins["PPOBS"] and name == FROM_PP):
                     return "stub"
                 owner = spec_of.get(k)
                 if owner is not None and name in owner.members:
                     kind = owner.members[name]
                     if kind == "stub":
                         return "stub" if owner.protocol and owner is not spec else "method"
-                    return "none" if kind == "none" else "method"
+                    return kind if kind in ("none", "helper") else "method"
             return None
 
         def defines(name: str) -> bool:
             return lookup(name) not in (None, "none")
 
+        def fits(name: str) -> bool:  # structural recognition reads a signature, which an assignment lacks
+            return lookup(name) in ("method", "stub")
+
         unresolved = any(stand_ins["EXT"] in k.__bases__ for k in mro if k in spec_of)
-        output = any(stand_ins[r] in mro for r in OUTPUT_ROOTS) or defines("copy_to_host")
+        output = any(stand_ins[r] in mro for r in OUTPUT_ROOTS) or fits("copy_to_host")
         observer = any(stand_ins[r] in mro for r in OBSERVER_ROOTS) or (
-            defines("after_sample") and (defines("is_active") or defines("before_grammar")))
+            fits("after_sample") and (defines("is_active") or defines("before_grammar")))
         for role, method, code in ((output, TO_PP, "PPA001"), (observer, FROM_PP, "PPA002")):
             found = lookup(method)
             if found == "stub":
                 expected.add((structure.symbol(spec), "PPA018"))
                 continue
-            if not role or found == "method" or (found is None and unresolved):
+            if not role or found in ("method", "helper") or (found is None and unresolved):
                 continue
             expected.add((structure.symbol(spec), code))
     return expected
