@@ -8,21 +8,20 @@ configuration or internal errors, always as one line on stderr.
 
 from __future__ import annotations
 
+import os
 import sys
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ppaux_lint.command import guarded
-from ppaux_lint.errors import UsageError
 from ppaux_lint.runtime.helpers import CHOICES as HELPERS_CHOICES
+from ppaux_lint.runtime.plan import DEFAULT_TIMEOUT, VerifyUsageError
 
-DEFAULT_TIMEOUT = 60.0
-
-
-class VerifyUsageError(UsageError):
-    """Something the user must fix before verify can run; exit code 2."""
+if TYPE_CHECKING:
+    from ppaux_lint.runtime.plan import Plan
+    from ppaux_lint.runtime.results import VerifyResult
 
 
 @click.command("verify")
@@ -30,7 +29,8 @@ class VerifyUsageError(UsageError):
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Where the round trips run; auto means CUDA when it is there.")
 @click.option("--transport", type=click.Choice(("local", "dist")), default="local", show_default=True,
-              help="local: in-process copies to fresh buffers; dist: two torch.distributed ranks.")
+              help="local: in-process copies to fresh buffers; dist: two torch.distributed ranks, or under "
+                   "torchrun the launch's own ranks (the last one sends, rank 0 receives and reports).")
 @click.option("--output-format", type=click.Choice(("full", "json")), default="full", show_default=True,
               help="A table for people, or JSON for tools.")
 @click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
@@ -54,64 +54,46 @@ def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: 
 
 def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,
             strict: bool, timeout: float | None, config_path: Path | None, helpers: str | None) -> int:
-    from ppaux_lint.runtime import require_torch
+    from ppaux_lint.runtime.launch import Launch
 
-    try:
-        require_torch()
-    except ImportError as exc:
-        raise VerifyUsageError(str(exc)) from None
-    from ppaux_lint.engine import Options, analyze
-    from ppaux_lint.runtime.devices import DeviceError, resolve_device
-    from ppaux_lint.runtime.helpers import AUTO, HelpersUnavailable, load_helpers
+    launch = Launch.from_env(os.environ) if transport == "dist" else None
+
+    def plan() -> Plan:
+        from ppaux_lint.runtime.plan import plan_verify
+
+        if junit_xml is not None and (launch is None or launch.rank == 0) and not junit_xml.resolve().parent.is_dir():
+            raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: its directory does not exist")
+        planned = plan_verify(paths, device=device, transport=transport, timeout=timeout, config_path=config_path,
+                              helpers=helpers)
+        for warning in planned.warnings:
+            click.echo(f"ppaux-lint: warning: {warning}", err=True)
+        return planned
+
+    def report(planned: Plan, results: list[VerifyResult]) -> int:
+        return _report(planned, results, output_format, junit_xml, strict)
+
+    show = output_format == "full" and sys.stderr.isatty()
+    if launch is not None:  # started by torchrun: its ranks are the stages (see runtime/launch.py)
+        from ppaux_lint.runtime.launch import run_launched
+
+        return run_launched(launch, plan, report, lambda targets, run: _with_progress(targets, show, run), device)
+    planned = plan()
+    return report(planned, _with_progress(planned.targets, show, planned.run))
+
+
+def _report(plan: Plan, results: list[VerifyResult], output_format: str, junit_xml: Path | None,
+            strict: bool) -> int:
+    """Print the results, write the JUnit report, and return the exit code."""
     from ppaux_lint.runtime.report import render_json, render_table, write_junit
     from ppaux_lint.runtime.results import exit_code
-    from ppaux_lint.runtime.targets import targets_from_analysis
-    from ppaux_lint.runtime.verify import verify as run
 
-    try:
-        run_device = resolve_device(device)
-    except DeviceError as exc:
-        raise VerifyUsageError(f"--device: {exc}") from None
-    if junit_xml is not None and not junit_xml.resolve().parent.is_dir():
-        raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: its directory does not exist")
-    analysis = analyze(paths, Options(config_path=config_path))
-    settings = analysis.project.config.verify
-    for key, spec in settings.examples.items():
-        module, sep, attr = spec.partition(":")
-        if not (module and sep and attr):
-            raise VerifyUsageError(
-                f"'tool.ppaux-lint.verify.examples.{key}' = {spec!r} must look like 'pkg.module:function'"
-            )
-    devices: dict[str, str] = {}
-    for key, spec in settings.devices.items():
-        try:
-            devices[spec] = resolve_device(spec)
-        except DeviceError as exc:
-            raise VerifyUsageError(f"'tool.ppaux-lint.verify.devices.{key}': {exc}") from None
-    try:
-        judges = load_helpers(helpers or settings.helpers or AUTO)
-    except HelpersUnavailable as exc:
-        chosen_by = "--helpers sglang" if helpers else (
-            f"'tool.ppaux-lint.verify.helpers' = \"sglang\" in {analysis.project.config.path}")
-        raise VerifyUsageError(f"{chosen_by}: {exc}") from None
-    targets = [replace(t, device=devices[t.device]) if t.device else t for t in targets_from_analysis(analysis)]
-    for warning in analysis.discovery.warnings:
-        click.echo(f"ppaux-lint: warning: {warning}", err=True)
-
-    root = analysis.project.root
-    import_paths = [str(p) for p in (root, root / "src") if p.is_dir()]
-    limit = timeout or settings.timeout or DEFAULT_TIMEOUT
-    results = _with_progress(
-        targets, output_format == "full" and sys.stderr.isatty(),
-        lambda on_start, on_result: run(targets, device=run_device, transport=transport, timeout=limit,
-                                        paths=import_paths, helpers=judges, on_start=on_start, on_result=on_result),
-    )
     if output_format == "json":
         click.echo(render_json(results), nl=False)
     else:
         from ppaux_lint.report.console import make_console
 
-        render_table(results, make_console(highlight=False, width=None if sys.stdout.isatty() else 160), judges.label)
+        render_table(results, make_console(highlight=False, width=None if sys.stdout.isatty() else 160),
+                     plan.helpers.label)
     if junit_xml is not None:
         try:
             write_junit(results, junit_xml)

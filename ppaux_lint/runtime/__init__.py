@@ -9,6 +9,9 @@ for any helper without torch installed raises an ImportError that names the
 extra to install. Every name of ``core`` that SGLang's helper module has is
 served here too (``_OUTPUT_PREFIX`` included, which SGLang's own unit tests
 read), so this package is a drop-in for ``sglang.srt.sampling.sampling_observer_pp``.
+Beyond those names it serves ``round_trip`` (and its ``RoundTripFailed``), the
+round trip of a caller's own instances, outside ``__all__`` so that ``import *``
+gives exactly SGLang's names.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
 
 # Private in SGLang and so not exported by ``import *``, but read by SGLang's tests.
 _LAZY = frozenset(__all__) | {"_OUTPUT_PREFIX"}
+_ELSEWHERE = {"round_trip": "ppaux_lint.runtime.direct", "RoundTripFailed": "ppaux_lint.runtime.direct"}
 
 
 def require_torch() -> Any:
@@ -39,12 +43,12 @@ def require_torch() -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
+    if name not in _LAZY and name not in _ELSEWHERE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     require_torch()
-    core = importlib.import_module("ppaux_lint.runtime.core")
-    return getattr(core, name)
+    module = importlib.import_module(_ELSEWHERE.get(name, "ppaux_lint.runtime.core"))
+    return getattr(module, name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY)
+    return sorted(set(globals()) | _LAZY | set(_ELSEWHERE))

@@ -42,7 +42,7 @@ def differences(expected: dict[str, torch.Tensor], actual: dict[str, torch.Tenso
             if problem:
                 found.append(f"{_show(path)}: {problem}")
     if len(found) > _MAX_REPORTED:
-        found = found[:_MAX_REPORTED] + [f"and {len(found) - _MAX_REPORTED} more"]
+        found = [*found[:_MAX_REPORTED], f"and {len(found) - _MAX_REPORTED} more"]
     return found
 
 

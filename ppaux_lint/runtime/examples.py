@@ -180,7 +180,7 @@ def _hints(cls: type) -> dict[str, Any]:
     for source in sources:
         try:
             hints.update(typing.get_type_hints(source))
-        except Exception:
+        except Exception:  # noqa: BLE001 - best effort: annotations that do not resolve are read as text
             continue
     return hints
 

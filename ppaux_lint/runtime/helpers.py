@@ -83,7 +83,7 @@ def load_helpers(choice: str) -> Helpers:
         return _bundled()
     try:
         module = importlib.import_module(SGLANG_MODULE)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever its import raises, SGLang's module cannot be used
         problem = f"cannot import {SGLANG_MODULE}: {type(exc).__name__}: {' '.join(str(exc).split())}"
     else:
         missing = [name for name in _NEEDED if not hasattr(module, name)]

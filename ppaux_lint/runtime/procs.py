@@ -9,6 +9,9 @@ code cannot corrupt the channel. Torch-free: the driver needs none of torch.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import importlib
 import json
 import os
 import queue
@@ -23,10 +26,8 @@ from typing import Any, TextIO
 
 _HOME = str(Path(__file__).resolve().parents[2])
 # Started with -c so the child imports the very ppaux_lint the parent runs, installed or not.
-_BOOT = (
-    "import sys; sys.path.insert(0, sys.argv[1]); import importlib; "
-    "importlib.import_module(sys.argv[2]).main(sys.argv[3:])"
-)
+_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from ppaux_lint.runtime.procs import boot; boot(sys.argv[2:])"
+_PR_SET_PDEATHSIG = 1
 _STDERR_TAIL = 2000
 _END = object()
 
@@ -41,16 +42,22 @@ class Child:
     With ``own_group`` the child leads a new process group, so ``kill`` also
     ends everything it started (the ``dist`` transport's peer, or processes
     the project's code spawned); without it the child stays in its parent's
-    group and dies with it.
+    group and dies with it. With ``die_with_parent`` (Linux) the kernel kills
+    the child when this process dies, even by SIGKILL: a launcher such as
+    torchrun signals its ranks' groups, never a worker's own, so without it a
+    worker stuck in project code would outlive a rank that was killed. It is
+    tied to the thread that starts the child, so only a child started from a
+    thread that outlives it may ask for it.
     """
 
-    def __init__(self, module: str, args: list[str], *, own_group: bool, env: dict[str, str] | None = None):
-        self._stderr = tempfile.TemporaryFile()
+    def __init__(self, module: str, args: list[str], *, own_group: bool, env: dict[str, str] | None = None,
+                 die_with_parent: bool = False):
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - held for the child's life, closed by kill()
         self._own_group = own_group and os.name == "posix"
         self._events: queue.Queue[Any] = queue.Queue()
         self._killed = False
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, _HOME, module, *args],
+            [sys.executable, "-c", _BOOT, _HOME, module, str(os.getpid() if die_with_parent else 0), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -149,10 +156,8 @@ class Child:
             return
         self._killed = True
         if self._own_group:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
@@ -163,6 +168,22 @@ class Child:
             except OSError:
                 pass
         self._stderr.close()
+
+
+def boot(argv: list[str]) -> None:
+    """A child's start: ``argv`` is the module to run, the parent's pid to die with (0: none), its arguments."""
+    module, parent = argv[0], int(argv[1])
+    if parent:
+        _die_with(parent)
+    importlib.import_module(module).main(argv[2:])
+
+
+def _die_with(parent: int) -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took hold
+        os._exit(1)
 
 
 class Channel:
@@ -178,7 +199,7 @@ class Channel:
         os.dup2(devnull, 0)  # and project code that reads stdin cannot eat our requests
         os.close(devnull)
         self._in: TextIO = os.fdopen(inp, "r", encoding="utf-8")
-        sys.stdin = open(os.devnull, encoding="utf-8")
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - stays open as stdin for the process
 
     def send(self, message: dict[str, Any]) -> None:
         self._out.write(json.dumps(message) + "\n")

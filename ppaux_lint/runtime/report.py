@@ -25,13 +25,19 @@ def render_json(results: Sequence[VerifyResult]) -> str:
 
 
 def render_table(results: Sequence[VerifyResult], console: Console, helpers: str) -> None:
-    """The table, then a footer with the counts and ``helpers``, the label of the helpers that judged."""
+    """The table, then a footer with the counts and ``helpers``, the label of the helpers that judged.
+
+    Rows from a launched run (``launch.py``) add the ranks each one crossed, sender first: ``2→0``.
+    """
     table = Table(show_edge=False, header_style="bold", expand=False)
-    for column in ("Class", "Status", "Device", "Tensors", "Time", "Message"):
+    launched = any(r.ranks is not None for r in results)
+    columns = ("Class", "Status", "Device", *(("Ranks",) if launched else ()), "Tensors", "Time", "Message")
+    for column in columns:
         table.add_column(column, overflow="fold", no_wrap=column not in ("Class", "Message"),
                          ratio=3 if column == "Message" else None)
     for r in results:
-        table.add_row(r.symbol, Text(r.status, style=_STYLES[r.status]), r.device,
+        ranks = ("→".join(map(str, r.ranks or ())),) if launched else ()
+        table.add_row(r.symbol, Text(r.status, style=_STYLES[r.status]), r.device, *ranks,
                       str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s", r.message)
     console.print(table)
     console.print(summary_line(results, helpers))
@@ -61,7 +67,10 @@ def write_junit(results: Sequence[VerifyResult], path: Path) -> None:
         case = ET.SubElement(suite, "testcase", classname=_clean(module or r.symbol), name=_clean(name),
                              time=f"{r.seconds:.3f}")
         props = ET.SubElement(case, "properties")
-        for key, value in (("device", r.device), ("transport", r.transport), ("helpers", r.helpers)):
+        properties = [("device", r.device), ("transport", r.transport), ("helpers", r.helpers)]
+        if r.ranks is not None:
+            properties += [("ranks", ",".join(map(str, r.ranks))), ("hosts", ",".join(r.hosts or ()))]
+        for key, value in properties:
             ET.SubElement(props, "property", name=key, value=_clean(value))
         tag = {FAIL: "failure", ERROR: "error", SKIP: "skipped"}.get(r.status)
         if tag is not None:

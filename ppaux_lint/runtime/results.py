@@ -39,7 +39,11 @@ class VerifyResult:
     says whether the round trip got as far as the observer, which decides
     whether an observer's row inherits the verdict. ``helpers`` names the
     transport helpers that judged it (``bundled``, ``sglang 0.5.23``), since
-    the two can disagree (see ``helpers.py``).
+    the two can disagree (see ``helpers.py``). Under a launcher (``launch.py``)
+    ``ranks`` are the ranks the row's round trip ran on (sender first, as
+    ``(2, 0)`` at pp-size 3; one rank for a half that runs alone; none for a
+    row that never ran) and ``hosts`` their hosts; a single-machine run has
+    neither (``None``).
     """
 
     symbol: str
@@ -52,10 +56,12 @@ class VerifyResult:
     detail: str = ""
     phase: str = ""
     helpers: str = ""
+    ranks: tuple[int, ...] | None = None
+    hosts: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The documented ``--output-format json`` object."""
-        return {
+        """The documented ``--output-format json`` object; ``ranks`` and ``hosts`` only under a launcher."""
+        data: dict[str, Any] = {
             "symbol": self.symbol,
             "status": self.status,
             "message": self.message,
@@ -65,6 +71,9 @@ class VerifyResult:
             "seconds": round(self.seconds, 6),
             "helpers": self.helpers,
         }
+        if self.ranks is not None:
+            data.update(ranks=list(self.ranks), hosts=list(self.hosts or ()))
+        return data
 
     def to_wire(self) -> dict[str, Any]:
         """Everything, for the worker-to-driver channel."""
@@ -83,6 +92,8 @@ class VerifyResult:
             detail=str(data.get("detail", "")),
             phase=str(data.get("phase", "")),
             helpers=str(data.get("helpers", "")),
+            ranks=None if data.get("ranks") is None else tuple(int(r) for r in data["ranks"]),
+            hosts=None if data.get("hosts") is None else tuple(str(h) for h in data["hosts"]),
         )
 
 

@@ -53,6 +53,12 @@ class Outcome(Exception):
         self.detail = detail
         self.in_project = in_project
 
+    def within(self, variant: str) -> Outcome:
+        """The same verdict, saying which of a class's examples (``with mask set``) it was on, if it has several."""
+        if not variant:
+            return self
+        return Outcome(self.status, f"{variant}: {self.message}", self.detail, self.in_project)
+
 
 Notify = Callable[[str, str], None]
 
@@ -129,8 +135,9 @@ def send_half(
 def receive_half(
     received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps,
     helpers: Helpers = BUNDLED_HELPERS,
-) -> None:
-    """Run ``helpers``' ``pop`` and check every pass criterion; raise an ``Outcome`` listing all that failed.
+) -> Any:
+    """Run ``helpers``' ``pop`` and check every pass criterion; raise an ``Outcome`` listing all that failed,
+    else return the rebuilt output (which ``direct.round_trip`` hands to the caller's test).
 
     Whether the rebuilt output can be flattened again is asked of the same helpers' Protocol, so that an
     explicit subclass of SGLang's is judged as SGLang's helpers would judge it.
@@ -152,6 +159,7 @@ def receive_half(
     problems += [f"copy_to_host differs: {d}" for d in differences(shipment.host, host)]
     if problems:
         raise Outcome(FAIL, "; ".join(problems))
+    return rebuilt
 
 
 def copy_to_host(output: Any, device: torch.device) -> Any:

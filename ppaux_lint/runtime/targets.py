@@ -3,7 +3,7 @@
 Kept free of torch and of the index's types so the driver can be fed by hand
 (tests, other front ends) and so the CLI can plan a run before it knows torch
 is installed. The static pass is read through a handful of attributes only
-(``fqn``, ``module``, ``summary.qualname``, ``path``, ``roles``,
+(``fqn``, ``module``, ``summary.qualname``, ``summary.class_line``, ``path``, ``roles``,
 ``is_interface``, ``pair``, and the analysis's ``suppressed`` findings),
 which keeps this module's coupling to the index to those names.
 """
@@ -31,6 +31,8 @@ class ClassRef:
     itself. ``unimportable`` is non-empty when the static pass already knows the class
     cannot be imported (defined inside a function, outside any package); the
     driver then reports a skip with that reason rather than failing an import.
+    ``line`` is where its ``class`` statement is (0: unknown), for reports that
+    point at the class, such as pytest's.
     """
 
     symbol: str
@@ -40,6 +42,7 @@ class ClassRef:
     factory: str | None = None
     unimportable: str = ""
     findings: tuple[str, ...] = ()
+    line: int = 0
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ClassRef:
@@ -165,6 +168,7 @@ def build_targets(
             factory=settings.examples.get(fqn),
             unimportable=_unimportable(info),
             findings=found,
+            line=info.summary.class_line,
         )
 
     rebuilders: dict[str, list[str]] = {}

@@ -93,24 +93,24 @@ def join(store: dist.Store, rank: int, backend: str, timeout: float) -> None:
     )
 
 
-def send_stage(stage: dict[str, Any], shipment: Shipment, backend: str) -> None:
-    """Rank 0: metadata, then each non-empty tensor, then what the receiver judges against."""
+def send_stage(stage: dict[str, Any], shipment: Shipment, backend: str, peer: int = 1) -> None:
+    """Rank 0: metadata, then each non-empty tensor, then what the receiver judges against, to rank ``peer``."""
     check_sendable(stage)
     metadata = [
         (key, WireTensor(value.dtype, tuple(value.shape)) if torch.is_tensor(value) else value)
         for key, value in stage.items()
     ]
-    dist.send_object_list([metadata], dst=1)
+    dist.send_object_list([metadata], dst=peer)
     for value in stage.values():
         if torch.is_tensor(value) and value.numel():
-            dist.send(_wire(value.detach(), backend), dst=1)
-    dist.send_object_list([shipment.to_cpu()], dst=1)
+            dist.send(_wire(value.detach(), backend), dst=peer)
+    dist.send_object_list([shipment.to_cpu()], dst=peer)
 
 
-def receive_stage(device: torch.device, backend: str) -> tuple[dict[str, Any], Shipment]:
-    """Rank 1: the counterpart of ``send_stage``; tensors land as new buffers on ``device``."""
+def receive_stage(device: torch.device, backend: str, peer: int = 0) -> tuple[dict[str, Any], Shipment]:
+    """Rank 1: the counterpart of ``send_stage``, from rank ``peer``; tensors land as new buffers on ``device``."""
     box: list[Any] = [None]
-    dist.recv_object_list(box, src=0)
+    dist.recv_object_list(box, src=peer)
     received: dict[str, Any] = {}
     for key, meta in box[0]:
         if not isinstance(meta, WireTensor):
@@ -119,11 +119,11 @@ def receive_stage(device: torch.device, backend: str) -> tuple[dict[str, Any], S
         buffer = torch.empty(meta.shape, dtype=meta.dtype, device=device)
         if buffer.numel():
             wire = buffer if backend == "nccl" else torch.empty(meta.shape, dtype=meta.dtype)
-            dist.recv(wire, src=0)
+            dist.recv(wire, src=peer)
             if wire is not buffer:
                 buffer.copy_(wire)
         received[key] = buffer
-    dist.recv_object_list(box, src=0)
+    dist.recv_object_list(box, src=peer)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     return received, box[0]

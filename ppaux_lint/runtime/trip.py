@@ -10,12 +10,13 @@ every one does.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
 from ppaux_lint.runtime.examples import HOW_TO_PROVIDE, Example, examples_of, instantiate
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
+from ppaux_lint.runtime.pair import ALONE, SEND, PairLink, PairSpec
 from ppaux_lint.runtime.peer import dist_round_trip
 from ppaux_lint.runtime.results import (
     ERROR,
@@ -28,13 +29,14 @@ from ppaux_lint.runtime.results import (
 )
 from ppaux_lint.runtime.roundtrip import (
     Outcome,
+    Shipment,
     Steps,
     describe,
     format_detail,
     receive_half,
     send_half,
 )
-from ppaux_lint.runtime.targets import VerifyTarget
+from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
 from ppaux_lint.runtime.transport import backend_for, local_transfer, sender_device
 
 
@@ -46,19 +48,23 @@ def run_request(
     notify: Any = None,
     paths: list[str] | None = None,
     helpers: Helpers = BUNDLED_HELPERS,
+    pair: dict[str, Any] | None = None,
 ) -> VerifyResult:
     """Run ``target``'s round trip (or, without an output, its observer probe) here, judged by ``helpers``;
     never raises.
 
-    ``notify(step, status, phase)`` hears of each step before it starts.
+    ``notify(step, status, phase)`` hears of each step before it starts. ``pair`` (a ``PairSpec``) makes
+    this one rank's half of a launched run instead (see ``pair.py``).
     """
     started = time.perf_counter()
     progress = _Progress(notify)
     steps = Steps(progress)
-    trip = _Trip(target, device, transport, time.monotonic() + timeout, steps, progress, paths or [], helpers)
+    deadline = time.monotonic() + timeout
+    spec = PairSpec.from_json(pair) if pair else None
+    trip = _Trip(target, device, steps, progress, helpers)
     status, detail = PASS, ""
     try:
-        message = trip.run()
+        message = _run(trip, spec, transport, deadline, paths or [])
     except Outcome as outcome:
         status, message, detail = outcome.status, outcome.message, outcome.detail
     except BaseException as exc:  # noqa: BLE001 - a harness bug must still yield a row
@@ -77,6 +83,22 @@ def run_request(
     )
 
 
+def _run(trip: _Trip, spec: PairSpec | None, transport: str, deadline: float, paths: list[str]) -> str:
+    """Pick how the stage dict travels, then run: in this process, to a peer process, or to another rank."""
+    target, steps, helpers = trip.target, trip.steps, trip.helpers
+    if spec is None or spec.role == ALONE:
+        if transport == "dist" and spec is None:
+            return trip.run(_Spawned(target.observer, deadline, steps, paths, helpers))
+        return trip.run(_Local(target.observer, steps, helpers))
+    with PairLink(spec, torch.device(trip.device), deadline, steps) as link:
+        if spec.role == SEND:
+            return trip.run(link)
+        assert target.observer is not None
+        trip.progress.phase = RECEIVING
+        link.receive(target.observer, helpers)
+        return ""
+
+
 class _Progress:
     """Forwards step announcements, stamped with the phase the round trip is in."""
 
@@ -89,41 +111,84 @@ class _Progress:
             self._notify(step, status, self.phase)
 
 
+class _Local:
+    """In-process: fresh buffers on the target device, rebuilt by one observer for every example, as on a
+    real stage."""
+
+    def __init__(self, observer: ClassRef | None, steps: Steps, helpers: Helpers) -> None:
+        self._ref = observer
+        self._steps = steps
+        self._helpers = helpers
+        self._observer: Any = None
+
+    def sender_device(self, device: torch.device) -> torch.device:
+        return device
+
+    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
+        assert self._ref is not None
+        if self._observer is None:
+            self._observer = instantiate(self._ref, device, self._steps)
+        with self._steps.step("transport", ERROR):
+            received = local_transfer(stage, device)
+        receive_half(received, self._observer, shipment, device, self._steps, self._helpers)
+
+
+class _Spawned:
+    """``dist`` on one machine: a peer process started for the class is the receiving rank (``peer.py``)."""
+
+    def __init__(self, observer: ClassRef | None, deadline: float, steps: Steps, paths: list[str],
+                 helpers: Helpers) -> None:
+        self._ref = observer
+        self._deadline = deadline
+        self._steps = steps
+        self._paths = paths
+        self._helpers = helpers
+
+    def sender_device(self, device: torch.device) -> torch.device:
+        return sender_device(device, backend_for(device))
+
+    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
+        assert self._ref is not None
+        dist_round_trip(stage, shipment, self._ref, device, self._deadline, self._steps, self._paths, self._helpers)
+
+
+class _Delivery(Protocol):
+    """How the stage dict reaches the observer, and on which device the sender builds it."""
+
+    def sender_device(self, device: torch.device) -> torch.device: ...
+
+    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device,
+                example: Example) -> None: ...
+
+
 class _Trip:
     """A round trip's state, kept on an object so that what it learnt (the tensors sent) outlives a failure."""
 
-    def __init__(self, target: VerifyTarget, device: str, transport: str, deadline: float, steps: Steps,
-                 progress: _Progress, paths: list[str], helpers: Helpers) -> None:
+    def __init__(self, target: VerifyTarget, device: str, steps: Steps, progress: _Progress,
+                 helpers: Helpers) -> None:
         self.target = target
         self.device = device
-        self.transport = transport
-        self.deadline = deadline
         self.steps = steps
         self.progress = progress
-        self.paths = paths
         self.helpers = helpers
         self.tensors: tuple[TensorInfo, ...] = ()
-        self._observer: Any = None  # the local transport's observer, one for every example as on a real stage
 
-    def run(self) -> str:
+    def run(self, delivery: _Delivery) -> str:
         target = self.target
         target_device = torch.device(self.device)
         if target.output is None:
             return self.probe(target_device)
-        here = target_device
-        if self.transport == "dist":
-            here = sender_device(target_device, backend_for(target_device))
+        here = delivery.sender_device(target_device)
         if here.type == "cuda":
             torch.cuda.set_device(here)
         examples = examples_of(target.output, here, self.steps)
         for example in examples:
             try:
-                self.trip(example, here, target_device)
+                self.trip(example, here, target_device, delivery)
             except Outcome as outcome:
                 if not example.variant:
                     raise
-                raise Outcome(outcome.status, f"{example.variant}: {outcome.message}", outcome.detail,
-                              outcome.in_project) from None
+                raise outcome.within(example.variant) from None
         if target.observer is None:
             raise Outcome(SKIP, _unpaired(target.output.symbol, len(self.tensors)))
         survived = f"{_count(len(self.tensors))} and the host copy survived the round trip"
@@ -131,29 +196,19 @@ class _Trip:
             survived += f" ({'; '.join(e.variant for e in examples)})"
         return survived
 
-    def trip(self, example: Example, here: torch.device, target_device: torch.device) -> None:
+    def trip(self, example: Example, here: torch.device, target_device: torch.device, delivery: _Delivery) -> None:
         """One example's round trip; without an observer, only its sending half."""
-        steps, helpers = self.steps, self.helpers
         self.progress.phase = SENDING
         try:
-            stage, shipment, self.tensors = send_half(example.value, here, steps, helpers)
+            stage, shipment, self.tensors = send_half(example.value, here, self.steps, self.helpers)
         except Outcome as outcome:
             if example.synthesised and outcome.in_project:
                 raise Outcome(SKIP, f"{outcome.message}, on a synthesised example that may not be realistic; "
                               f"{HOW_TO_PROVIDE}", outcome.detail) from None
             raise
         self.progress.phase = RECEIVING
-        observer_ref = self.target.observer
-        if observer_ref is None:
-            return
-        if self.transport == "dist":
-            dist_round_trip(stage, shipment, observer_ref, target_device, self.deadline, steps, self.paths, helpers)
-            return
-        if self._observer is None:
-            self._observer = instantiate(observer_ref, target_device, steps)
-        with steps.step("transport", ERROR):
-            received = local_transfer(stage, target_device)
-        receive_half(received, self._observer, shipment, target_device, steps, helpers)
+        if self.target.observer is not None:
+            delivery.deliver(stage, shipment, target_device, example)
 
     def probe(self, device: torch.device) -> str:
         """An observer with no output to pair: it can still prove that it cannot take part at all."""

@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any, Protocol
 
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
 from ppaux_lint.runtime.procs import Child, ChildGone
@@ -25,6 +26,8 @@ STARTUP_TIMEOUT = 120.0
 DIST_GRACE = 5.0
 """Extra time the driver allows past a class's budget, for the worker to report a hang in its ``dist`` peer."""
 LOCAL_GRACE = 0.5
+POLL = 0.2
+"""How often a watched run (``Runner.supervise``) asks its watcher whether to go on."""
 
 
 def verify(
@@ -37,37 +40,68 @@ def verify(
     helpers: Helpers = BUNDLED_HELPERS,
     on_start: Callable[[VerifyTarget], None] | None = None,
     on_result: Callable[[VerifyResult], None] | None = None,
+    runner: RoundTrips | None = None,
 ) -> list[VerifyResult]:
-    """Run each target's round trip and return one result per target, in order.
-
-    ``device`` is the run's (already resolved) device, which a target's own
-    ``device`` overrides; ``paths`` go first on the worker's ``sys.path``;
-    ``helpers`` (resolved, so ``bundled`` or ``sglang``) is what the workers
-    load to judge. Rows that share a round trip (an output and the observer
-    that rebuilds it) share one run.
-    """
-    runner = _Runner(list(paths), helpers)
-    runs: dict[tuple, VerifyResult] = {}
+    """Run each target's round trip and return one result per target, in order (see ``Session``)."""
     results = []
-    try:
+    with Session(device=device, transport=transport, timeout=timeout, paths=paths, helpers=helpers,
+                 runner=runner) as session:
         for target in targets:
             if on_start is not None:
                 on_start(target)
-            row = _row(target, runs, runner, device, transport, timeout)
+            row = session.run(target)
             results.append(row)
             if on_result is not None:
                 on_result(row)
-    except BaseException:
-        runner.discard()  # interrupted: no waiting for a worker that may be stuck in project code
-        raise
-    runner.close()
     return results
+
+
+class Session:
+    """A verify run fed one target at a time, for front ends that decide which rows run, and when.
+
+    ``verify`` runs a list; pytest's items run one by one, some deselected (``-k``) and some never reached
+    (``-x``), so the plugin asks for each row as it comes. Either way one worker serves every row and rows
+    that share a round trip share one run. ``device`` is the run's (already resolved) device, which a
+    target's own ``device`` overrides; ``paths`` go first on the worker's ``sys.path``; ``helpers``
+    (resolved, so ``bundled`` or ``sglang``) is what the workers load to judge. Leaving the ``with`` block
+    on an exception (an interrupt) kills the worker instead of waiting for it, as it may be stuck in the
+    project's code. ``runner`` replaces the worker with another way to run round trips (under a launcher,
+    ``stages.Leader`` runs each across two ranks).
+    """
+
+    def __init__(self, *, device: str, transport: str, timeout: float, paths: Sequence[str] = (),
+                 helpers: Helpers = BUNDLED_HELPERS, runner: RoundTrips | None = None) -> None:
+        self._runner = runner or Runner(list(paths), helpers)
+        self._runs: dict[tuple, VerifyResult] = {}
+        self._device = device
+        self._transport = transport
+        self._timeout = timeout
+
+    def run(self, target: VerifyTarget) -> VerifyResult:
+        return _row(target, self._runs, self._runner, self._device, self._transport, self._timeout)
+
+    def close(self) -> None:
+        """Let the worker finish; kill it only if it does not."""
+        self._runner.close()
+
+    def discard(self) -> None:
+        """Kill the worker now."""
+        self._runner.discard()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.discard()
 
 
 def _row(
     target: VerifyTarget,
     runs: dict[tuple, VerifyResult],
-    runner: _Runner,
+    runner: RoundTrips,
     device: str,
     transport: str,
     timeout: float,
@@ -102,15 +136,47 @@ def _with_findings(result: VerifyResult, target: VerifyTarget) -> VerifyResult:
     return replace(result, message=f"{result.message} (static findings: {', '.join(codes)})")
 
 
-class _Runner:
-    """Owns at most one worker at a time, and replaces it when it hangs or dies."""
+class RoundTrips(Protocol):
+    """What a ``Session`` runs its round trips with: a ``Runner``, or under a launcher a ``stages.Leader``."""
 
-    def __init__(self, paths: list[str], helpers: Helpers) -> None:
+    helpers: Helpers
+
+    def run(self, target: VerifyTarget, device: str, transport: str, timeout: float) -> VerifyResult: ...
+
+    def close(self) -> None: ...
+
+    def discard(self) -> None: ...
+
+
+class Runner:
+    """Owns at most one worker at a time, and replaces it when it hangs or dies.
+
+    ``die_with_parent`` is for workers of a launched rank (see ``procs.Child``).
+    """
+
+    def __init__(self, paths: list[str], helpers: Helpers, *, die_with_parent: bool = False) -> None:
         self._paths = paths
         self.helpers = helpers
+        self._die_with_parent = die_with_parent
         self._worker: Child | None = None
 
     def run(self, target: VerifyTarget, device: str, transport: str, timeout: float) -> VerifyResult:
+        return self.supervise(target, device, transport, timeout)[0]
+
+    def start(self) -> str:
+        """Have a worker ready, apart from any class's budget; return why none could start, or ""."""
+        return self._ready_worker()[1]
+
+    def supervise(self, target: VerifyTarget, device: str, transport: str, timeout: float, *,
+                  pair: dict[str, Any] | None = None,
+                  watch: Callable[[str], str | None] | None = None) -> tuple[VerifyResult, bool]:
+        """Run one request; return its result and whether the worker failed to finish it.
+
+        ``pair`` goes to the worker with the request (a launched half, see ``pair.py``). ``watch(step)``
+        hears of each step and is asked every ``POLL`` seconds; a reason it returns stops the worker, and
+        becomes the result's message. Without a worker that finished (it hung, died, was stopped or never
+        started) the second value is true: a counterpart waiting on this one must not wait any longer.
+        """
         started = time.perf_counter()
 
         def verdict(status: str, message: str, detail: str = "", phase: str = SENDING) -> VerifyResult:
@@ -120,29 +186,40 @@ class _Runner:
 
         worker, problem = self._ready_worker()
         if worker is None:
-            return verdict(ERROR, f"the verify worker did not start: {problem}")
-        worker.send({"target": target.to_json(), "device": device, "transport": transport, "timeout": timeout})
+            return verdict(ERROR, f"the verify worker did not start: {problem}"), True
+        request = {"target": target.to_json(), "device": device, "transport": transport, "timeout": timeout}
+        worker.send({**request, "pair": pair} if pair else request)
         step, status, phase = "the start of the round trip", ERROR, SENDING
         deadline = time.monotonic() + timeout + (DIST_GRACE if transport == "dist" else LOCAL_GRACE)
         while True:
+            left = deadline - time.monotonic()
             try:
-                event = worker.receive(deadline - time.monotonic())
+                event = worker.receive(min(left, POLL) if watch else left)
             except TimeoutError:
+                if time.monotonic() < deadline:  # a watched run's poll
+                    reason = watch(step) if watch else None
+                    if reason is None:
+                        continue
+                else:
+                    reason = f"timed out after {timeout:g} s during {step}"
                 self.discard()
-                return verdict(status, f"timed out after {timeout:g} s during {step}", phase=phase)
+                return verdict(status, reason, phase=phase), True
             except ChildGone:
                 how, tail = worker.exit_description(), worker.stderr_tail()
                 self.discard()
-                return verdict(status, f"the worker process {how} during {step}", tail, phase)
+                return verdict(status, f"the worker process {how} during {step}", tail, phase), True
             if event.get("event") == "step":
                 step, status, phase = event["step"], event["status"], event.get("phase", phase)
+                if watch:
+                    watch(step)
             elif event.get("event") == "result":
-                return VerifyResult.from_wire(event["result"])
+                return VerifyResult.from_wire(event["result"]), False
 
     def _ready_worker(self) -> tuple[Child | None, str]:
         if self._worker is not None:
             return self._worker, ""
-        worker = Child("ppaux_lint.runtime.worker", [json.dumps(self._paths), self.helpers.source], own_group=True)
+        worker = Child("ppaux_lint.runtime.worker", [json.dumps(self._paths), self.helpers.source], own_group=True,
+                       die_with_parent=self._die_with_parent)
         try:
             event = worker.receive(STARTUP_TIMEOUT)
         except TimeoutError:

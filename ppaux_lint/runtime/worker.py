@@ -42,5 +42,6 @@ def main(argv: list[str]) -> None:
             lambda step, status, phase: channel.send({"event": "step", "step": step, "status": status, "phase": phase}),
             paths,
             helpers,
+            request.get("pair"),
         )
         channel.send({"event": "result", "result": result.to_wire()})

@@ -1,0 +1,229 @@
+"""The pytest plugin: ``pytest --ppaux-verify [paths]`` and the ``pp_round_trip`` fixture.
+
+pytest loads this module (the ``pytest11`` entry point) in every run of every project that has ppaux-lint
+installed, torch or no torch, so it imports nothing heavy: the static pass, the runtime and torch load only
+once ``--ppaux-verify`` is given or a test asks for ``pp_round_trip``. A plain ``pytest`` gets the options
+and a marker, nothing else.
+
+``--ppaux-verify`` adds to pytest's own collection, it does not replace it: for each file pytest walks that
+holds output or observer classes, a collector whose items are verify's rows, one per class
+(``src/acme/outputs.py::ppaux-verify::acme.outputs.TopKOutput``). The rows are planned once, by the same
+``plan_verify`` as ``ppaux-lint verify PATHS``, over the paths pytest was given, and each item runs its
+round trip only when pytest runs it, in one shared worker: a class that ``-k`` deselects or ``-x`` never
+reaches never runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ppaux_lint.runtime.helpers import CHOICES as HELPERS_CHOICES
+from ppaux_lint.runtime.plan import DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from ppaux_lint.runtime.plan import Plan
+    from ppaux_lint.runtime.results import VerifyResult
+    from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
+    from ppaux_lint.runtime.verify import Session
+
+MARKER = "ppaux_verify"
+GROUP = "ppaux-verify"  # the collector between a file and its rows, and the middle of every row's node id
+_PLUGIN = "ppaux-lint-verify"
+DETAIL_SECTION = "ppaux-lint verify: detail"
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ppaux-lint", "ppaux-lint: SGLang pipeline-parallel round trips")
+    group.addoption("--ppaux-verify", action="store_true",
+                    help="also collect one test per auxiliary output and observer class in the given paths, "
+                         "judged as `ppaux-lint verify` judges it")
+    group.addoption("--ppaux-device", metavar="auto|cpu|cuda|cuda:N",
+                    help="where the round trips run (default: auto for --ppaux-verify, cpu for pp_round_trip)")
+    group.addoption("--ppaux-transport", choices=("local", "dist"), default="local",
+                    help="local: in-process copies to fresh buffers; dist: torch.distributed (default: local)")
+    group.addoption("--ppaux-helpers", choices=HELPERS_CHOICES,
+                    help="whose PP helpers judge (default: [tool.ppaux-lint.verify] helpers, else auto)")
+    group.addoption("--ppaux-timeout", type=_seconds, metavar="SECONDS",
+                    help=f"per-class time limit (default: [tool.ppaux-lint.verify] timeout, else "
+                         f"{DEFAULT_TIMEOUT:g})")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MARKER}: a class's pipeline-parallel round trip (--ppaux-verify)")
+    if config.getoption("ppaux_verify"):
+        config.pluginmanager.register(_Verify(config), _PLUGIN)
+
+
+@pytest.fixture(scope="session")
+def pp_round_trip(pytestconfig: pytest.Config) -> Any:
+    """``pp_round_trip(output, observer, *, device=..., transport=..., helpers=..., timeout=...)``: send your
+    output through add → transport → pop as verify does, and get the rebuilt output back.
+
+    It is ``ppaux_lint.runtime.round_trip`` with its defaults taken from ``--ppaux-device`` (else ``cpu``, so
+    that a test behaves alike on every machine), ``--ppaux-transport``, and ``--ppaux-helpers`` and
+    ``--ppaux-timeout`` (else ``[tool.ppaux-lint.verify]``'s). It raises what SGLang's helpers raise.
+    """
+    from ppaux_lint.engine import Options, load_project
+    from ppaux_lint.runtime import round_trip
+
+    settings = load_project([pytestconfig.rootpath], Options()).config.verify
+    option = pytestconfig.getoption
+    return partial(round_trip, device=option("ppaux_device") or "cpu", transport=option("ppaux_transport"),
+                   helpers=option("ppaux_helpers") or settings.helpers or "auto",
+                   timeout=option("ppaux_timeout") or settings.timeout or DEFAULT_TIMEOUT)
+
+
+class _Verify:
+    """``--ppaux-verify``'s half of the plugin, registered only when it is given."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.plan: Plan  # by pytest_sessionstart, before anything else asks
+        self.rows: dict[Path, list[VerifyTarget]] = {}
+        self._session: Session | None = None
+
+    def pytest_sessionstart(self) -> None:
+        """Plan the rows before collection, so that a usage error stops the run as pytest's own would."""
+        from ppaux_lint.errors import UsageError
+        from ppaux_lint.runtime.plan import plan_verify
+
+        option = self.config.getoption
+        here = self.config.invocation_params.dir
+        try:
+            self.plan = plan_verify([here / arg.partition("::")[0] for arg in self.config.args],
+                                    device=option("ppaux_device") or "auto", transport=option("ppaux_transport"),
+                                    timeout=option("ppaux_timeout"), helpers=option("ppaux_helpers"),
+                                    option_prefix="--ppaux-")
+        except UsageError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        for target in self.plan.targets:
+            self.rows.setdefault(Path(_own_class(target).path).resolve(), []).append(target)
+
+    def pytest_report_header(self) -> list[str]:
+        plan, count = self.plan, len(self.plan.targets)
+        return [f"ppaux-lint verify: {count} class{'es' if count != 1 else ''}, device {plan.device}, transport "
+                f"{plan.transport}, helpers {plan.helpers.label}, timeout {plan.timeout:g} s",
+                *(f"ppaux-lint: warning: {warning}" for warning in plan.warnings)]
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        targets = self.rows.get(file_path.resolve())
+        return VerifyFile.from_parent(parent, path=file_path, targets=targets) if targets else None
+
+    def run(self, target: VerifyTarget) -> VerifyResult:
+        """The row of ``target``, in the worker the first row started."""
+        if self._session is None:
+            self._session = self.plan.session()
+        return self._session.run(target)
+
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
+        if self._session is None:
+            return
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            self._session.discard()  # the worker may be stuck in the project's code: no waiting for it
+        else:
+            self._session.close()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        """Word a row's verdict as verify does: its message, at the class, not a traceback into this plugin.
+
+        The message names the step, SGLang's error and, when the project's code raised, where; with ``-v``
+        the worker's traceback follows, in a section of its own, so that the short summary and JUnit's
+        ``message`` attribute still show the message alone.
+        """
+        report = yield
+        if isinstance(item, VerifyItem) and call.excinfo is not None:
+            if call.excinfo.errisinstance(RowVerdict):
+                report.longrepr = item.verdict.message
+                detail = item.verdict.detail
+                if detail and detail != item.verdict.message and self.config.get_verbosity() > 0:
+                    report.sections.append((DETAIL_SECTION, detail))
+            elif report.skipped and item.verdict is not None:
+                report.longrepr = (str(item.path), _own_class(item.target).line, item.verdict.message)
+        return report
+
+
+class VerifyFile(pytest.File):
+    """The rows of one source file, under a ``ppaux-verify`` collector: a test module in the same file keeps
+    its own node ids, and ``-k ppaux-verify`` selects every row."""
+
+    def __init__(self, *, targets: list[VerifyTarget], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.targets = targets
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        yield VerifyGroup.from_parent(self, name=GROUP, targets=self.targets)
+
+
+class VerifyGroup(pytest.Collector):
+    """The ``ppaux-verify`` node of a file: one item per class."""
+
+    def __init__(self, *, targets: list[VerifyTarget], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.targets = targets
+
+    def collect(self) -> Iterator[pytest.Item]:
+        for target in self.targets:
+            yield VerifyItem.from_parent(self, name=target.symbol, target=target)
+
+
+class VerifyItem(pytest.Item):
+    """One class, judged as verify judges it: pass, fail with verify's message, skip with its reason.
+
+    The round trip runs in ``setup``, because its verdict decides the phase pytest reports: verify's
+    ``error`` (the project would not import, the user's own example raised) means the test could not be set
+    up, which pytest calls an error, not a failure.
+    """
+
+    def __init__(self, *, target: VerifyTarget, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target = target
+        self.verdict: VerifyResult | None = None
+        self.add_marker(MARKER)
+
+    def setup(self) -> None:
+        from ppaux_lint.runtime.results import ERROR, SKIP
+
+        self.verdict = self.config.pluginmanager.get_plugin(_PLUGIN).run(self.target)
+        self.user_properties += [("device", self.verdict.device), ("transport", self.verdict.transport),
+                                 ("helpers", self.verdict.helpers)]
+        if self.verdict.status == ERROR:
+            raise RowVerdict(self.verdict.message)
+        if self.verdict.status == SKIP:
+            pytest.skip(self.verdict.message)
+
+    def runtest(self) -> None:
+        from ppaux_lint.runtime.results import FAIL
+
+        if self.verdict.status == FAIL:
+            raise RowVerdict(self.verdict.message)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, max(_own_class(self.target).line - 1, 0), f"{GROUP} {self.target.symbol}"
+
+
+def _own_class(target: VerifyTarget) -> ClassRef:
+    """The ``ClassRef`` of the row's own class: an observer's row also names the output it rebuilds."""
+    from ppaux_lint.runtime.targets import OUTPUT
+
+    return target.output if target.role == OUTPUT else target.observer
+
+
+class RowVerdict(Exception):
+    """A row that failed (raised in the call phase) or errored (in setup, so pytest reports an error)."""

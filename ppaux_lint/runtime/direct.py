@@ -1,0 +1,65 @@
+"""The round trip of the caller's own instances, in the caller's process: ``round_trip`` and ``pp_round_trip``.
+
+``verify`` builds its own examples and judges them in a worker, reporting a row. A user's test already has
+a realistic output and a configured observer, and wants the rebuilt output back to assert on, or SGLang's
+exception to ``pytest.raises``. So this runs verify's own halves (``send_half`` and ``receive_half``) over
+one of its transports, here, and turns their verdicts back into what raised: the exception itself when the
+helpers or the project's code raised one (the ``Outcome`` it became says so by its ``__cause__``), else a
+``RoundTripFailed`` with verify's message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ppaux_lint.runtime.devices import resolve_device
+from ppaux_lint.runtime.helpers import AUTO, load_helpers
+from ppaux_lint.runtime.roundtrip import Outcome, Steps, receive_half, send_half
+from ppaux_lint.runtime.transport import local_transfer
+
+LOCAL, DIST = "local", "dist"
+DIST_TIMEOUT = 60.0
+
+
+class RoundTripFailed(AssertionError):
+    """Nothing raised, yet the rebuilt output is not the one sent, or the stage dict was disturbed.
+
+    The message is verify's (``copy_to_host differs: host.mask is missing``), so a test fails with the same
+    words a ``verify`` row would carry.
+    """
+
+
+def round_trip(output: Any, observer: Any, *, device: str = "cpu", transport: str = LOCAL,
+               helpers: str = AUTO, timeout: float = DIST_TIMEOUT) -> Any:
+    """Send ``output`` from the last PP stage and rebuild it with ``observer`` on the first; return the result.
+
+    The path is verify's: ``add_auxiliary_output_to_pp_tensors`` into a stage dict that holds other stage
+    tensors too, the transport (``local``: fresh buffers in this process; ``dist``: a real gloo link to a
+    second process and back, see ``relay.py``) onto ``device`` (``cpu``, ``cuda``, ``cuda:N`` or ``auto``),
+    then ``pop_auxiliary_output_from_pp_tensors`` with ``observer``, judged by ``helpers`` (``auto``: SGLang's
+    own when they import). Whatever the helpers or the project's code raise is raised as it is, e.g.
+    ``RuntimeError: auxiliary output does not support pipeline-parallel transport``; verify's pass criteria
+    that fail without an exception raise ``RoundTripFailed``. ``timeout`` bounds the ``dist`` link.
+    """
+    if transport not in (LOCAL, DIST):
+        raise ValueError(f"unknown transport {transport!r}: use {LOCAL} or {DIST}")
+    target = torch.device(resolve_device(device))
+    judges = load_helpers(helpers)
+    steps = Steps()
+    try:
+        stage, shipment, _ = send_half(output, target, steps, judges)
+        if transport == DIST:
+            from ppaux_lint.runtime.relay import relay_transfer
+
+            received = relay_transfer(stage, shipment, target, timeout)
+        else:
+            received = local_transfer(stage, target)
+        return receive_half(received, observer, shipment, target, steps, judges)
+    except Outcome as outcome:
+        failure = outcome
+    cause = failure.__cause__
+    if cause is None:
+        raise RoundTripFailed(failure.message)
+    raise cause

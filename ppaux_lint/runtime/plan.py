@@ -1,0 +1,121 @@
+"""From the user's flags and config to a verify run that is ready to start: the part every front end shares.
+
+``ppaux-lint verify`` and the pytest plugin (``pytest --ppaux-verify``) take the same settings under
+different flag names, and must refuse the same mistakes the same way: a device that does not exist, an
+example factory that is not ``pkg.module:function``, ``helpers = "sglang"`` where SGLang's helpers do not
+import. Every such mistake is found here, before any worker starts, and named after the flag
+(``option_prefix`` + ``device``) or the config key that made it. Torch is imported only once a plan is
+made, so a front end can import this module to describe its options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ppaux_lint.errors import UsageError
+from ppaux_lint.runtime.helpers import Helpers
+
+if TYPE_CHECKING:
+    from ppaux_lint.runtime.results import VerifyResult
+    from ppaux_lint.runtime.targets import VerifyTarget
+    from ppaux_lint.runtime.verify import Session
+
+DEFAULT_TIMEOUT = 60.0
+
+
+class VerifyUsageError(UsageError):
+    """Something the user must fix before verify can run; exit code 2."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to verify and how, checked: resolved devices, loaded helpers, the worker's import paths."""
+
+    targets: list[VerifyTarget]
+    device: str
+    transport: str
+    timeout: float
+    paths: list[str]
+    helpers: Helpers
+    warnings: list[str]
+
+    def run(self, on_start: Callable[[VerifyTarget], None] | None = None,
+            on_result: Callable[[VerifyResult], None] | None = None) -> list[VerifyResult]:
+        """Every target, in order."""
+        from ppaux_lint.runtime.verify import verify
+
+        return verify(self.targets, device=self.device, transport=self.transport, timeout=self.timeout,
+                      paths=self.paths, helpers=self.helpers, on_start=on_start, on_result=on_result)
+
+    def session(self) -> Session:
+        """A session to run the targets one by one, as their caller chooses."""
+        from ppaux_lint.runtime.verify import Session
+
+        return Session(device=self.device, transport=self.transport, timeout=self.timeout, paths=self.paths,
+                       helpers=self.helpers)
+
+
+def plan_verify(
+    paths: Sequence[Path],
+    *,
+    device: str = "auto",
+    transport: str = "local",
+    timeout: float | None = None,
+    config_path: Path | None = None,
+    helpers: str | None = None,
+    option_prefix: str = "--",
+) -> Plan:
+    """Run the static pass over ``paths`` and plan a round trip for every class found in them.
+
+    ``timeout`` and ``helpers`` default to ``[tool.ppaux-lint.verify]``'s, then to ``DEFAULT_TIMEOUT`` and
+    ``auto``. Raises ``VerifyUsageError`` for anything the user must fix.
+    """
+    from ppaux_lint.runtime import require_torch
+
+    try:
+        require_torch()
+    except ImportError as exc:
+        raise VerifyUsageError(str(exc)) from None
+    from ppaux_lint.engine import Options, analyze
+    from ppaux_lint.runtime.devices import DeviceError, resolve_device
+    from ppaux_lint.runtime.helpers import AUTO, HelpersUnavailable, load_helpers
+    from ppaux_lint.runtime.targets import targets_from_analysis
+
+    try:
+        run_device = resolve_device(device)
+    except DeviceError as exc:
+        raise VerifyUsageError(f"{option_prefix}device: {exc}") from None
+    analysis = analyze(list(paths), Options(config_path=config_path))
+    settings = analysis.project.config.verify
+    for key, spec in settings.examples.items():
+        module, sep, attr = spec.partition(":")
+        if not (module and sep and attr):
+            raise VerifyUsageError(
+                f"'tool.ppaux-lint.verify.examples.{key}' = {spec!r} must look like 'pkg.module:function'"
+            )
+    devices: dict[str, str] = {}
+    for key, spec in settings.devices.items():
+        try:
+            devices[spec] = resolve_device(spec)
+        except DeviceError as exc:
+            raise VerifyUsageError(f"'tool.ppaux-lint.verify.devices.{key}': {exc}") from None
+    try:
+        judges = load_helpers(helpers or settings.helpers or AUTO)
+    except HelpersUnavailable as exc:
+        chosen_by = f"{option_prefix}helpers sglang" if helpers else (
+            f"'tool.ppaux-lint.verify.helpers' = \"sglang\" in {analysis.project.config.path}")
+        raise VerifyUsageError(f"{chosen_by}: {exc}") from None
+    targets = [replace(t, device=devices[t.device]) if t.device else t for t in targets_from_analysis(analysis)]
+    root = analysis.project.root
+    return Plan(
+        targets=targets,
+        device=run_device,
+        transport=transport,
+        timeout=timeout or settings.timeout or DEFAULT_TIMEOUT,
+        paths=[str(p) for p in (root, root / "src") if p.is_dir()],
+        helpers=judges,
+        warnings=list(analysis.discovery.warnings),
+    )

@@ -1,0 +1,92 @@
+"""``pytest --ppaux-verify PATHS``: one item per class, judged exactly as ``ppaux-lint verify`` judges it.
+
+Each test runs pytest in a subprocess, as a user would, on the acme project of ``projects.py``: the plugin
+is loaded through its ``pytest11`` entry point, and the project has no conftest.py.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from .projects import ROWS, ran_good_output, write_project
+
+pytest.importorskip("torch")
+
+pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.slow
+
+NOT_SENDABLE = ("add_auxiliary_output_to_pp_tensors: RuntimeError: auxiliary output does not support "
+                "pipeline-parallel transport (static findings: PPA001 on acme.broken.NoSendOutput)")
+EXAMPLE_RAISED = ("example of acme.good.ExampleRaisesOutput: ExampleRaisesOutput.ppaux_example raised "
+                  "ValueError: needs a model config")
+WORDS = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR"}
+
+
+@pytest.fixture
+def acme(pytester: pytest.Pytester):
+    return write_project(pytester.path)
+
+
+def has_line(result: pytest.RunResult, pattern: str) -> bool:
+    return any(fnmatch.fnmatchcase(line, pattern) for line in result.stdout.lines)
+
+
+def test_every_class_is_an_item_with_verify_s_verdict(pytester: pytest.Pytester, acme):
+    result = pytester.runpytest_subprocess("--ppaux-verify", "src", "-rA", "--junit-xml=report.xml")
+
+    result.assert_outcomes(passed=4, failed=3, skipped=1, errors=1)
+    assert has_line(result, "ppaux-lint verify: 9 classes, device *, transport local, helpers *, timeout 30 s")
+    for nodeid, outcome in ROWS.items():
+        if outcome in WORDS:
+            assert has_line(result, f"{WORDS[outcome]} {nodeid}*"), nodeid
+    assert NOT_SENDABLE in result.stdout.lines  # the failure's report is verify's message: SGLang's error
+    assert has_line(result, "*ERROR at setup of ppaux-verify acme.good.ExampleRaisesOutput*")
+    assert EXAMPLE_RAISED in result.stdout.lines
+    line = (acme / "src/acme/good.py").read_text().splitlines().index("class OpaqueOutput:") + 1
+    assert has_line(result, f"SKIPPED [[]1[]] src/acme/good.py:{line}: no example of acme.good.OpaqueOutput: "
+                            "cannot synthesise an example: no value for 'handle' of type Handle; *")
+    assert ran_good_output(acme)
+
+    cases = {f"{case.get('classname')}::{case.get('name')}": case
+             for case in ET.parse(acme / "report.xml").getroot().iter("testcase")}
+    expected = {nodeid.replace("/", ".").replace(".py::", "."): outcome for nodeid, outcome in ROWS.items()}
+    assert sorted(cases) == sorted(expected)  # classname "src.acme.good.ppaux-verify", name "acme.good.GoodOutput"
+    tags = {"passed": None, "failed": "failure", "error": "error", "skipped": "skipped"}
+    for key, outcome in expected.items():
+        found = [child.tag for child in cases[key] if child.tag != "properties"]
+        assert found == ([tags[outcome]] if tags[outcome] else []), key
+    case = cases["src.acme.broken.ppaux-verify::acme.broken.NoSendOutput"]
+    assert case.find("failure").get("message") == NOT_SENDABLE
+    assert {p.get("name"): p.get("value") for p in case.iter("property")}["transport"] == "local"
+    case = cases["src.acme.good.ppaux-verify::acme.good.ExampleRaisesOutput"]
+    assert case.find("error").get("message") == f'failed on setup with "{EXAMPLE_RAISED}"'
+
+
+def test_k_runs_only_the_classes_it_selects(pytester: pytest.Pytester, acme):
+    result = pytester.runpytest_subprocess("--ppaux-verify", "src", "-k", "NoSendOutput", "-p", "no:cacheprovider",
+                                           "--ppaux-timeout", "20")
+
+    result.assert_outcomes(failed=1, deselected=8)
+    assert has_line(result, "ppaux-lint verify: 9 classes, * timeout 20 s")  # the flag wins over the config
+    assert not ran_good_output(acme)  # deselected classes never run
+    assert not (acme / ".pytest_cache").exists()
+    assert not list(acme.rglob("conftest.py"))
+
+
+def test_x_stops_after_the_first_failing_class(pytester: pytest.Pytester, acme):
+    result = pytester.runpytest_subprocess("--ppaux-verify", "src", "-x")
+
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["FAILED src/acme/broken.py::ppaux-verify::acme.broken.NoRebuildObserver*",
+                                 "*stopping after 1 failures*"])
+    assert not ran_good_output(acme)
+
+
+def test_a_device_that_does_not_exist_is_a_usage_error(pytester: pytest.Pytester, acme):
+    result = pytester.runpytest_subprocess("--ppaux-verify", "src", "--ppaux-device", "cuda:99")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --ppaux-device: device 'cuda:99' does not exist*"])
