@@ -115,7 +115,19 @@ def targets_from_analysis(analysis: Any) -> list[VerifyTarget]:
         codes.setdefault(finding.symbol, set()).add(finding.code)
     asked = {Path(p) for p in analysis.discovery.targets}
     rows = {c.fqn for c in analysis.classes.values() if Path(c.path) in asked}
-    return build_targets(analysis.classes.values(), settings, codes, rows, untransported(analysis.suppressed))
+    targets = build_targets(analysis.classes.values(), settings, codes, rows, untransported(analysis.suppressed))
+    return [_skip_forward_only(target, analysis.classes) for target in targets]
+
+
+def _skip_forward_only(target: VerifyTarget, classes: Mapping[str, Any]) -> VerifyTarget:
+    """A forward output never meets the PP helpers (SGLang refuses a forward observer when ``pp_size > 1``),
+    so a round trip would test nothing that production does: its row says so instead."""
+    info = classes.get(target.symbol)
+    forward_by = getattr(info, "forward_only_by", ()) if info is not None else ()
+    if target.skip or not forward_by:
+        return target
+    return replace(target, skip=f"a forward output of {', '.join(forward_by)}: forward observers are refused "
+                                "with pp_size > 1, so it never crosses a pipeline stage")
 
 
 def untransported(suppressed: Iterable[Any]) -> dict[str, str]:

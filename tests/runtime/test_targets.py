@@ -178,3 +178,29 @@ def test_noqa_and_per_file_ignores_from_the_real_static_pass(tmp_path, monkeypat
                                            "pipeline stage")
     assert targets["plug.debug_obs.Probe"].skip == ("per-file-ignores 'plug/debug_*.py' for PPA002 declares it "
                                                     "never crosses a pipeline stage")
+
+
+def test_a_forward_output_is_skipped_and_a_pp_output_beside_it_is_not(tmp_path, monkeypatch):
+    from ppaux_lint.engine import analyze
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'plug'\n", encoding="utf-8")
+    (tmp_path / "plug").mkdir()
+    (tmp_path / "plug" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "plug" / "capture.py").write_text(
+        "from typing import Optional\n\nimport torch\n"
+        "from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n"
+        "from sglang.srt.model_executor.forward_observer import ForwardObserver\n\n\n"
+        "class Capture(DeviceAuxiliaryOutput):\n"
+        "    def __init__(self, hidden: torch.Tensor):\n        self.hidden = hidden\n\n"
+        "    def copy_to_host(self, copy_tensor):\n        return copy_tensor(self.hidden)\n\n\n"
+        "class CaptureObserver(ForwardObserver):\n"
+        "    def after_forward(self, batch, forward_batch, logits_output, *, can_run_graph) -> Optional[Capture]:\n"
+        "        return Capture(logits_output.hidden_states)\n\n\n"
+        "class Plain(DeviceAuxiliaryOutput):\n"
+        "    def copy_to_host(self, copy_tensor):\n        return None\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    targets = by_symbol(targets_from_analysis(analyze([str(tmp_path / "plug")])))
+    assert targets["plug.capture.Capture"].skip == (
+        "a forward output of plug.capture.CaptureObserver: forward observers are refused with pp_size > 1, so "
+        "it never crosses a pipeline stage")
+    assert targets["plug.capture.Plain"].skip == ""
