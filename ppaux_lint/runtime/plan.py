@@ -10,10 +10,10 @@ made, so a front end can import this module to describe its options.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ppaux_lint.errors import UsageError
 from ppaux_lint.runtime.helpers import Helpers
@@ -115,7 +115,22 @@ def plan_verify(
         device=run_device,
         transport=transport,
         timeout=timeout or settings.timeout or DEFAULT_TIMEOUT,
-        paths=[str(p) for p in (root, root / "src") if p.is_dir()],
+        paths=import_roots(root, analysis.discovery.files),
         helpers=judges,
         warnings=list(analysis.discovery.warnings),
     )
+
+
+def import_roots(root: Path, files: Iterable[Any]) -> list[str]:
+    """Where the worker imports the project from: the directory each discovered module's name starts in
+    (a ``src/`` layout, a packaging config's directory, a namespace portion's root, a monorepo's sub-project),
+    so that ``import`` finds every class under the very name ``check`` gave it; the project root first."""
+    roots = [str(root)]
+    for source in files:
+        if not source.module:
+            continue
+        depth = source.module.count(".") + (1 if source.is_package else 0)
+        directory = str(Path(source.path).parents[depth])
+        if directory not in roots:
+            roots.append(directory)
+    return roots

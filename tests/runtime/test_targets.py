@@ -204,3 +204,15 @@ def test_a_forward_output_is_skipped_and_a_pp_output_beside_it_is_not(tmp_path, 
         "a forward output of plug.capture.CaptureObserver: forward observers are refused with pp_size > 1, so "
         "it never crosses a pipeline stage")
     assert targets["plug.capture.Plain"].skip == ""
+
+
+def test_the_worker_imports_each_module_from_where_its_name_starts(tmp_path):
+    from ppaux_lint.discover import SourceFile
+    from ppaux_lint.runtime.plan import import_roots
+
+    files = [SourceFile(str(tmp_path / "src" / "acme" / "steer" / "base.py"), "acme.steer.base", False),
+             SourceFile(str(tmp_path / "src" / "acme" / "steer" / "__init__.py"), "acme.steer", True),
+             SourceFile(str(tmp_path / "python" / "sglang" / "srt" / "x.py"), "sglang.srt.x", False),
+             SourceFile(str(tmp_path / "loose.py"), "loose", False),
+             SourceFile(str(tmp_path / "notes" / "odd-name.py"), "", False)]
+    assert import_roots(tmp_path, files) == [str(tmp_path), str(tmp_path / "src"), str(tmp_path / "python")]
