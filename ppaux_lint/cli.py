@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import click
 
@@ -39,7 +40,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
               help="How to print findings.")
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (comma-separated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes (comma-separated).")
-@click.option("--exclude", multiple=True, metavar="PATTERN", help="Also exclude paths matching this gitignore-style pattern.")
+@click.option("--exclude", multiple=True, metavar="PATTERN",
+              help="Also exclude paths matching this gitignore-style pattern.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes even to files passed explicitly.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Read settings from this TOML file instead of the project's pyproject.toml.")
@@ -54,18 +56,28 @@ def cli(ctx: click.Context, debug: bool) -> None:
               help="Print the fixes as a unified diff and write nothing; exit 1 if there would be changes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that add behaviour (generated methods).")
 @click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="Check standard input as the contents of PATH (pass `-` or no PATHS); with --fix, print the "
+                   "fixed source and report what remains on stderr.")
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, select: tuple[str, ...],
           ignore: tuple[str, ...], exclude: tuple[str, ...], force_exclude: bool, config_path: Path | None,
           no_cache: bool, cache_dir: Path | None, exit_zero: bool, statistics: bool, quiet: bool,
           apply_fix: bool = False, show_diff: bool = False, unsafe_fixes: bool = False,
-          show_fixes: bool = False) -> None:
-    """Check PATHS (default: the current directory) for classes that cannot cross a PP stage."""
+          show_fixes: bool = False, stdin_filename: Path | None = None) -> None:
+    """Check PATHS (default: the current directory) for classes that cannot cross a PP stage.
+
+    `-` checks standard input, named by --stdin-filename, against the rest of the project on disk, as an
+    editor plugin needs for an unsaved buffer."""
     from ppaux_lint.engine import Options, analyze
     from ppaux_lint.report import RENDERERS
 
+    stdin = _stdin_path(paths, stdin_filename)
+    if stdin is not None:
+        paths = (stdin,)
+    overlays = {str(stdin.absolute()): sys.stdin.buffer.read()} if stdin is not None else {}
     options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
-                      force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir)
+                      force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir, overlays=overlays)
     from ppaux_lint import fixes
 
     with _progress(output_format in ("full", "concise") and not quiet):
@@ -82,7 +94,15 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
                    err=True)
         ctx.exit(EXIT_FINDINGS if preview.files and not exit_zero else EXIT_CLEAN)
     fixed: list = []
-    if apply_fix:
+    if apply_fix and stdin is not None:  # as ruff: the fixed source on stdout, what remains on stderr
+        outcome = guarded(ctx, lambda: _fix_in_memory(analysis, paths, options, unsafe_fixes))
+        fixes.report_failures(outcome.failed)
+        analysis, fixed = outcome.analysis, outcome.fixed
+        sys.stdout.flush()
+        sys.stdout.buffer.write(next(iter(analysis.overlays.values())))
+        sys.stdout.buffer.flush()
+        out = sys.stderr
+    elif apply_fix:
         outcome = guarded(ctx, lambda: fixes.fix_project(analysis, lambda: analyze(list(paths), options),
                                                           unsafe=unsafe_fixes))
         fixes.report_failures(outcome.failed)
@@ -91,12 +111,46 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     if statistics:
         _print_statistics(findings, output_format, out)
     else:
-        RENDERERS[output_format](findings, out)
+        render = RENDERERS[output_format]
+        if output_format == "full":  # the only format that quotes source lines: the overlay's, where checked
+            render = functools.partial(render, overlays=analysis.overlays)
+        render(findings, out)
         if output_format in ("full", "concise") and not quiet:
             if show_fixes and fixed:
                 _print_fixed(fixed, out)
             _print_summary(findings, len(analysis.discovery.targets), out, fixed=len(fixed), unsafe=unsafe_fixes)
     ctx.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _stdin_path(paths: tuple[Path, ...], stdin_filename: Path | None) -> Path | None:
+    """The file standard input stands for, or None when PATHS are files on disk. Only a name places it in a
+    project (its module name, its config), so `-` needs --stdin-filename rather than a guess."""
+    dash = Path("-")
+    if stdin_filename is None:
+        if dash in paths:
+            raise ExitError("`-` reads standard input, which needs --stdin-filename PATH to say which file it is")
+        return None
+    if any(path != dash for path in paths):
+        raise ExitError("--stdin-filename checks standard input: pass `-` or no PATHS, not "
+                        + " ".join(str(p) for p in paths if p != dash))
+    return stdin_filename
+
+
+def _fix_in_memory(analysis, paths: tuple[Path, ...], options, unsafe: bool):
+    """``--fix`` on standard input: each round's result goes back into the overlay, and the next round
+    analyses that; nothing is written to disk."""
+    import dataclasses
+
+    from ppaux_lint import fixes
+    from ppaux_lint.engine import analyze
+
+    current = dict(analysis.overlays)
+
+    def save(result) -> None:
+        current[result.path] = result.fixed.encode(result.encoding)
+
+    return fixes.fix_project(analysis, lambda: analyze(list(paths), dataclasses.replace(options, overlays=current)),
+                             unsafe=unsafe, save=save)
 
 
 def _progress(enabled: bool):
@@ -205,7 +259,8 @@ def rule(code: str) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--output-format", type=click.Choice(("tree", "json")), default="tree", show_default=True,
               help="A tree for people, or JSON for tools.")
-@click.option("--exclude", multiple=True, metavar="PATTERN", help="Also exclude paths matching this gitignore-style pattern.")
+@click.option("--exclude", multiple=True, metavar="PATTERN",
+              help="Also exclude paths matching this gitignore-style pattern.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Read settings from this TOML file instead of the project's pyproject.toml.")
 @click.pass_context
@@ -245,6 +300,15 @@ def rules_command(output_format: str) -> None:
     make_console(width=max(120, make_console().width)).print(table)
 
 
+@cli.command()
+@click.pass_context
+def server(ctx: click.Context) -> None:
+    """Run the language server on stdin/stdout (needs the `lsp` extra: pip install 'ppaux-lint[lsp]')."""
+    from ppaux_lint.server import serve
+
+    ctx.exit(guarded(ctx, serve))
+
+
 cli.add_command(verify)
 
 
@@ -261,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo(f"{PREFIX}interrupted", err=True)
         code = EXIT_ERROR
-    except BaseException as exc:  # noqa: BLE001 - last line of defence for "never a traceback"
+    except BaseException as exc:  # the last line of defence for "never a traceback"
         if isinstance(exc, SystemExit):
             raise
         click.echo(f"{PREFIX}internal error: {type(exc).__name__}: {exc}", err=True)

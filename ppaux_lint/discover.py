@@ -8,7 +8,7 @@ what layout.py (module names) and scopes.py (the config in force) decide for eve
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -48,12 +48,20 @@ class Discovery:
         return {f.path: f.module for f in self.files}
 
 
+def file_key(path: Path) -> str:
+    """The absolute name discovery gives a file: its directory resolved, not the file, so that a symlinked
+    file keeps the name it was given. Overlays and editors' documents are matched to files by this name."""
+    path = path if path.is_absolute() else Path.cwd() / path
+    return str(path.parent.resolve() / path.name)
+
+
 def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cli_excludes: Sequence[str] = (),
-             force_exclude: bool = False, tops: Sequence[Path] = ()) -> Discovery:
+             force_exclude: bool = False, tops: Sequence[Path] = (), overlays: Collection[str] = ()) -> Discovery:
     """The files under ``tops`` (default: ``root``), which of them ``paths`` asks about, and their names.
 
     ``config`` replaces every ``[tool.ppaux-lint]`` table (``--config``); without it each file follows
-    its nearest one (scopes.py).
+    its nearest one (scopes.py). ``overlays`` are files (by :func:`file_key`) whose text is in memory (an
+    editor's buffer, standard input): passed as a path, one is a file even when nothing is on disk yet.
     """
     cwd = Path.cwd()
     walked_tops = [str(t) for t in tops] or [str(root)]
@@ -68,15 +76,17 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
     explicit: list[str] = []
     for given in paths or [cwd]:
         path = given if given.is_absolute() else cwd / given
-        if not path.exists() and not path.is_symlink():
+        key = file_key(path)
+        in_memory = key in overlays
+        if not in_memory and not path.exists() and not path.is_symlink():
             raise UsageError(f"{given}: no such file or directory")
-        # Resolve the directory, not a symlinked file, so a file keeps the name it was given.
-        path = path.resolve() if path.is_dir() else path.parent.resolve() / path.name
+        is_dir = not in_memory and path.is_dir()
+        path = path.resolve() if is_dir else Path(key)
         text = str(path)
-        if path.is_dir():
+        if is_dir:
             prefix = text.rstrip(os.sep) + os.sep
             targets.update(f for f in project if f.startswith(prefix))
-        elif path.is_file():
+        elif in_memory or path.is_file():
             if force_exclude and _force_excluded(text, walked_tops, scopes, gitignores):
                 continue
             targets.add(text)
@@ -84,7 +94,7 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
         else:
             warnings.append(f"{given}: not a regular file, skipped")
     asked = set(explicit)
-    outside = sorted(asked - walked)  # excluded files given explicitly
+    outside = sorted(asked - walked)  # excluded files given explicitly, and new ones only in memory
     configs = {path: scopes.of(os.path.dirname(path)).config for path in (*project, *outside)}
     names = {path: roots.name(path, walker.is_package_dir) for path in configs}  # every pyproject.toml is known
     ordered = sorted(configs, key=_ownership(names, asked, walked))

@@ -6,13 +6,13 @@ the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ppaux_lint.cache import CACHE_DIR_NAME, Cache
 from ppaux_lint.config import Config, Protocols, load_config
-from ppaux_lint.discover import Discovery, discover
+from ppaux_lint.discover import Discovery, discover, file_key
 from ppaux_lint.findings import Finding
 from ppaux_lint.index import ProjectIndex
 from ppaux_lint.layout import PyProjects, common_root, project_roots
@@ -51,6 +51,12 @@ class Options:
     no_cache: bool = False
     cache_dir: Path | None = None
     prefilter: bool = True  # off only to prove, in tests, that it changes nothing
+    # In-memory contents by path (standard input, an editor's unsaved buffers): read instead of the file,
+    # which need not exist yet; pass an overlay's path to have it checked.
+    overlays: Mapping[str, bytes] = field(default_factory=dict)
+    # Start no worker processes: the language server analyses in a thread, and a process forked from a
+    # threaded one can inherit a lock another thread held (stdout's, mid-write) and hang on exit.
+    in_process: bool = False
 
 
 @dataclass
@@ -63,6 +69,7 @@ class Analysis:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     suppressed: list[Suppressed] = field(default_factory=list)  # silenced by noqa or per-file-ignores
     indexes: dict[tuple[Protocols, bool], ProjectIndex] = field(default_factory=dict)  # one per protocol set
+    overlays: Mapping[str, bytes] = field(default_factory=dict)  # by file_key: what was read instead of disk
 
     def index_for(self, path: str) -> ProjectIndex:
         """The index that judged the classes of ``path``: the one built with its config's protocols."""
@@ -87,11 +94,14 @@ def analyze(paths: Sequence[str | Path], options: Options = Options(), project: 
     """
     given = [Path(p) for p in paths] or [Path(".")]
     project = project or load_project(given, options)
+    overlays = {file_key(Path(path)): data for path, data in options.overlays.items()}
     discovery = discover(given, project.root, project.config if project.override else None, options.exclude,
-                         options.force_exclude, project.tops)
+                         options.force_exclude, project.tops, overlays)
     configs = {config.path: config for config in discovery.all_configs}
     selections = {path: _selection(config, options) for path, config in configs.items()}  # each one validated
-    store = SummaryStore(discovery.files, _cache(project, options), project.config.summary_key())
+    store = SummaryStore(discovery.files, _cache(project, options), project.config.summary_key(),
+                         jobs=1 if options.in_process else None, isolate=False if options.in_process else None,
+                         overlays=overlays)
     targets = discovery.targets
     passes = {_group(discovery.config_of(path)): discovery.config_of(path) for path in sorted(targets)}
     indexes: dict[tuple[Protocols, bool], ProjectIndex] = {}
@@ -118,7 +128,7 @@ def analyze(paths: Sequence[str | Path], options: Options = Options(), project: 
         suppressed.extend(silenced)
     findings.sort(key=lambda f: f.sort_key)
     return Analysis(project, discovery, tuple(store.summaries.values()), next(iter(indexes.values())), findings,
-                    classes, suppressed, indexes)
+                    classes, suppressed, indexes, overlays)
 
 
 def _group(config: Config) -> tuple[Protocols, bool]:

@@ -100,13 +100,16 @@ def _relative(path: str, root: Path) -> str:
         return Path(path).as_posix()
 
 
+def noqa_lines(finding: Finding, summary: FileSummary) -> tuple[int, ...]:
+    """The lines where a ``# noqa`` silences the finding: for a class-level finding the class line first (where
+    the language server adds one), then the finding's own line."""
+    class_lines = [cls.class_line for cls in summary.classes if cls.span == finding.span]
+    return tuple(dict.fromkeys([*class_lines, finding.span.line]))
+
+
 def _suppressed_at(finding: Finding, summary: FileSummary) -> int | None:
-    """The line of the ``# noqa`` that silences the finding: on its own line or, for class-level findings,
-    on the class line."""
-    lines = {finding.span.line}
-    for cls in summary.classes:
-        if cls.span == finding.span:
-            lines.add(cls.class_line)
+    """The line of the ``# noqa`` that silences the finding."""
+    lines = noqa_lines(finding, summary)
     for line, codes in summary.noqa:
         if line in lines and (not codes or finding.code in codes):
             return line

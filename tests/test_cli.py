@@ -74,7 +74,7 @@ def test_json_fields(project):
     records = as_json()
     assert len(records) == 3
     for record in records:
-        assert JSON_FIELDS <= set(record)
+        assert set(record) >= JSON_FIELDS
         assert record["path"] == "src/pkg/mod.py"
         assert record["severity"] == "error"
         assert all(isinstance(record[k], int) for k in ("line", "column", "end_line", "end_column"))

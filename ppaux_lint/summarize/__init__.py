@@ -85,7 +85,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         prefix_uses=tuple(collector.uses.prefix_uses),
         noqa=noqa_lines(text),
         defs=tuple(collector.defs),
-        defines_helpers=HELPER_NAMES <= set(collector.defs),
+        defines_helpers=set(collector.defs) >= HELPER_NAMES,
         handoffs=tuple(collector.handoffs.found),
     )
 

@@ -26,7 +26,7 @@ from ppaux_lint.runtime.examples import (  # noqa: E402
 )
 
 if TYPE_CHECKING:
-    from some_library_that_is_not_installed import Tensor  # noqa: F401
+    from some_library_that_is_not_installed import Tensor
 
 CPU = torch.device("cpu")
 

@@ -1,0 +1,23 @@
+"""``ppaux-lint server``: the checks in an editor, over the Language Server Protocol on stdin/stdout.
+
+Built on pygls (the ``lsp`` extra), which does the JSON-RPC framing, the protocol's life cycle and the
+document syncing; this package is only what the messages mean for ppaux-lint. Importing it costs nothing
+until :func:`serve` runs, so ``check`` never loads pygls.
+"""
+
+from __future__ import annotations
+
+from ppaux_lint.errors import UsageError
+
+_PROTOCOL_PACKAGES = {"pygls", "lsprotocol", "cattrs"}
+
+
+def serve() -> int:
+    """Run the server until the client says ``exit``; the exit code LSP asks for."""
+    try:
+        from ppaux_lint.server.app import run
+    except ImportError as error:
+        if (error.name or "").partition(".")[0] not in _PROTOCOL_PACKAGES:
+            raise
+        raise UsageError("the language server needs pygls 2: pip install 'ppaux-lint[lsp]'") from None
+    return run()

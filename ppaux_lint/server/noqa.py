@@ -1,0 +1,51 @@
+"""The edit behind "Disable PPA0xx for this line": a ``# noqa: CODE`` where the engine reads it.
+
+The comment goes on the line selection.py reads first for the finding (the ``class`` line for a class-level
+finding), extending a ``# noqa: ...`` already there, since only the first such comment on a line counts.
+A line that ends inside a string or continues with a backslash cannot take a comment: no edit then.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+
+from ppaux_lint.findings import Edit, Finding
+from ppaux_lint.selection import noqa_lines
+from ppaux_lint.server.positions import Lines
+from ppaux_lint.summarize.text import _NOQA as NOQA_COMMENT  # the pattern the summaries read noqa with
+from ppaux_lint.summary import FileSummary
+
+_NOT_CODE = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                       tokenize.ENDMARKER})
+
+
+def noqa_edit(finding: Finding, summary: FileSummary, lines: Lines) -> Edit | None:
+    """The edit that silences ``finding``, or None when its line cannot take the comment."""
+    line = noqa_lines(finding, summary)[0]
+    content = lines.content(line - 1)
+    start = lines.starts[line - 1] if line - 1 < len(lines.starts) else len(lines.text)
+    existing = dict(summary.noqa).get(line)
+    if existing is not None:
+        match = NOQA_COMMENT.search(content)
+        if not existing or match is None or match.group("codes") is None:
+            return None  # a bare noqa silences every code already
+        return Edit(start + match.end("codes"), start + match.end("codes"), f", {finding.code}")
+    code = content.rstrip()
+    if code.endswith("\\") or _ends_inside_a_token(lines.text, line):
+        return None
+    return Edit(start + len(code), start + len(content), f"  # noqa: {finding.code}")
+
+
+def _ends_inside_a_token(text: str, line: int) -> bool:
+    """Whether a token (a triple-quoted string, say) runs on past the end of ``line``; also when the text
+    cannot be tokenized, since then nothing can be said about it."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type not in _NOT_CODE and token.start[0] <= line < token.end[0]:
+                return True
+            if token.start[0] > line:
+                return False
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    return False
