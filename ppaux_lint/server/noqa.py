@@ -13,7 +13,7 @@ import tokenize
 from ppaux_lint.findings import Edit, Finding
 from ppaux_lint.selection import noqa_lines
 from ppaux_lint.server.positions import Lines
-from ppaux_lint.summarize.text import _NOQA as NOQA_COMMENT  # the pattern the summaries read noqa with
+from ppaux_lint.summarize.text import NOQA as NOQA_COMMENT  # the pattern the summaries read noqa with
 from ppaux_lint.summary import FileSummary
 
 _NOT_CODE = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,

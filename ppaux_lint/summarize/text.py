@@ -16,7 +16,7 @@ import tokenize
 
 from ppaux_lint.summary import ParseError, Span
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _DEFINITION_KEYWORD = re.compile(r"(?:async\s+)?(?:def|class)\s+")
 
@@ -54,7 +54,7 @@ def noqa_lines(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
         return ()
     found = []
     for number, line in enumerate(_NEWLINE.split(text), start=1):
-        match = _NOQA.search(line)
+        match = NOQA.search(line)
         if match:
             codes = match.group("codes")
             found.append((number, tuple(c.strip().upper() for c in codes.split(",")) if codes else ()))
