@@ -63,6 +63,8 @@ class VerifySettings:
     pairs: dict[str, str] = field(default_factory=dict)  # output fqn -> observer fqn
     timeout: float | None = None
     helpers: str | None = None  # "auto", "bundled" or "sglang"; None: not set, so --helpers' default
+    explore: int | None = None  # variants per class (--explore); None: not set
+    seed: int | None = None  # the exploring seed (--seed); None: not set, so one at random
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ _PROTOCOL_KEYS = {"output": "output", "observer": "observer", "pp-output": "pp_o
                   "pp-observer": "pp_observer", "helper-modules": "helper_modules",
                   "forward-observer": "forward_observer"}
 _VERIFY_KEYS = {"examples": "a table of strings", "devices": "a table of strings",
-                "pairs": "a table of strings", "timeout": "a number", "helpers": "auto, bundled or sglang"}
+                "pairs": "a table of strings", "timeout": "a number", "helpers": "auto, bundled or sglang",
+                "explore": "a non-negative integer", "seed": "a non-negative integer"}
 
 
 def load_config(root: Path, explicit: Path | None = None) -> Config:
@@ -241,6 +244,11 @@ def _verify(value: Any, where: str) -> VerifySettings:
             if isinstance(item, bool) or not isinstance(item, (int, float)) or item <= 0:
                 raise ConfigError(f"{where}'{name}' must be a positive number, not {_kind(item)}")
             continue
+        if key in ("explore", "seed"):
+            if isinstance(item, bool) or not isinstance(item, int) or item < 0:
+                shown = repr(item) if type(item) is int else _kind(item)
+                raise ConfigError(f"{where}'{name}' must be a non-negative integer, not {shown}")
+            continue
         if key == "helpers":
             if item not in HELPERS_CHOICES:
                 raise ConfigError(f"{where}'{name}' must be one of {', '.join(HELPERS_CHOICES)}, not {item!r}")
@@ -250,4 +258,5 @@ def _verify(value: Any, where: str) -> VerifySettings:
             if not isinstance(text, str):
                 raise ConfigError(f"{where}'{name}.{sub}' must be a string, not {_kind(text)}")
         tables[key] = dict(entries)
-    return VerifySettings(timeout=table.get("timeout"), helpers=table.get("helpers"), **tables)
+    return VerifySettings(timeout=table.get("timeout"), helpers=table.get("helpers"), explore=table.get("explore"),
+                          seed=table.get("seed"), **tables)

@@ -36,6 +36,7 @@ MARKER = "ppaux_verify"
 GROUP = "ppaux-verify"  # the collector between a file and its rows, and the middle of every row's node id
 _PLUGIN = "ppaux-lint-verify"
 DETAIL_SECTION = "ppaux-lint verify: detail"
+REPRODUCER_SECTION = "ppaux-lint verify: reproducer"
 
 
 def _seconds(text: str) -> float:
@@ -45,6 +46,16 @@ def _seconds(text: str) -> float:
         value = 0.0
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
     return value
 
 
@@ -62,6 +73,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ppaux-timeout", type=_seconds, metavar="SECONDS",
                     help=f"per-class time limit (default: [tool.ppaux-lint.verify] timeout, else "
                          f"{DEFAULT_TIMEOUT:g})")
+    group.addoption("--ppaux-explore", type=_count, metavar="N",
+                    help="after a class passes, round-trip N variants of its example and shrink any failure "
+                         "(default: [tool.ppaux-lint.verify] explore, else 0)")
+    group.addoption("--ppaux-seed", type=_count, metavar="S",
+                    help="draw the explored variants from this seed (default: [tool.ppaux-lint.verify] seed, "
+                         "else a random one, shown in the header)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -72,21 +89,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def pp_round_trip(pytestconfig: pytest.Config) -> Any:
-    """``pp_round_trip(output, observer, *, device=..., transport=..., helpers=..., timeout=...)``: send your
-    output through add → transport → pop as verify does, and get the rebuilt output back.
+    """``pp_round_trip(output, observer, *, device=..., transport=..., helpers=..., timeout=..., explore=0)``:
+    send your output through add → transport → pop as verify does, and get the rebuilt output back.
 
     It is ``ppaux_lint.runtime.round_trip`` with its defaults taken from ``--ppaux-device`` (else ``cpu``, so
     that a test behaves alike on every machine), ``--ppaux-transport``, and ``--ppaux-helpers`` and
     ``--ppaux-timeout`` (else ``[tool.ppaux-lint.verify]``'s). It raises what SGLang's helpers raise.
+    ``explore=N`` (a property test of your own instance) also round-trips N variants of it, drawn from
+    ``--ppaux-seed`` (else the config's ``seed``, else a random one), and raises the shrunk failure.
     """
     from ppaux_lint.engine import Options, load_project
     from ppaux_lint.runtime import round_trip
 
     settings = load_project([pytestconfig.rootpath], Options()).config.verify
     option = pytestconfig.getoption
+    seed = settings.seed if option("ppaux_seed") is None else option("ppaux_seed")
     return partial(round_trip, device=option("ppaux_device") or "cpu", transport=option("ppaux_transport"),
                    helpers=option("ppaux_helpers") or settings.helpers or "auto",
-                   timeout=option("ppaux_timeout") or settings.timeout or DEFAULT_TIMEOUT)
+                   timeout=option("ppaux_timeout") or settings.timeout or DEFAULT_TIMEOUT,
+                   **({} if seed is None else {"seed": seed}))
 
 
 class _Verify:
@@ -109,6 +130,7 @@ class _Verify:
             self.plan = plan_verify([here / arg.partition("::")[0] for arg in self.config.args],
                                     device=option("ppaux_device") or "auto", transport=option("ppaux_transport"),
                                     timeout=option("ppaux_timeout"), helpers=option("ppaux_helpers"),
+                                    explore=option("ppaux_explore"), seed=option("ppaux_seed"),
                                     option_prefix="--ppaux-")
         except UsageError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -117,8 +139,10 @@ class _Verify:
 
     def pytest_report_header(self) -> list[str]:
         plan, count = self.plan, len(self.plan.targets)
+        explore = (f", exploring {plan.explore.count} examples per class with --ppaux-seed {plan.explore.seed}"
+                   if plan.explore else "")
         return [f"ppaux-lint verify: {count} class{'es' if count != 1 else ''}, device {plan.device}, transport "
-                f"{plan.transport}, helpers {plan.helpers.label}, timeout {plan.timeout:g} s",
+                f"{plan.transport}, helpers {plan.helpers.label}, timeout {plan.timeout:g} s{explore}",
                 *(f"ppaux-lint: warning: {warning}" for warning in plan.warnings)]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -145,7 +169,8 @@ class _Verify:
 
         The message names the step, SGLang's error and, when the project's code raised, where; with ``-v``
         the worker's traceback follows, in a section of its own, so that the short summary and JUnit's
-        ``message`` attribute still show the message alone.
+        ``message`` attribute still show the message alone. A counterexample that ``--ppaux-explore`` found
+        always comes with its reproducer, in a section of its own too.
         """
         report = yield
         if isinstance(item, VerifyItem) and call.excinfo is not None:
@@ -154,6 +179,8 @@ class _Verify:
                 detail = item.verdict.detail
                 if detail and detail != item.verdict.message and self.config.get_verbosity() > 0:
                     report.sections.append((DETAIL_SECTION, detail))
+                if item.verdict.reproducer:
+                    report.sections.append((REPRODUCER_SECTION, item.verdict.reproducer))
             elif report.skipped and item.verdict is not None:
                 report.longrepr = (str(item.path), _own_class(item.target).line, item.verdict.message)
         return report

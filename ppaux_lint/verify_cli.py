@@ -43,17 +43,24 @@ if TYPE_CHECKING:
 @click.option("--helpers", type=click.Choice(HELPERS_CHOICES),
               help="Whose PP helpers judge: SGLang's (sglang.srt.sampling.sampling_observer_pp), the bundled "
                    "core, or auto: SGLang's when they import (default: [tool.ppaux-lint.verify] helpers, else auto).")
+@click.option("--explore", type=click.IntRange(min=0), metavar="N",
+              help="After a class passes, round-trip N variants of its example (other batch sizes and values) "
+                   "and shrink any failure to a counterexample (default: [tool.ppaux-lint.verify] explore, else 0).")
+@click.option("--seed", type=click.IntRange(min=0), metavar="S",
+              help="Draw the explored variants from this seed, to repeat a run (default: [tool.ppaux-lint.verify] "
+                   "seed, else a random one, printed).")
 @click.pass_context
 def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: str, output_format: str,
            junit_xml: Path | None, strict: bool, timeout: float | None, config_path: Path | None,
-           helpers: str | None) -> None:
+           helpers: str | None, explore: int | None, seed: int | None) -> None:
     """Import the classes found in PATHS and put each through a real pipeline-parallel round trip."""
     ctx.exit(guarded(ctx, lambda: _verify(list(paths), device, transport, output_format, junit_xml, strict,
-                                          timeout, config_path, helpers)))
+                                          timeout, config_path, helpers, explore, seed)))
 
 
 def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,
-            strict: bool, timeout: float | None, config_path: Path | None, helpers: str | None) -> int:
+            strict: bool, timeout: float | None, config_path: Path | None, helpers: str | None,
+            explore: int | None, seed: int | None) -> int:
     from ppaux_lint.runtime.launch import Launch
 
     launch = Launch.from_env(os.environ) if transport == "dist" else None
@@ -64,9 +71,12 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         if junit_xml is not None and (launch is None or launch.rank == 0) and not junit_xml.resolve().parent.is_dir():
             raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: its directory does not exist")
         planned = plan_verify(paths, device=device, transport=transport, timeout=timeout, config_path=config_path,
-                              helpers=helpers)
+                              helpers=helpers, explore=explore, seed=seed)
         for warning in planned.warnings:
             click.echo(f"ppaux-lint: warning: {warning}", err=True)
+        if planned.explore is not None:  # as hypothesis does: the seed that repeats this run
+            click.echo(f"ppaux-lint: exploring {planned.explore.count} examples per class with "
+                       f"--seed {planned.explore.seed}", err=True)
         return planned
 
     def report(planned: Plan, results: list[VerifyResult]) -> int:

@@ -10,13 +10,14 @@ helpers or the project's code raised one (the ``Outcome`` it became says so by i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from ppaux_lint.runtime.devices import resolve_device
 from ppaux_lint.runtime.helpers import AUTO, load_helpers
-from ppaux_lint.runtime.roundtrip import Outcome, Steps, receive_half, send_half
+from ppaux_lint.runtime.roundtrip import Falsified, Outcome, Steps, receive_half, send_half
 from ppaux_lint.runtime.transport import local_transfer
 
 LOCAL, DIST = "local", "dist"
@@ -27,12 +28,19 @@ class RoundTripFailed(AssertionError):
     """Nothing raised, yet the rebuilt output is not the one sent, or the stage dict was disturbed.
 
     The message is verify's (``copy_to_host differs: host.mask is missing``), so a test fails with the same
-    words a ``verify`` row would carry.
+    words a ``verify`` row would carry. One that exploring found (``explore=``) carries, as in verify's JSON,
+    the shrunk ``counterexample`` and the ``reproducer`` to paste, both in its message too.
     """
+
+    def __init__(self, message: str, counterexample: dict[str, Any] | None = None, reproducer: str = "") -> None:
+        super().__init__(message)
+        self.counterexample = counterexample
+        self.reproducer = reproducer
 
 
 def round_trip(output: Any, observer: Any, *, device: str = "cpu", transport: str = LOCAL,
-               helpers: str = AUTO, timeout: float = DIST_TIMEOUT) -> Any:
+               helpers: str = AUTO, timeout: float = DIST_TIMEOUT, explore: int = 0,
+               seed: int | None = None) -> Any:
     """Send ``output`` from the last PP stage and rebuild it with ``observer`` on the first; return the result.
 
     The path is verify's: ``add_auxiliary_output_to_pp_tensors`` into a stage dict that holds other stage
@@ -42,14 +50,22 @@ def round_trip(output: Any, observer: Any, *, device: str = "cpu", transport: st
     own when they import). Whatever the helpers or the project's code raise is raised as it is, e.g.
     ``RuntimeError: auxiliary output does not support pipeline-parallel transport``; verify's pass criteria
     that fail without an exception raise ``RoundTripFailed``. ``timeout`` bounds the ``dist`` link.
+
+    With ``explore``, that many variants of ``output`` follow it, as ``verify --explore`` draws them from
+    ``seed`` (else a random one), over the local transport; the first that fails, shrunk, raises
+    ``RoundTripFailed`` whatever it raised, so that the counterexample is in the message. The rebuilt
+    ``output`` itself is returned.
     """
     if transport not in (LOCAL, DIST):
         raise ValueError(f"unknown transport {transport!r}: use {LOCAL} or {DIST}")
+    if explore and transport != LOCAL:
+        raise ValueError(f"explore runs over the {LOCAL} transport only")
     target = torch.device(resolve_device(device))
     judges = load_helpers(helpers)
-    steps = Steps()
-    try:
-        stage, shipment, _ = send_half(output, target, steps, judges)
+
+    def judged(value: Any) -> Any:
+        steps = Steps()
+        stage, shipment, _ = send_half(value, target, steps, judges)
         if transport == DIST:
             from ppaux_lint.runtime.relay import relay_transfer
 
@@ -57,9 +73,28 @@ def round_trip(output: Any, observer: Any, *, device: str = "cpu", transport: st
         else:
             received = local_transfer(stage, target)
         return receive_half(received, observer, shipment, target, steps, judges)
+
+    try:
+        rebuilt = judged(output)
     except Outcome as outcome:
         failure = outcome
+    else:
+        if explore:
+            _explore(output, judged, explore, seed)
+        return rebuilt
     cause = failure.__cause__
     if cause is None:
         raise RoundTripFailed(failure.message)
     raise cause
+
+
+def _explore(output: Any, judged: Callable[[Any], Any], count: int, seed: int | None) -> None:
+    import random
+
+    from ppaux_lint.runtime.explore import explore
+
+    try:
+        explore(output, judged, count, random.randrange(2**32) if seed is None else seed)
+    except Falsified as found:
+        raise RoundTripFailed(f"{found.message}\n\nto reproduce, paste into the class:\n{found.reproducer}",
+                              found.counterexample, found.reproducer) from None

@@ -10,6 +10,7 @@ made, so a front end can import this module to describe its options.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from ppaux_lint.runtime.helpers import Helpers
 if TYPE_CHECKING:
     from ppaux_lint.runtime.results import VerifyResult
     from ppaux_lint.runtime.targets import VerifyTarget
-    from ppaux_lint.runtime.verify import Session
+    from ppaux_lint.runtime.verify import Exploration, Session
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -41,6 +42,7 @@ class Plan:
     paths: list[str]
     helpers: Helpers
     warnings: list[str]
+    explore: Exploration | None = None
 
     def run(self, on_start: Callable[[VerifyTarget], None] | None = None,
             on_result: Callable[[VerifyResult], None] | None = None) -> list[VerifyResult]:
@@ -48,14 +50,15 @@ class Plan:
         from ppaux_lint.runtime.verify import verify
 
         return verify(self.targets, device=self.device, transport=self.transport, timeout=self.timeout,
-                      paths=self.paths, helpers=self.helpers, on_start=on_start, on_result=on_result)
+                      paths=self.paths, helpers=self.helpers, on_start=on_start, on_result=on_result,
+                      explore=self.explore)
 
     def session(self) -> Session:
         """A session to run the targets one by one, as their caller chooses."""
         from ppaux_lint.runtime.verify import Session
 
         return Session(device=self.device, transport=self.transport, timeout=self.timeout, paths=self.paths,
-                       helpers=self.helpers)
+                       helpers=self.helpers, explore=self.explore)
 
 
 def plan_verify(
@@ -66,12 +69,16 @@ def plan_verify(
     timeout: float | None = None,
     config_path: Path | None = None,
     helpers: str | None = None,
+    explore: int | None = None,
+    seed: int | None = None,
     option_prefix: str = "--",
 ) -> Plan:
     """Run the static pass over ``paths`` and plan a round trip for every class found in them.
 
     ``timeout`` and ``helpers`` default to ``[tool.ppaux-lint.verify]``'s, then to ``DEFAULT_TIMEOUT`` and
-    ``auto``. Raises ``VerifyUsageError`` for anything the user must fix.
+    ``auto``; ``explore`` and ``seed`` to its ``explore`` (else 0: no exploring) and ``seed`` (else one drawn
+    at random, which the front end prints so that the run can be repeated). Raises ``VerifyUsageError`` for
+    anything the user must fix.
     """
     from ppaux_lint.runtime import require_torch
 
@@ -110,6 +117,11 @@ def plan_verify(
         raise VerifyUsageError(f"{chosen_by}: {exc}") from None
     targets = [replace(t, device=devices[t.device]) if t.device else t for t in targets_from_analysis(analysis)]
     root = analysis.project.root
+    count = settings.explore if explore is None else explore
+    if count and transport != "local":
+        raise VerifyUsageError(f"{option_prefix}explore: exploring runs with {option_prefix}transport local only")
+    if count and importlib.util.find_spec("hypothesis") is None:
+        raise VerifyUsageError(f"{option_prefix}explore needs hypothesis: pip install 'ppaux-lint[runtime]'")
     return Plan(
         targets=targets,
         device=run_device,
@@ -118,7 +130,19 @@ def plan_verify(
         paths=import_roots(root, analysis.discovery.files),
         helpers=judges,
         warnings=list(analysis.discovery.warnings),
+        explore=_exploration(count, settings.seed if seed is None else seed),
     )
+
+
+def _exploration(count: int | None, seed: int | None) -> Exploration | None:
+    """What ``--explore`` asks for, with a seed drawn here when none was given."""
+    if not count:
+        return None
+    import random
+
+    from ppaux_lint.runtime.verify import Exploration
+
+    return Exploration(count, random.randrange(2**32) if seed is None else seed)
 
 
 def import_roots(root: Path, files: Iterable[Any]) -> list[str]:

@@ -27,7 +27,8 @@ def render_json(results: Sequence[VerifyResult]) -> str:
 def render_table(results: Sequence[VerifyResult], console: Console, helpers: str) -> None:
     """The table, then a footer with the counts and ``helpers``, the label of the helpers that judged.
 
-    Rows from a launched run (``launch.py``) add the ranks each one crossed, sender first: ``2→0``.
+    Rows from a launched run (``launch.py``) add the ranks each one crossed, sender first: ``2→0``. After
+    the table, each counterexample that ``--explore`` shrank comes as a ``ppaux_example`` to paste.
     """
     table = Table(show_edge=False, header_style="bold", expand=False)
     launched = any(r.ranks is not None for r in results)
@@ -40,6 +41,10 @@ def render_table(results: Sequence[VerifyResult], console: Console, helpers: str
         table.add_row(r.symbol, Text(r.status, style=_STYLES[r.status]), r.device, *ranks,
                       str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s", r.message)
     console.print(table)
+    for r in results:
+        if r.reproducer:
+            console.print(f"\n{r.symbol}: to reproduce, paste into the class:")
+            console.print(Text(r.reproducer), soft_wrap=True)
     console.print(summary_line(results, helpers))
 
 

@@ -43,7 +43,8 @@ class VerifyResult:
     ``ranks`` are the ranks the row's round trip ran on (sender first, as
     ``(2, 0)`` at pp-size 3; one rank for a half that runs alone; none for a
     row that never ran) and ``hosts`` their hosts; a single-machine run has
-    neither (``None``).
+    neither (``None``). A failure that ``--explore`` found carries the shrunk ``counterexample`` (each
+    tensor's shape, dtype and first values) and a ``reproducer``, a ``ppaux_example`` to paste.
     """
 
     symbol: str
@@ -58,6 +59,8 @@ class VerifyResult:
     helpers: str = ""
     ranks: tuple[int, ...] | None = None
     hosts: tuple[str, ...] | None = None
+    counterexample: dict[str, Any] | None = None
+    reproducer: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The documented ``--output-format json`` object; ``ranks`` and ``hosts`` only under a launcher."""
@@ -73,6 +76,8 @@ class VerifyResult:
         }
         if self.ranks is not None:
             data.update(ranks=list(self.ranks), hosts=list(self.hosts or ()))
+        if self.counterexample is not None:
+            data.update(counterexample=self.counterexample, reproducer=self.reproducer)
         return data
 
     def to_wire(self) -> dict[str, Any]:
@@ -94,6 +99,8 @@ class VerifyResult:
             helpers=str(data.get("helpers", "")),
             ranks=None if data.get("ranks") is None else tuple(int(r) for r in data["ranks"]),
             hosts=None if data.get("hosts") is None else tuple(str(h) for h in data["hosts"]),
+            counterexample=data.get("counterexample"),
+            reproducer=str(data.get("reproducer", "")),
         )
 
 

@@ -60,6 +60,16 @@ class Outcome(Exception):
         return Outcome(self.status, f"{variant}: {self.message}", self.detail, self.in_project)
 
 
+class Falsified(Outcome):
+    """A round trip that failed on a variant ``--explore`` drew (``explore.py``): the verdict on the shrunk
+    variant, its ``counterexample`` as JSON, and a ``reproducer`` to paste."""
+
+    def __init__(self, outcome: Outcome, counterexample: dict[str, Any], reproducer: str) -> None:
+        super().__init__(outcome.status, outcome.message, outcome.detail, outcome.in_project)
+        self.counterexample = counterexample
+        self.reproducer = reproducer
+
+
 Notify = Callable[[str, str], None]
 
 

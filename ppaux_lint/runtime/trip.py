@@ -28,6 +28,7 @@ from ppaux_lint.runtime.results import (
     VerifyResult,
 )
 from ppaux_lint.runtime.roundtrip import (
+    Falsified,
     Outcome,
     Shipment,
     Steps,
@@ -49,24 +50,29 @@ def run_request(
     paths: list[str] | None = None,
     helpers: Helpers = BUNDLED_HELPERS,
     pair: dict[str, Any] | None = None,
+    explore: int = 0,
+    seed: int = 0,
 ) -> VerifyResult:
     """Run ``target``'s round trip (or, without an output, its observer probe) here, judged by ``helpers``;
     never raises.
 
     ``notify(step, status, phase)`` hears of each step before it starts. ``pair`` (a ``PairSpec``) makes
-    this one rank's half of a launched run instead (see ``pair.py``).
+    this one rank's half of a launched run instead (see ``pair.py``). ``explore`` variants of the example,
+    drawn from ``seed``, follow a passing round trip (see ``explore.py``).
     """
     started = time.perf_counter()
     progress = _Progress(notify)
     steps = Steps(progress)
     deadline = time.monotonic() + timeout
     spec = PairSpec.from_json(pair) if pair else None
-    trip = _Trip(target, device, steps, progress, helpers)
-    status, detail = PASS, ""
+    trip = _Trip(target, device, steps, progress, helpers, explore, seed)
+    status, detail, found, reproducer = PASS, "", None, ""
     try:
         message = _run(trip, spec, transport, deadline, paths or [])
     except Outcome as outcome:
         status, message, detail = outcome.status, outcome.message, outcome.detail
+        if isinstance(outcome, Falsified):
+            found, reproducer = outcome.counterexample, outcome.reproducer
     except BaseException as exc:  # noqa: BLE001 - a harness bug must still yield a row
         status, message, detail = ERROR, f"verify itself failed: {describe(exc)}", format_detail(exc)
     return VerifyResult(
@@ -80,6 +86,8 @@ def run_request(
         detail=detail,
         phase=progress.phase,
         helpers=helpers.label,
+        counterexample=found,
+        reproducer=reproducer,
     )
 
 
@@ -165,8 +173,10 @@ class _Trip:
     """A round trip's state, kept on an object so that what it learnt (the tensors sent) outlives a failure."""
 
     def __init__(self, target: VerifyTarget, device: str, steps: Steps, progress: _Progress,
-                 helpers: Helpers) -> None:
+                 helpers: Helpers, explore: int = 0, seed: int = 0) -> None:
         self.target = target
+        self.explore = explore
+        self.seed = seed
         self.device = device
         self.steps = steps
         self.progress = progress
@@ -191,10 +201,28 @@ class _Trip:
                 raise outcome.within(example.variant) from None
         if target.observer is None:
             raise Outcome(SKIP, _unpaired(target.output.symbol, len(self.tensors)))
+        notes = [e.variant for e in examples] if len(examples) > 1 else []
+        if self.explore:
+            notes.append(self.explored(examples[-1], here, target_device, delivery))
         survived = f"{_count(len(self.tensors))} and the host copy survived the round trip"
-        if len(examples) > 1:
-            survived += f" ({'; '.join(e.variant for e in examples)})"
-        return survived
+        return f"{survived} ({'; '.join(notes)})" if notes else survived
+
+    def explored(self, example: Example, here: torch.device, target_device: torch.device,
+                 delivery: _Delivery) -> str:
+        """Explore around the example with the most tensors set; the row keeps the base example's tensors.
+
+        Hypothesis is imported only here, so that a worker that does not explore runs without it."""
+        from ppaux_lint.runtime.explore import explore
+
+        tensors = self.tensors
+
+        def judge(value: Any) -> None:
+            self.trip(Example(value, False), here, target_device, delivery)
+
+        try:
+            return explore(example.value, judge, self.explore, self.seed)
+        finally:
+            self.tensors = tensors
 
     def trip(self, example: Example, here: torch.device, target_device: torch.device, delivery: _Delivery) -> None:
         """One example's round trip; without an observer, only its sending half."""

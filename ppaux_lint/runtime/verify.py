@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
@@ -41,11 +41,12 @@ def verify(
     on_start: Callable[[VerifyTarget], None] | None = None,
     on_result: Callable[[VerifyResult], None] | None = None,
     runner: RoundTrips | None = None,
+    explore: Exploration | None = None,
 ) -> list[VerifyResult]:
     """Run each target's round trip and return one result per target, in order (see ``Session``)."""
     results = []
     with Session(device=device, transport=transport, timeout=timeout, paths=paths, helpers=helpers,
-                 runner=runner) as session:
+                 runner=runner, explore=explore) as session:
         for target in targets:
             if on_start is not None:
                 on_start(target)
@@ -66,12 +67,14 @@ class Session:
     (resolved, so ``bundled`` or ``sglang``) is what the workers load to judge. Leaving the ``with`` block
     on an exception (an interrupt) kills the worker instead of waiting for it, as it may be stuck in the
     project's code. ``runner`` replaces the worker with another way to run round trips (under a launcher,
-    ``stages.Leader`` runs each across two ranks).
+    ``stages.Leader`` runs each across two ranks). ``explore`` has each worker round trip explore
+    (``explore.py``); it is for the worker's runner only.
     """
 
     def __init__(self, *, device: str, transport: str, timeout: float, paths: Sequence[str] = (),
-                 helpers: Helpers = BUNDLED_HELPERS, runner: RoundTrips | None = None) -> None:
-        self._runner = runner or Runner(list(paths), helpers)
+                 helpers: Helpers = BUNDLED_HELPERS, runner: RoundTrips | None = None,
+                 explore: Exploration | None = None) -> None:
+        self._runner = runner or Runner(list(paths), helpers, explore=explore)
         self._runs: dict[tuple, VerifyResult] = {}
         self._device = device
         self._transport = transport
@@ -148,15 +151,26 @@ class RoundTrips(Protocol):
     def discard(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class Exploration:
+    """``--explore``: how many variants of each example to try after it passes, and the seed that draws them."""
+
+    count: int
+    seed: int
+
+
 class Runner:
     """Owns at most one worker at a time, and replaces it when it hangs or dies.
 
-    ``die_with_parent`` is for workers of a launched rank (see ``procs.Child``).
+    ``die_with_parent`` is for workers of a launched rank (see ``procs.Child``). With ``explore``, every
+    request asks the worker to explore too, inside the class's own deadline.
     """
 
-    def __init__(self, paths: list[str], helpers: Helpers, *, die_with_parent: bool = False) -> None:
+    def __init__(self, paths: list[str], helpers: Helpers, *, die_with_parent: bool = False,
+                 explore: Exploration | None = None) -> None:
         self._paths = paths
         self.helpers = helpers
+        self._explore = explore
         self._die_with_parent = die_with_parent
         self._worker: Child | None = None
 
@@ -188,6 +202,8 @@ class Runner:
         if worker is None:
             return verdict(ERROR, f"the verify worker did not start: {problem}"), True
         request = {"target": target.to_json(), "device": device, "transport": transport, "timeout": timeout}
+        if self._explore is not None:
+            request.update(explore=self._explore.count, seed=self._explore.seed)
         worker.send({**request, "pair": pair} if pair else request)
         step, status, phase = "the start of the round trip", ERROR, SENDING
         deadline = time.monotonic() + timeout + (DIST_GRACE if transport == "dist" else LOCAL_GRACE)

@@ -43,5 +43,7 @@ def main(argv: list[str]) -> None:
             paths,
             helpers,
             request.get("pair"),
+            int(request.get("explore", 0)),
+            int(request.get("seed", 0)),
         )
         channel.send({"event": "result", "result": result.to_wire()})
