@@ -74,7 +74,8 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
                               helpers=helpers, explore=explore, seed=seed)
         for warning in planned.warnings:
             click.echo(f"ppaux-lint: warning: {warning}", err=True)
-        if planned.explore is not None:  # as hypothesis does: the seed that repeats this run
+        if planned.explore is not None and (launch is None or launch.rank == 0):
+            # As hypothesis does: the seed that repeats this run (under a launch, rank 0's is every rank's).
             click.echo(f"ppaux-lint: exploring {planned.explore.count} examples per class with "
                        f"--seed {planned.explore.seed}", err=True)
         return planned

@@ -23,7 +23,7 @@ import socket
 import sys
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ppaux_lint.command import EXIT_ERROR
@@ -114,7 +114,7 @@ def _run(launch: Launch, host: str, make_plan: Callable[[], Plan], report: Calla
 
     from ppaux_lint.runtime.mailbox import Mailbox, RankLost
     from ppaux_lint.runtime.stages import Half, World, follow
-    from ppaux_lint.runtime.verify import Runner
+    from ppaux_lint.runtime.verify import Exploration, Runner
 
     plan, problem = None, ""
     try:
@@ -124,7 +124,8 @@ def _run(launch: Launch, host: str, make_plan: Callable[[], Plan], report: Calla
     info: dict[str, Any] = {"host": host, "problem": problem, "namespace": uuid.uuid4().hex}
     if plan is not None:
         info.update(targets=[t.to_json() for t in plan.targets], helpers=plan.helpers.label,
-                    device=rank_device(device, plan.device, launch.local_rank))
+                    device=rank_device(device, plan.device, launch.local_rank),
+                    explore=astuple(plan.explore) if plan.explore else None)
     infos: list[Any] = [None] * launch.world_size
     try:
         dist.all_gather_object(infos, info)
@@ -138,7 +139,8 @@ def _run(launch: Launch, host: str, make_plan: Callable[[], Plan], report: Calla
                   (launch.master_addr, launch.master_port), f"ppaux-lint/{infos[0]['namespace']}",
                   _backend([(i["host"], i["device"]) for i in infos]))
     mail = Mailbox(launch.master_addr, launch.master_port, world.namespace, launch.rank)
-    half = Half(world, mail, Runner(plan.paths, plan.helpers, die_with_parent=True), info["device"])
+    explore = Exploration(*infos[0]["explore"]) if infos[0]["explore"] else None  # rank 0's seed, on the sender
+    half = Half(world, mail, Runner(plan.paths, plan.helpers, die_with_parent=True, explore=explore), info["device"])
     try:
         try:
             if launch.rank == 0:

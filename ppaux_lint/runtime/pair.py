@@ -16,10 +16,8 @@ loop. Only a broken link (a transport error) ends it otherwise, on both sides.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -31,7 +29,7 @@ from ppaux_lint.runtime.helpers import Helpers
 from ppaux_lint.runtime.results import ERROR
 from ppaux_lint.runtime.roundtrip import Outcome, Shipment, Steps, receive_half
 from ppaux_lint.runtime.targets import ClassRef
-from ppaux_lint.runtime.transport import check_sendable, receive_stage, send_stage
+from ppaux_lint.runtime.transport import Link, check_sendable, receive_stage, send_stage
 
 SEND, RECEIVE, ALONE = "send", "receive", "alone"
 """A rank's part in a class: the sender, the receiver, or the only rank involved (an observer probed alone,
@@ -57,7 +55,7 @@ class PairSpec:
         return cls(**data)
 
 
-class PairLink:
+class PairLink(Link):
     """The pair's group, joined on entry and left on exit; ``deliver`` for the sender, ``receive`` for the
     receiver."""
 
@@ -66,11 +64,10 @@ class PairLink:
         self._device = device
         self._deadline = deadline
         self._steps = steps
-        self._broken = False
 
     def __enter__(self) -> PairLink:
         spec = self._spec
-        with self._steps.step("transport: joining the other stage's rank", ERROR), self._io():
+        with self._steps.step("transport: joining the other stage's rank", ERROR), self.guard():
             if spec.backend == "nccl":
                 torch.cuda.set_device(self._device)
             client = dist.TCPStore(spec.host, spec.port, is_master=False, timeout=self._left())
@@ -80,8 +77,8 @@ class PairLink:
 
     def __exit__(self, *exc: object) -> None:
         try:
-            if self._spec.role == SEND and not self._broken:
-                with self._steps.step("transport: ending the exchange", ERROR), self._io():
+            if self._spec.role == SEND and not self.broken:
+                with self._steps.step("transport: ending the exchange", ERROR), self.guard():
                     self._send(None)
         finally:
             dist.destroy_process_group()
@@ -93,10 +90,10 @@ class PairLink:
     def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
         """Send one example's stage and wait for the receiver's verdict; raise it unless it is a pass."""
         check_sendable(stage)  # before the header, so that a refused stage leaves the exchange in step
-        with self._steps.step("transport: sending", ERROR), self._io():
+        with self._steps.step("transport: sending", ERROR), self.guard():
             self._send({"variant": example.variant})
             send_stage(stage, shipment, self._spec.backend)
-        with self._steps.step("transport: waiting for the receiving rank's verdict", ERROR), self._io():
+        with self._steps.step("transport: waiting for the receiving rank's verdict", ERROR), self.guard():
             verdict = self._receive()
         if verdict is not None:
             raise Outcome(verdict["status"], verdict["message"], verdict["detail"])
@@ -108,7 +105,7 @@ class PairLink:
         rebuilder: Any = None
         failure: Outcome | None = None
         while True:
-            with steps.step("transport: receiving", ERROR), self._io():
+            with steps.step("transport: receiving", ERROR), self.guard():
                 header = self._receive()
                 if header is None:
                     break
@@ -119,10 +116,10 @@ class PairLink:
                     if rebuilder is None:
                         rebuilder = instantiate(observer, device, steps)
                     receive_half(received, rebuilder, shipment, device, steps, helpers)
-                except Outcome as outcome:
+                except Outcome as outcome:  # the sender names the example in its own row
                     failure = outcome.within(header["variant"])
-                    verdict = {"status": failure.status, "message": failure.message, "detail": failure.detail}
-            with steps.step("transport: sending the verdict", ERROR), self._io():
+                    verdict = {"status": outcome.status, "message": outcome.message, "detail": outcome.detail}
+            with steps.step("transport: sending the verdict", ERROR), self.guard():
                 self._send(verdict)
         if failure is not None:
             raise failure
@@ -134,15 +131,6 @@ class PairLink:
         box: list[Any] = [None]
         dist.recv_object_list(box, src=1 - _PAIR_RANK[self._spec.role])
         return box[0]
-
-    @contextlib.contextmanager
-    def _io(self) -> Iterator[None]:
-        """A transport operation: when it raises, the link is broken and nobody may wait on it again."""
-        try:
-            yield
-        except BaseException:
-            self._broken = True
-            raise
 
     def _left(self) -> datetime.timedelta:
         return datetime.timedelta(seconds=max(self._deadline - time.monotonic(), 1.0))

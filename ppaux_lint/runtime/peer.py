@@ -1,100 +1,156 @@
-"""The ``dist`` transport's two ranks: the worker sends, a peer process receives.
+"""The ``dist`` transport's two ranks on one machine, from the sending side: the worker's receiving rank.
 
-The worker is rank 0, the last PP stage: it has already run ``add``. It
-starts a peer (rank 1, the first stage), which joins over a TCPStore bound to
-a fresh port on 127.0.0.1, receives the dict, builds its own observer, runs
-``pop`` and the pass criteria, and reports a verdict. The peer stays in the
-worker's process group, so when the driver kills a hung worker the peer dies
-with it. The peer loads the same helpers as the worker (by their ``source``),
-so ``pop`` is judged by the implementation that judged ``add``.
+The worker is rank 0, the last PP stage: it has already run ``add``. Rank 1, the first stage, is a process
+of its own (``receiver.py``) that receives the dict, builds its own observer, runs ``pop`` and the pass
+criteria, and reports a verdict. Starting that process and importing torch there was most of what a class
+cost when every class started one, so a worker keeps one receiving rank for its whole life, started with
+the worker itself so that both import torch at once.
+
+Each class still gets a process group of its own, under a prefix unique to it in the receiving rank's
+TCPStore (bound to a fresh port on 127.0.0.1): it is made before the class's first example crosses and
+destroyed after its last, so a class never meets a group that another left mid-message, and the project's
+code meets an initialised group only during its own round trip, as before. Control travels over the
+receiving rank's channel (which class, each example, the verdicts, and every step the rank starts), so the
+worker waits on it with the class's own deadline and can blame the step it hung or died in; the tensors
+travel over the group, metadata first, as SGLang sends them.
+
+Anything that may leave the two ranks out of step (a timeout, a death, a transport error, a send that
+failed half way) retires the receiving rank: it is killed, and the next class starts a fresh one. It stays
+in the worker's process group, so when the driver kills a hung worker the receiving rank dies with it.
 """
 
 from __future__ import annotations
 
 import datetime
 import os
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
-from ppaux_lint.runtime.examples import instantiate
-from ppaux_lint.runtime.helpers import Helpers, load_helpers
-from ppaux_lint.runtime.procs import Channel, Child, ChildGone
+from ppaux_lint.runtime.procs import Child, ChildGone
 from ppaux_lint.runtime.results import ERROR, FAIL, PASS
-from ppaux_lint.runtime.roundtrip import (
-    Outcome,
-    Shipment,
-    Steps,
-    describe,
-    format_detail,
-    receive_half,
-)
+from ppaux_lint.runtime.roundtrip import Outcome, Shipment, Steps
 from ppaux_lint.runtime.targets import ClassRef
 from ppaux_lint.runtime.transport import (
+    Link,
     backend_for,
+    check_sendable,
     join,
     loopback_env,
-    receive_stage,
     send_stage,
     sender_device,
 )
 
-_SETTLE = 5.0  # how long to wait for the peer's own account after a send fails
+_SETTLE = 5.0  # how long to wait for the receiving rank's own account after a send fails
+
+Spawn = Callable[[], Child]
+"""Starts a receiving-rank process (``receiver.main``); the worker knows how, and starts the first early."""
 
 
-def dist_round_trip(
-    stage: dict[str, Any],
-    shipment: Shipment,
-    observer: ClassRef,
-    device: torch.device,
-    deadline: float,
-    steps: Steps,
-    paths: list[str],
-    helpers: Helpers,
-) -> None:
-    """Run rank 0 of the round trip; raise an ``Outcome`` unless the peer reports a pass."""
-    backend = backend_for(device)
-    for key, value in loopback_env().items():
-        os.environ.setdefault(key, value)
-    with steps.step("transport: starting the receiving rank", ERROR):
-        store = dist.TCPStore(
-            "127.0.0.1", 0, world_size=2, is_master=True, wait_for_workers=False, timeout=_delta(deadline)
-        )
-        peer = Child("ppaux_lint.runtime.peer", [], own_group=False, env=dict(os.environ))
-    try:
-        peer.send({"paths": paths, "observer": asdict(observer), "device": str(device), "backend": backend,
-                   "port": store.port, "deadline_in": deadline - time.monotonic(), "helpers": helpers.source})
-        waiter = _PeerWatch(peer, steps, deadline)
-        waiter.until("ready")
-        with steps.step("transport: joining the process group", ERROR):
+class ReceivingRank:
+    """Rank 1 for every ``dist`` class a worker runs: started once, replaced only after it breaks."""
+
+    def __init__(self, spawn: Spawn, started: Child | None = None) -> None:
+        self._spawn = spawn
+        self._child = started
+        self._store: dist.TCPStore | None = None
+        self._classes = 0
+
+    def open(self, observer: ClassRef, device: torch.device, deadline: float, steps: Steps) -> ClassLink:
+        """The link for one class's examples: its own group, joined by both ranks before it is returned."""
+        backend = backend_for(device)
+        store = self._ready(deadline, steps)
+        self._classes += 1
+        prefix = f"class/{self._classes}"
+        watch = _Watch(self, steps, deadline)
+        watch.child.send({"op": "class", "observer": asdict(observer), "device": str(device), "backend": backend,
+                          "prefix": prefix, "deadline_in": deadline - time.monotonic()})
+        link = ClassLink(self, watch, backend)
+        with steps.step("transport: joining the process group", ERROR), link.guard():
             if backend == "nccl":
                 torch.cuda.set_device(sender_device(device, backend))
-            join(store, 0, backend, deadline - time.monotonic())
+            store.set_timeout(_left(deadline))
+            join(dist.PrefixStore(prefix, store), 0, backend, deadline - time.monotonic())
+            link.joined = True
+        return link
+
+    def _ready(self, deadline: float, steps: Steps) -> dist.TCPStore:
+        """The rank's store, connected; the rank is started (again) if it is not running."""
+        if self._store is not None:
+            return self._store
+        with steps.step("transport: starting the receiving rank", ERROR):
+            if self._child is None:
+                self._child = self._spawn()
+            ready = _Watch(self, steps, deadline).until("ready")
+            for key, value in loopback_env().items():
+                os.environ.setdefault(key, value)
+            self._store = dist.TCPStore("127.0.0.1", int(ready["port"]), world_size=2, is_master=False,
+                                        timeout=_left(deadline))
+        return self._store
+
+    @property
+    def child(self) -> Child | None:
+        """The running process, if any: a retired rank has none until the next class starts one."""
+        return self._child
+
+    def retire(self) -> None:
+        """Kill the rank; the next class starts a fresh one.
+
+        The worker retires it at its own end too: between classes the rank holds nothing worth a clean exit,
+        and waiting for torch's teardown there would only delay the worker's."""
+        if self._child is not None:
+            self._child.kill()
+        self._child, self._store = None, None
+
+
+class ClassLink(Link):
+    """One class's examples crossing to the receiving rank; ``close`` ends the class on both ranks."""
+
+    def __init__(self, rank: ReceivingRank, watch: _Watch, backend: str) -> None:
+        self._rank = rank
+        self._watch = watch
+        self._backend = backend
+        self.joined = False
+
+    def deliver(self, stage: dict[str, Any], shipment: Shipment, steps: Steps) -> None:
+        """Send one example and raise the receiving rank's verdict unless it is a pass."""
+        check_sendable(stage)  # before the example is announced, so that a refused stage leaves the ranks in step
+        self._watch.child.send({"op": "example"})
         try:
-            try:
-                with steps.step("transport: sending", ERROR):
-                    send_stage(stage, shipment, backend)
-            except Outcome as failure:
-                waiter.account_for(failure)
-                raise
-            verdict = waiter.until("verdict")
-        finally:
+            with steps.step("transport: sending", ERROR), self.guard():
+                send_stage(stage, shipment, self._backend)
+        except Outcome as failure:
+            self._watch.account_for(failure)
+            raise
+        verdict = self._watch.until("verdict")
+        if not verdict.get("in_step", False):
+            self.broken = True
+        if verdict["status"] != PASS:
+            raise Outcome(verdict["status"], verdict["message"], verdict.get("detail", ""))
+
+    def close(self) -> None:
+        """Leave the class's group; a link that broke retires the receiving rank instead of ending the class."""
+        broken = self.broken or self._rank.child is not self._watch.child  # the watch retired it
+        if not broken:
+            self._watch.child.send({"op": "end"})
+        if self.joined:
             dist.destroy_process_group()
-    finally:
-        peer.close(grace=1.0)
-    if verdict["status"] != PASS:
-        raise Outcome(verdict["status"], verdict["message"], verdict.get("detail", ""))
+        if broken:
+            self._rank.retire()
 
 
-class _PeerWatch:
-    """Reads the peer's events, tracking its current step so that a hang or death can be pinned on it."""
+class _Watch:
+    """Reads the receiving rank's events, tracking its current step so that a hang or death can be pinned on
+    it; either retires the rank."""
 
-    def __init__(self, peer: Child, steps: Steps, deadline: float) -> None:
-        self._peer = peer
+    def __init__(self, rank: ReceivingRank, steps: Steps, deadline: float) -> None:
+        assert rank.child is not None
+        self._rank = rank
+        self.child = rank.child
         self._steps = steps
         self._deadline = deadline
         self._step = "starting"
@@ -104,13 +160,13 @@ class _PeerWatch:
         try:
             return self._next(kind, self._deadline)
         except TimeoutError:
-            self._peer.kill()
+            self._rank.retire()
             raise Outcome(self._status, f"the receiving rank timed out during {self._step}") from None
 
     def account_for(self, failure: Outcome) -> None:
-        """After a send failed for want of a peer, raise the peer's own account of why, if it gives one soon."""
+        """After a send failed for want of a receiver, raise the rank's own account of why, if it gives one soon."""
         if failure.status == FAIL:
-            return  # the sender's tensors were at fault; the peer knows nothing better
+            return  # the sender's tensors were at fault; the receiving rank knows nothing better
         try:
             verdict = self._next("verdict", min(self._deadline, time.monotonic() + _SETTLE))
         except TimeoutError:
@@ -121,54 +177,20 @@ class _PeerWatch:
     def _next(self, kind: str, limit: float) -> dict[str, Any]:
         while True:
             try:
-                event = self._peer.receive(limit - time.monotonic())
+                event = self.child.receive(limit - time.monotonic())
             except ChildGone:
-                how = self._peer.exit_description()
-                raise Outcome(self._status, f"the receiving rank {how} during {self._step}",
-                              self._peer.stderr_tail()) from None
+                how, tail = self.child.exit_description(), self.child.stderr_tail()
+                self._rank.retire()
+                raise Outcome(self._status, f"the receiving rank {how} during {self._step}", tail) from None
             if event.get("event") == "step":
                 self._step, self._status = event["step"], event["status"]
                 self._steps.announce(f"receiving rank: {self._step}", self._status)
+            elif event.get("event") == "fatal":
+                self._rank.retire()
+                raise Outcome(ERROR, f"the receiving rank did not start: {event['message']}")
             elif event.get("event") == kind:
                 return event
 
 
-def _delta(deadline: float) -> datetime.timedelta:
+def _left(deadline: float) -> datetime.timedelta:
     return datetime.timedelta(seconds=max(deadline - time.monotonic(), 1.0))
-
-
-def main(argv: list[str]) -> None:
-    """Rank 1: receive, rebuild with this process's own observer, judge, report."""
-    channel = Channel()
-    request = next(channel.requests(), None)
-    if request is None:
-        return
-    deadline = time.monotonic() + float(request["deadline_in"])
-    for path in reversed(request["paths"]):
-        sys.path.insert(0, path)
-    channel.send({"event": "ready"})
-    steps = Steps(lambda step, status: channel.send({"event": "step", "step": step, "status": status}))
-    device = torch.device(request["device"])
-    backend = request["backend"]
-    verdict: dict[str, Any] = {"status": PASS, "message": ""}
-    try:
-        with steps.step("transport: joining the process group", ERROR):
-            if device.type == "cuda":
-                torch.cuda.set_device(device)
-            store = dist.TCPStore("127.0.0.1", int(request["port"]), world_size=2, is_master=False,
-                                  timeout=_delta(deadline))
-            join(store, 1, backend, deadline - time.monotonic())
-        try:
-            with steps.step("transport: receiving", ERROR):
-                received, shipment = receive_stage(device, backend)
-        finally:
-            dist.destroy_process_group()
-        with steps.step("loading the transport helpers", ERROR):
-            helpers = load_helpers(request["helpers"])
-        observer = instantiate(ClassRef.from_json(request["observer"]), device, steps)
-        receive_half(received, observer, shipment, device, steps, helpers)
-    except Outcome as outcome:
-        verdict = {"status": outcome.status, "message": outcome.message, "detail": outcome.detail}
-    except BaseException as exc:  # noqa: BLE001 - the verdict must reach the worker whatever happened
-        verdict = {"status": ERROR, "message": f"receiving rank: {describe(exc)}", "detail": format_detail(exc)}
-    channel.send({"event": "verdict", **verdict})

@@ -118,8 +118,6 @@ def plan_verify(
     targets = [replace(t, device=devices[t.device]) if t.device else t for t in targets_from_analysis(analysis)]
     root = analysis.project.root
     count = settings.explore if explore is None else explore
-    if count and transport != "local":
-        raise VerifyUsageError(f"{option_prefix}explore: exploring runs with {option_prefix}transport local only")
     if count and importlib.util.find_spec("hypothesis") is None:
         raise VerifyUsageError(f"{option_prefix}explore needs hypothesis: pip install 'ppaux-lint[runtime]'")
     return Plan(

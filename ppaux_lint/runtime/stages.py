@@ -229,7 +229,8 @@ def combine(halves: dict[int, HalfResult], world: World) -> VerifyResult:
 
     Blamed first: a sender that failed before anything crossed; then the receiver; then the sender's
     later failure (a sender whose link broke because the receiver died says less than the receiver). A half
-    that was stopped because the other broke is blamed last.
+    that was stopped because the other broke is blamed last. Under ``--explore`` the words are the sender's
+    (the shrunk counterexample, with the receiver's verdict on it), the blame still the blamed half's.
     """
     base = halves.get(world.sender) or halves[0]
     failed = [(rank, half) for rank, half in halves.items() if half.result.status != PASS]
@@ -238,7 +239,8 @@ def combine(halves: dict[int, HalfResult], world: World) -> VerifyResult:
     else:
         blamed, half = min(failed, key=lambda item: (
             item[1].stopped, not (item[0] == world.sender and item[1].result.phase == SENDING), item[0] != 0))
-        chosen = half.result
+        # An explored failure: the sender shrank it, so its row says more than the first the receiver saw.
+        chosen = next((h.result for h in halves.values() if h.result.counterexample), half.result)
     message = chosen.message
     if blamed is not None and chosen.status in (FAIL, ERROR):
         message = f"{world.name(blamed)}: {message}"

@@ -15,8 +15,10 @@ first, then the tensors, as SGLang does.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +129,22 @@ def receive_stage(device: torch.device, backend: str, peer: int = 0) -> tuple[di
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     return received, box[0]
+
+
+class Link:
+    """Two ranks exchanging in lockstep (a gloo send waits for its receive): once an operation on the link
+    raised, the two may be out of step, so the link is ``broken`` and nobody may wait on it again."""
+
+    broken = False
+
+    @contextlib.contextmanager
+    def guard(self) -> Iterator[None]:
+        """A transport operation, which breaks the link if it raises."""
+        try:
+            yield
+        except BaseException:
+            self.broken = True
+            raise
 
 
 def _wire(tensor: torch.Tensor, backend: str) -> torch.Tensor:

@@ -17,7 +17,7 @@ import torch
 from ppaux_lint.runtime.examples import HOW_TO_PROVIDE, Example, examples_of, instantiate
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
 from ppaux_lint.runtime.pair import ALONE, SEND, PairLink, PairSpec
-from ppaux_lint.runtime.peer import dist_round_trip
+from ppaux_lint.runtime.peer import ClassLink, ReceivingRank
 from ppaux_lint.runtime.results import (
     ERROR,
     PASS,
@@ -47,18 +47,19 @@ def run_request(
     transport: str,
     timeout: float,
     notify: Any = None,
-    paths: list[str] | None = None,
     helpers: Helpers = BUNDLED_HELPERS,
     pair: dict[str, Any] | None = None,
     explore: int = 0,
     seed: int = 0,
+    receiver: ReceivingRank | None = None,
 ) -> VerifyResult:
     """Run ``target``'s round trip (or, without an output, its observer probe) here, judged by ``helpers``;
     never raises.
 
     ``notify(step, status, phase)`` hears of each step before it starts. ``pair`` (a ``PairSpec``) makes
-    this one rank's half of a launched run instead (see ``pair.py``). ``explore`` variants of the example,
-    drawn from ``seed``, follow a passing round trip (see ``explore.py``).
+    this one rank's half of a launched run instead (see ``pair.py``); without one, the ``dist`` transport
+    sends to ``receiver``, the worker's receiving rank. ``explore`` variants of the example, drawn from
+    ``seed``, follow a passing round trip (see ``explore.py``).
     """
     started = time.perf_counter()
     progress = _Progress(notify)
@@ -68,7 +69,7 @@ def run_request(
     trip = _Trip(target, device, steps, progress, helpers, explore, seed)
     status, detail, found, reproducer = PASS, "", None, ""
     try:
-        message = _run(trip, spec, transport, deadline, paths or [])
+        message = _run(trip, spec, transport, deadline, receiver)
     except Outcome as outcome:
         status, message, detail = outcome.status, outcome.message, outcome.detail
         if isinstance(outcome, Falsified):
@@ -91,12 +92,18 @@ def run_request(
     )
 
 
-def _run(trip: _Trip, spec: PairSpec | None, transport: str, deadline: float, paths: list[str]) -> str:
-    """Pick how the stage dict travels, then run: in this process, to a peer process, or to another rank."""
+def _run(trip: _Trip, spec: PairSpec | None, transport: str, deadline: float,
+         receiver: ReceivingRank | None) -> str:
+    """Pick how the stage dict travels, then run: in this process, to the receiving rank, or to another rank."""
     target, steps, helpers = trip.target, trip.steps, trip.helpers
     if spec is None or spec.role == ALONE:
         if transport == "dist" and spec is None:
-            return trip.run(_Spawned(target.observer, deadline, steps, paths, helpers))
+            assert receiver is not None, "the dist transport sends to the worker's receiving rank"
+            delivery = _Spawned(receiver, target.observer, deadline, steps)
+            try:
+                return trip.run(delivery)
+            finally:
+                delivery.close()
         return trip.run(_Local(target.observer, steps, helpers))
     with PairLink(spec, torch.device(trip.device), deadline, steps) as link:
         if spec.role == SEND:
@@ -142,22 +149,28 @@ class _Local:
 
 
 class _Spawned:
-    """``dist`` on one machine: a peer process started for the class is the receiving rank (``peer.py``)."""
+    """``dist`` on one machine: the worker's receiving rank rebuilds, over a group of the class's own, made
+    when its first example crosses (``peer.py``)."""
 
-    def __init__(self, observer: ClassRef | None, deadline: float, steps: Steps, paths: list[str],
-                 helpers: Helpers) -> None:
+    def __init__(self, receiver: ReceivingRank, observer: ClassRef | None, deadline: float, steps: Steps) -> None:
+        self._receiver = receiver
         self._ref = observer
         self._deadline = deadline
         self._steps = steps
-        self._paths = paths
-        self._helpers = helpers
+        self._link: ClassLink | None = None
 
     def sender_device(self, device: torch.device) -> torch.device:
         return sender_device(device, backend_for(device))
 
     def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
         assert self._ref is not None
-        dist_round_trip(stage, shipment, self._ref, device, self._deadline, self._steps, self._paths, self._helpers)
+        if self._link is None:
+            self._link = self._receiver.open(self._ref, device, self._deadline, self._steps)
+        self._link.deliver(stage, shipment, self._steps)
+
+    def close(self) -> None:
+        if self._link is not None:
+            self._link.close()
 
 
 class _Delivery(Protocol):

@@ -74,7 +74,7 @@ class Session:
     def __init__(self, *, device: str, transport: str, timeout: float, paths: Sequence[str] = (),
                  helpers: Helpers = BUNDLED_HELPERS, runner: RoundTrips | None = None,
                  explore: Exploration | None = None) -> None:
-        self._runner = runner or Runner(list(paths), helpers, explore=explore)
+        self._runner = runner or Runner(list(paths), helpers, explore=explore, receiver=transport == "dist")
         self._runs: dict[tuple, VerifyResult] = {}
         self._device = device
         self._transport = transport
@@ -163,15 +163,17 @@ class Runner:
     """Owns at most one worker at a time, and replaces it when it hangs or dies.
 
     ``die_with_parent`` is for workers of a launched rank (see ``procs.Child``). With ``explore``, every
-    request asks the worker to explore too, inside the class's own deadline.
+    request asks the worker to explore too, inside the class's own deadline. With ``receiver`` (the
+    ``dist`` transport on one machine) each worker starts its receiving rank as it starts itself.
     """
 
     def __init__(self, paths: list[str], helpers: Helpers, *, die_with_parent: bool = False,
-                 explore: Exploration | None = None) -> None:
+                 explore: Exploration | None = None, receiver: bool = False) -> None:
         self._paths = paths
         self.helpers = helpers
         self._explore = explore
         self._die_with_parent = die_with_parent
+        self._receiver = receiver
         self._worker: Child | None = None
 
     def run(self, target: VerifyTarget, device: str, transport: str, timeout: float) -> VerifyResult:
@@ -234,8 +236,8 @@ class Runner:
     def _ready_worker(self) -> tuple[Child | None, str]:
         if self._worker is not None:
             return self._worker, ""
-        worker = Child("ppaux_lint.runtime.worker", [json.dumps(self._paths), self.helpers.source], own_group=True,
-                       die_with_parent=self._die_with_parent)
+        args = [json.dumps(self._paths), self.helpers.source, *(["dist"] if self._receiver else [])]
+        worker = Child("ppaux_lint.runtime.worker", args, own_group=True, die_with_parent=self._die_with_parent)
         try:
             event = worker.receive(STARTUP_TIMEOUT)
         except TimeoutError:

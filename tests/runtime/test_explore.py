@@ -129,12 +129,6 @@ def test_explore_from_the_config(project, run_cli):
     assert rows[B + "SqueezeOutput"]["status"] == "fail"
 
 
-def test_explore_needs_the_local_transport(bugs, run_cli):
-    result = run_cli(str(bugs.root), "--device", "cpu", "--transport", "dist", "--explore", "3")
-    assert result.exit_code == 2
-    assert "--explore: exploring runs with --transport local only" in result.stderr
-
-
 def test_the_options_are_documented():
     names = {option.name for option in verify_command.params}
     assert {"explore", "seed"} <= names

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from explore_bugs import PAIRS as BUGS
 
 from .conftest import Project, observer_class, output_class, plugin_module
 
@@ -100,8 +101,9 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _launch(nodes: list[tuple[Path, list[str], str]], marker: str) -> list[Launched]:
-    """Start one torchrun per node (its working copy, launcher arguments, host label) and wait for all.
+def _launch(nodes: list[tuple[Path, list[str], str]], marker: str, options: tuple[str, ...] = ()) -> list[Launched]:
+    """Start one torchrun per node (its working copy, launcher arguments, host label) and wait for all;
+    ``options`` go to every rank's verify.
 
     Each torchrun leads a session of its own; on a timeout the sessions and every process carrying the
     test's marker are killed, by pid, so that nothing outlives the test.
@@ -115,7 +117,7 @@ def _launch(nodes: list[tuple[Path, list[str], str]], marker: str) -> list[Launc
             del env["PPAUX_LINT_HOST"]
         command = [sys.executable, "-m", "torch.distributed.run", *launcher, "-m", "ppaux_lint", "verify",
                    "--transport", "dist", "--device", "cpu", "--timeout", str(TIMEOUT), "--output-format", "json",
-                   "."]
+                   *options, "."]
         procs.append(subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True, start_new_session=True))
     try:
@@ -164,6 +166,22 @@ def _two_nodes(tmp_path_factory, copies: dict[str, dict[str, str]]) -> list[tupl
                     "--master-addr", "127.0.0.1", "--master-port", str(port)]
         nodes.append((project.root, launcher, host))
     return nodes
+
+
+# -- --explore under a launch: the sender explores with rank 0's seed ---------------------------------------
+
+
+def test_a_launch_explores_on_the_sender_with_the_seed_rank_0_printed(tmp_path, process_marker, leftover_processes):
+    project = Project(tmp_path / "bugs")
+    project.package("bugs", {"pairs": BUGS})
+    [launched] = _launch([(project.root, ["--standalone", "--nproc-per-node", "2"], "")], process_marker,
+                         ("--explore", "10"))
+    printed = re.findall(r"exploring 10 examples per class with --seed (\d+)", launched.stderr)
+    assert len(printed) == 1, launched.stderr  # rank 0 only
+    rows = launched.rows()
+    assert f"explored 12 examples around it, seed {printed[0]}" in rows["TopkOutput"]["message"]
+    assert rows["SqueezeOutput"]["counterexample"]["ids"]["shape"] == [1, 4]
+    assert _leftovers(process_marker, leftover_processes) == []
 
 
 # -- pp-size 3 on one node: the last rank sends, rank 0 receives, rank 1 waits ------------------------------
