@@ -30,6 +30,33 @@ OBSERVER_ROOT = f"{OBSERVER_MODULE}.SamplingObserver"
 IMPORT_AUX = f"from {AUX_MODULE} import DeviceAuxiliaryOutput\n"
 IMPORT_OBS = f"from {OBSERVER_MODULE} import SamplingObserver\n"
 
+SCORE_OUTPUTS = IMPORT_AUX + textwrap.dedent("""
+
+    class ScoreOutput(DeviceAuxiliaryOutput):
+        def __init__(self, scores, ranks):
+            self.scores = scores
+            self.ranks = ranks
+
+        def copy_to_host(self, copy_tensor):
+            return self
+
+        def to_pp_tensors(self):
+            return {"scores": self.scores, "ranks": self.ranks}
+    """)
+SCORE_OBSERVERS = IMPORT_OBS + textwrap.dedent("""\
+    from pkg.outputs import ScoreOutput
+
+
+    class ScoreObserver(SamplingObserver):
+        def after_sample(self, state, token_ids):
+            return ScoreOutput(state, token_ids)
+
+        def from_pp_tensors(self, tensors):
+            return ScoreOutput(tensors["scores"], tensors["ranks"])
+    """)
+"""``pkg/outputs.py`` and ``pkg/observers.py``: a pair whose contract (the keys "scores" and "ranks") spans
+two files, for the tests that break it from either end and expect the finding through both."""
+
 PYPROJECT_HEAD = '[project]\nname = "proj"\nversion = "0.0.0"\n'
 
 

@@ -26,15 +26,9 @@ if TYPE_CHECKING:
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for info in context.concrete():
-        if info.forward_only_by:
-            continue
-        found = presence.absence(context.index, info, TO_PP, OUTPUT)
-        if found is not None and found.kind in (presence.MISSING, presence.ASSIGNED_NONE):
-            message = presence.missing_message(info, OUTPUT, TO_PP, found, "auxiliary output",
-                                               "sent to the next pipeline stage", ADD_HELPER,
-                                               pp_errors.OUTPUT_NOT_PP)
-            yield RULE.finding(message, info.path, info.summary.span, info.fqn)
+    return presence.missing_findings(RULE, context.index, (i for i in context.concrete() if not i.forward_only_by),
+                                     TO_PP, OUTPUT, noun="auxiliary output", purpose="sent to the next pipeline stage",
+                                     helper=ADD_HELPER, error=pp_errors.OUTPUT_NOT_PP)
 
 
 def plan_fix(planner: Planner, finding: Finding) -> Plan | None:

@@ -23,13 +23,9 @@ if TYPE_CHECKING:
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for info in context.concrete():
-        found = presence.absence(context.index, info, FROM_PP, OBSERVER)
-        if found is not None and found.kind in (presence.MISSING, presence.ASSIGNED_NONE):
-            message = presence.missing_message(info, OBSERVER, FROM_PP, found, "sampling observer",
-                                               "rebuilt on the first pipeline stage", POP_HELPER,
-                                               pp_errors.OBSERVER_NOT_PP)
-            yield RULE.finding(message, info.path, info.summary.span, info.fqn)
+    return presence.missing_findings(RULE, context.index, context.concrete(), FROM_PP, OBSERVER,
+                                     noun="sampling observer", purpose="rebuilt on the first pipeline stage",
+                                     helper=POP_HELPER, error=pp_errors.OBSERVER_NOT_PP)
 
 
 def plan_fix(planner: Planner, finding: Finding) -> Plan | None:

@@ -7,11 +7,17 @@ plain absence), never two.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ppaux_lint.index import Member, ProjectIndex
 from ppaux_lint.model import ClassInfo
 from ppaux_lint.summary import MethodSummary
+
+if TYPE_CHECKING:
+    from ppaux_lint.findings import Finding
+    from ppaux_lint.rules.base import Rule
 
 STUB, NEAR_MISS, MISSING, ASSIGNED_NONE = "stub", "near-miss", "missing", "none"
 
@@ -45,12 +51,18 @@ def absence(index: ProjectIndex, info: ClassInfo, method: str, role: str) -> Abs
     return Absence(ASSIGNED_NONE if member is not None else MISSING)
 
 
-def missing_message(info: ClassInfo, role: str, method: str, found: Absence, noun: str, purpose: str,
-                    helper: str, error: str) -> str:
-    """The message of the missing-method rules: the class, how it was recognised, and the error the helper raises."""
+def missing_findings(rule: Rule, index: ProjectIndex, infos: Iterable[ClassInfo], method: str, role: str, *,
+                     noun: str, purpose: str, helper: str, error: str) -> Iterator[Finding]:
+    """The findings of a missing-method rule (PPA001, PPA002): each class in ``role`` that lacks ``method``
+    outright or sets it to None, named with how it was recognised and the error ``helper`` raises."""
     from ppaux_lint import pp_errors
 
-    how = (f"sets `{method} = None`, which a runtime-checkable Protocol treats as missing"
-           if found.kind == ASSIGNED_NONE else f"has no `{method}`")
-    return (f"{noun} `{info.fqn}` ({info.recognized[role]}) {how}, so it cannot be {purpose}; "
-            f"with pipeline parallelism {helper} raises {pp_errors.raised(error)}")
+    for info in infos:
+        found = absence(index, info, method, role)
+        if found is None or found.kind not in (MISSING, ASSIGNED_NONE):
+            continue  # there, unknowable, or another rule's answer (a stub, a misspelling)
+        how = (f"sets `{method} = None`, which a runtime-checkable Protocol treats as missing"
+               if found.kind == ASSIGNED_NONE else f"has no `{method}`")
+        message = (f"{noun} `{info.fqn}` ({info.recognized[role]}) {how}, so it cannot be {purpose}; "
+                   f"with pipeline parallelism {helper} raises {pp_errors.raised(error)}")
+        yield rule.finding(message, info.path, info.summary.span, info.fqn)

@@ -14,33 +14,11 @@ from pathlib import Path
 
 import pytest
 from integrations.conftest import run_cli
+from lintkit import SCORE_OBSERVERS, SCORE_OUTPUTS
 
-from .conftest import IMPORT_AUX, IMPORT_OBS, check, write
+from .conftest import IMPORT_AUX, check, write
 
-OUTPUTS = IMPORT_AUX + """
-
-class ScoreOutput(DeviceAuxiliaryOutput):
-    def __init__(self, scores, ranks):
-        self.scores = scores
-        self.ranks = ranks
-
-    def copy_to_host(self, copy_tensor):
-        return self
-
-    def to_pp_tensors(self):
-        return {"scores": self.scores, "ranks": self.ranks}
-"""
-OBSERVERS = IMPORT_OBS + """
-from pkg.outputs import ScoreOutput
-
-
-class ScoreObserver(SamplingObserver):
-    def after_sample(self, state, token_ids):
-        return ScoreOutput(state, token_ids)
-
-    def from_pp_tensors(self, tensors):
-        return ScoreOutput(tensors["scores"], tensors["ranks"])
-"""
+OUTPUTS, OBSERVERS = SCORE_OUTPUTS, SCORE_OBSERVERS
 UNREAD = OBSERVERS.replace('tensors["ranks"]', "None")  # the edit: "ranks" is still sent, never read
 MISSING = OBSERVERS.replace('tensors["ranks"]', 'tensors["rank"]')  # reads a key that is never sent
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from lintkit import IMPORT_AUX, IMPORT_OBS, locate, make_project
+from lintkit import IMPORT_AUX, SCORE_OBSERVERS, SCORE_OUTPUTS, locate, make_project
 
 from .client import LspClient
 
@@ -35,30 +35,7 @@ LEAF = textwrap.dedent("""\
     class LeafOutput(Base):
         scores: torch.Tensor
     """)  # PPA001, with an unsafe fix: send `scores`
-OUTPUTS = IMPORT_AUX + textwrap.dedent("""
-
-    class ScoreOutput(DeviceAuxiliaryOutput):
-        def __init__(self, scores, ranks):
-            self.scores = scores
-            self.ranks = ranks
-
-        def copy_to_host(self, copy_tensor):
-            return self
-
-        def to_pp_tensors(self):
-            return {"scores": self.scores, "ranks": self.ranks}
-    """)
-OBSERVERS = IMPORT_OBS + textwrap.dedent("""\
-    from pkg.outputs import ScoreOutput
-
-
-    class ScoreObserver(SamplingObserver):
-        def after_sample(self, state, token_ids):
-            return ScoreOutput(state, token_ids)
-
-        def from_pp_tensors(self, tensors):
-            return ScoreOutput(tensors["scores"], tensors["ranks"])
-    """)
+OUTPUTS, OBSERVERS = SCORE_OUTPUTS, SCORE_OBSERVERS
 
 
 @pytest.fixture
