@@ -30,6 +30,7 @@ Progress goes to stderr, the tables to stdout.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -42,10 +43,10 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 SGLANG = "sglang==0.5.23"
 EXPECTED_PY_FILES = 4719
@@ -744,7 +745,14 @@ def _render_observer(plan: Plan, chain: Chain) -> str:
     here = plan.modules[chain.observer]
     leaf = chain.class_name(len(chain.levels) - 1)
     imports, ref = _import_of(plan, here, chain.levels[-1], leaf, chain.leaf_style)
-    text = f'''"""The observer of auxiliary output family {chain.index}."""
+    return observer_source(f"The observer of auxiliary output family {chain.index}.", imports,
+                           f"Aux{chain.index:04d}Observer", ref, chain.observer_ok)
+
+
+def observer_source(docstring: str, imports: Sequence[str], name: str, output: str, complete: bool) -> str:
+    """A sampling observer module whose ``after_sample`` builds ``output``; without ``from_pp_tensors``
+    unless ``complete`` (a PPA002)."""
+    text = f'''"""{docstring}"""
 
 from __future__ import annotations
 
@@ -754,7 +762,7 @@ from sglang.srt.sampling.sampling_observer import SamplingObserver
 {chr(10).join(imports)}
 
 
-class Aux{chain.index:04d}Observer(SamplingObserver):
+class {name}(SamplingObserver):
     """Captures the top-k scores of every decoding step."""
 
     def __init__(self, k: int = 4):
@@ -765,12 +773,12 @@ class Aux{chain.index:04d}Observer(SamplingObserver):
 
     def after_sample(self, state: torch.Tensor, token_ids: torch.Tensor):
         scores, ids = state.topk(self.k, dim=-1)
-        return {ref}(token_ids=ids, scores=scores)
+        return {output}(token_ids=ids, scores=scores)
 '''
-    if chain.observer_ok:
+    if complete:
         text += f'''
     def from_pp_tensors(self, tensors):
-        return {ref}(token_ids=tensors["token_ids"], scores=tensors["scores"])
+        return {output}(token_ids=tensors["token_ids"], scores=tensors["scores"])
 '''
     return text
 
@@ -866,6 +874,32 @@ class {Noun}{Verb}Options:
 )
 
 
+def module_opening(rng: random.Random, docstring: str, most_stdlib: int) -> list[str]:
+    """An ordinary module's first lines: its docstring and imports, up to ``most_stdlib`` of them drawn."""
+    return [f'"""{docstring}"""', "", "from __future__ import annotations", "", "import logging",
+            *(f"import {m}" for m in sorted(rng.sample(STDLIB, rng.randint(0, most_stdlib)))),
+            "from dataclasses import dataclass, field", "from typing import Any, Iterable, Optional", ""]
+
+
+def class_with_state(rng: random.Random, name: str,
+                     docstring: str) -> tuple[list[str], Callable[[], dict[str, object]]]:
+    """The opening lines of an ordinary module's primary class (an ``__init__`` keeping two attributes),
+    and a source of the words that fill the blocks after it, which use those attributes."""
+    a, b = rng.sample(("size", "limit", "offset", "weight", "depth", "rank", "count", "epoch"), 2)
+    b = f"{b}_name"
+    lines = ["", f"class {name}:", f'    """{docstring}"""',
+             "", f"    def __init__(self, {a}: int = {rng.randint(1, 64)}, {b}: Any = None) -> None:",
+             f"        self.{a} = {a}", f"        self.{b} = {b} if {b} is not None else {{}}",
+             "        self._items: list[Any] = []"]
+
+    def words() -> dict[str, object]:
+        verb, word = rng.choice(VERBS), rng.choice(NOUNS)
+        return {"verb": verb, "noun": word, "Verb": verb.title(), "Noun": word.title(), "a": a, "b": b,
+                "n": rng.randint(2, 512)}
+
+    return lines, words
+
+
 def _render_plain(plan: Plan, index: int) -> str:
     """An ordinary module of 50-300 lines: imports (some from elsewhere in the project), a primary
     class with methods, functions and option dataclasses. Only the generator's words vary, so it is
@@ -875,10 +909,7 @@ def _render_plain(plan: Plan, index: int) -> str:
     target = rng.randint(50, 300)
     noun = NOUNS[index % len(NOUNS)]
     mention = " It follows the SamplingObserver hook order." if index in plan.decoys else ""
-    lines = [f'"""{noun.title()} handling for the {here.name.split(".")[1]} subsystem.{mention}"""', "",
-             "from __future__ import annotations", "", "import logging"]
-    lines += [f"import {m}" for m in sorted(rng.sample(STDLIB, rng.randint(0, 3)))]
-    lines += ["from dataclasses import dataclass, field", "from typing import Any, Iterable, Optional", ""]
+    lines = module_opening(rng, f"{noun.title()} handling for the {here.name.split('.')[1]} subsystem.{mention}", 3)
     imported = []
     for other in sorted(set(rng.sample(plan.plain, min(len(plan.plain), rng.randint(0, 3)))) - {index}):
         there = plan.modules[other]
@@ -895,21 +926,11 @@ def _render_plain(plan: Plan, index: int) -> str:
     if index in plan.users:
         names = [plan.chains[c].class_name(len(plan.chains[c].levels) - 1) for c, _ in plan.users[index]]
         lines += [f"REGISTERED_OUTPUTS = ({', '.join(names)},)", ""]
-    a, b = rng.sample(("size", "limit", "offset", "weight", "depth", "rank", "count", "epoch"), 2)
-    b = f"{b}_name"
-    lines += ["", f"class {primary_class(index)}:",
-              f'    """Keeps {noun}s in order and answers questions about them."""',
-              "", f"    def __init__(self, {a}: int = {rng.randint(1, 64)}, {b}: Any = None) -> None:",
-              f"        self.{a} = {a}", f"        self.{b} = {b} if {b} is not None else {{}}",
-              "        self._items: list[Any] = []"]
+    opening, words = class_with_state(rng, primary_class(index),
+                                      f"Keeps {noun}s in order and answers questions about them.")
+    lines += opening
     text = "\n".join(lines) + "\n"
     count = len(lines)
-
-    def words() -> dict[str, object]:
-        verb, word = rng.choice(VERBS), rng.choice(NOUNS)
-        return {"verb": verb, "noun": word, "Verb": verb.title(), "Noun": word.title(), "a": a, "b": b,
-                "n": rng.randint(2, 512)}
-
     for _ in range(rng.randint(2, 6)):
         block = rng.choice(_METHODS).format(**words())
         text += block
@@ -935,43 +956,59 @@ class Generated:
 
 
 def synthetic_project(workdir: Path, n: int) -> Generated:
-    """The project for ``n`` files, generated once and kept (keyed by n, seed and generator version);
-    it is built in a staging directory and renamed, so a killed generation is never mistaken for one."""
+    """The project for ``n`` files, generated once and kept (keyed by n, seed and generator version)."""
     path = workdir / "synthetic" / f"v{GENERATOR_VERSION}-seed{SYNTHETIC_SEED}-n{n}"
-    meta_path = path / "bench_meta.json"
-    if meta_path.is_file():
-        meta = json.loads(meta_path.read_text())
-        log(f"synthetic {n}: reusing {path.name}")
-        return Generated(path, n, meta["megabytes"], meta["expected"])
-    start = time.perf_counter()
-    log(f"synthetic {n}: generating (kept for later runs)")
-    plan = plan_project(n, SYNTHETIC_SEED)
-    staging = path.with_name(path.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    total = _write_project(plan, staging)
-    meta = {"n": n, "seed": SYNTHETIC_SEED, "generator": GENERATOR_VERSION, "megabytes": total / 1e6,
-            "expected": plan.expected_findings, "chains": len(plan.chains)}
-    (staging / "bench_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
-    shutil.rmtree(path, ignore_errors=True)
-    staging.rename(path)
-    log(f"synthetic {n}: {total / 1e6:.0f} MB in {time.perf_counter() - start:.1f}s")
+
+    def build(staging: Path) -> dict[str, object]:
+        plan = plan_project(n, SYNTHETIC_SEED)
+        total = _write_project(plan, staging)
+        return {"n": n, "seed": SYNTHETIC_SEED, "generator": GENERATOR_VERSION, "megabytes": total / 1e6,
+                "expected": plan.expected_findings, "chains": len(plan.chains)}
+
+    meta = cached_project(path, f"synthetic {n}", build)
     return Generated(path, n, meta["megabytes"], meta["expected"])
 
 
-_PLAN: Plan | None = None  # the plan, inherited by forked writer processes
+def cached_project(path: Path, label: str, build: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+    """The metadata of the generated project at ``path``, which ``build`` writes (into a staging directory it
+    is given, returning the metadata) only when no earlier run left it; the staging directory is renamed
+    at the end, so a killed generation is never mistaken for one."""
+    meta_path = path / "bench_meta.json"
+    if meta_path.is_file():
+        log(f"{label}: reusing {path.name}")
+        return json.loads(meta_path.read_text())
+    start = time.perf_counter()
+    log(f"{label}: generating (kept for later runs)")
+    staging = path.with_name(path.name + f".tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    meta = build(staging)
+    (staging / "bench_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    shutil.rmtree(path, ignore_errors=True)
+    staging.rename(path)
+    log(f"{label}: {meta['megabytes']:.0f} MB in {time.perf_counter() - start:.1f}s")
+    return meta
 
 
 def _write_project(plan: Plan, root: Path) -> int:
-    """Write every file (split across processes where fork is available); returns the bytes written."""
-    global _PLAN
+    """Write every file of the plan under ``root``; returns the bytes written."""
     root.mkdir(parents=True)
     (root / "pyproject.toml").write_text(
         '[project]\nname = "synthetic-plugin"\nversion = "1.0.0"\n\n[tool.ruff]\n\n[tool.ppaux-lint]\n')
-    for directory in sorted({os.path.dirname(m.path) for m in plan.modules}):
+    return write_files(root, [m.path for m in plan.modules], functools.partial(render, plan))
+
+
+_RENDER: Callable[[int], str] | None = None  # what renders file i, inherited by forked writer processes
+
+
+def write_files(root: Path, paths: Sequence[str], render_file: Callable[[int], str]) -> int:
+    """Write ``render_file(i)`` to ``root / paths[i]`` for every i (split across processes where fork is
+    available, since rendering is most of a large project's generation); returns the bytes written."""
+    global _RENDER
+    for directory in sorted({os.path.dirname(p) for p in paths}):
         (root / directory).mkdir(parents=True, exist_ok=True)
     jobs = os.cpu_count() or 1
-    parts = [(str(root), range(k, len(plan.modules), jobs)) for k in range(jobs)]
-    _PLAN = plan
+    parts = [(str(root), paths[k::jobs], range(k, len(paths), jobs)) for k in range(jobs)]
+    _RENDER = render_file
     try:
         if jobs > 1 and sys.platform == "linux":
             import multiprocessing
@@ -980,16 +1017,16 @@ def _write_project(plan: Plan, root: Path) -> int:
                 return sum(pool.starmap(_write_part, parts))
         return sum(_write_part(*part) for part in parts)
     finally:
-        _PLAN = None
+        _RENDER = None
 
 
-def _write_part(root: str, indices: Iterable[int]) -> int:
-    plan = _PLAN
-    assert plan is not None
+def _write_part(root: str, paths: Sequence[str], indices: Iterable[int]) -> int:
+    render_file = _RENDER
+    assert render_file is not None
     total = 0
-    for index in indices:
-        data = render(plan, index).encode()
-        with open(os.path.join(root, plan.modules[index].path), "wb") as handle:
+    for path, index in zip(paths, indices, strict=True):
+        data = render_file(index).encode()
+        with open(os.path.join(root, path), "wb") as handle:
             handle.write(data)
         total += len(data)
     return total

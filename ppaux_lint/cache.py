@@ -10,23 +10,21 @@ exactly (corrupt, truncated, foreign, another version) is a miss.
 
 from __future__ import annotations
 
-import contextlib
-import errno
+import dataclasses
 import hashlib
 import json
-import os
-import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ppaux_lint import __version__, codec
+from ppaux_lint import summary as summary_module
+from ppaux_lint.cache_dir import prepare
+from ppaux_lint.fileio import atomic_write, read_regular_file
 from ppaux_lint.summary import SUMMARY_FORMAT, FileSummary
 
-CACHE_DIR_NAME = ".ppaux_lint_cache"
-_GITIGNORE = "# Automatically created by ppaux-lint.\n*\n"
-_CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
-                 "# This file is a cache directory tag created by ppaux-lint.\n")
+SUMMARY_CODEC = codec.Codec(value for value in vars(summary_module).values()
+                            if isinstance(value, type) and dataclasses.is_dataclass(value))
+"""Reads back exactly the summary model's records, and nothing else."""
 
 
 def content_key(data: bytes, path: str, module: str, is_package: bool, config_key: str) -> str:
@@ -44,30 +42,20 @@ class Cache:
 
     def _prepare(self) -> bool:
         """Create the directory with its .gitignore and CACHEDIR.TAG on first write; False if we cannot."""
-        if self._ready:
-            return True
-        try:
-            (self.directory / "summaries").mkdir(parents=True, exist_ok=True)
-            for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
-                marker = self.base / name
-                if not marker.exists():
-                    _atomic_write(marker, text.encode())
-        except (OSError, ValueError):  # ValueError: a path the OS cannot take (a NUL in cache-dir)
-            return False
-        self._ready = True
-        return True
+        self._ready = self._ready or prepare(self.base, self.directory / "summaries")
+        return self._ready
 
     def get_summary(self, key: str) -> FileSummary | None:
         try:
             raw = read_regular_file(self.directory / "summaries" / f"{key}.json")
-            value = codec.decode(json.loads(raw))
+            value = SUMMARY_CODEC.decode(json.loads(raw))
         except (OSError, ValueError, RecursionError):
             return None
         return value if isinstance(value, FileSummary) and value.format == SUMMARY_FORMAT else None
 
     def put_summary(self, key: str, summary: FileSummary) -> None:
         if self._prepare():
-            _atomic_write(self.directory / "summaries" / f"{key}.json",
+            atomic_write(self.directory / "summaries" / f"{key}.json",
                           json.dumps(codec.encode(summary), separators=(",", ":")).encode())
 
     def load_scan(self) -> dict[str, Any]:
@@ -79,28 +67,4 @@ class Cache:
 
     def save_scan(self, data: dict[str, Any]) -> None:
         if self._prepare():
-            _atomic_write(self.directory / "scan.json", json.dumps(data, separators=(",", ":")).encode())
-
-
-def read_regular_file(path: str | Path) -> bytes:
-    """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
-    never end; O_NONBLOCK keeps even the open from waiting for a FIFO's writer."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return handle.read()
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    try:
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError:
-        return  # a read-only cache is a slow cache, not an error
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            atomic_write(self.directory / "scan.json", json.dumps(data, separators=(",", ":")).encode())

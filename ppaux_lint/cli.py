@@ -1,9 +1,16 @@
 """The command line. It parses options, calls the engine, picks a renderer, and maps outcomes to exit codes
-(the policy, shared by every command, is in :mod:`ppaux_lint.command`)."""
+(the policy, shared by every command, is in :mod:`ppaux_lint.command`).
+
+An editor or a git hook starts ``check`` on a file or two many times a day, so what a run imports is what
+it needs: the rule catalogue, the renderer of the chosen format, rich (only for findings to frame) and the
+fix machinery (only for findings to plan fixes for) are imported where they are used, and ``verify``'s
+module, which names the runtime's defaults, only when that command is asked for (or listed in help).
+``tests/test_laziness.py`` keeps it so.
+"""
 
 from __future__ import annotations
 
-import functools
+import importlib
 import json
 import sys
 from collections import Counter
@@ -14,8 +21,6 @@ import click
 
 from ppaux_lint import __version__
 from ppaux_lint.command import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, PREFIX, ExitError, guarded, one_line
-from ppaux_lint.rules import all_rules, by_code, rule_document
-from ppaux_lint.verify_cli import verify  # torch-free until the command runs
 
 OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
 
@@ -25,7 +30,25 @@ def _codes(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Commands(click.Group):
+    """A group whose ``lazy`` commands, ``name -> "module:attribute"``, are imported when first looked up."""
+
+    def __init__(self, *args, lazy: dict[str, str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module, attribute = self.lazy[cmd_name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands, lazy={"verify": "ppaux_lint.verify_cli:verify"},  # torch-free until it runs
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", "-V", prog_name="ppaux-lint")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 @click.pass_context
@@ -69,8 +92,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
 
     `-` checks standard input, named by --stdin-filename, against the rest of the project on disk, as an
     editor plugin needs for an unsaved buffer."""
-    from ppaux_lint.engine import Options, analyze
-    from ppaux_lint.report import RENDERERS
+    from ppaux_lint.project import Options
+    from ppaux_lint.replay import Checked, check_project, with_fixes
 
     stdin = _stdin_path(paths, stdin_filename)
     if stdin is not None:
@@ -78,12 +101,17 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     overlays = {str(stdin.absolute()): sys.stdin.buffer.read()} if stdin is not None else {}
     options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
                       force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir, overlays=overlays)
-    from ppaux_lint import fixes
+    if not (show_diff or apply_fix):  # a plain check: replayed when nothing changed since the same one (replay.py)
+        with _progress(output_format in ("full", "concise") and not quiet):
+            checked = guarded(ctx, lambda: check_project(list(paths), options))
+        _warn(checked.warnings)
+        return _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet)
+    from ppaux_lint import fixes  # the fix machinery, only when fixes are to be applied or shown
+    from ppaux_lint.engine import analyze
 
     with _progress(output_format in ("full", "concise") and not quiet):
         analysis = guarded(ctx, lambda: analyze(list(paths), options))
-    for warning in analysis.discovery.warnings:
-        click.echo(f"ppaux-lint: warning: {warning}", err=True)
+    _warn(analysis.discovery.warnings)
     out = sys.stdout
     if show_diff:  # as ruff: the diff only, a count on stderr, exit 1 when something would change
         preview = guarded(ctx, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
@@ -107,18 +135,36 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
                                                           unsafe=unsafe_fixes))
         fixes.report_failures(outcome.failed)
         analysis, fixed = outcome.analysis, outcome.fixed
-    findings = guarded(ctx, lambda: fixes.attach_fixes(analysis))
+    checked = Checked(guarded(ctx, lambda: with_fixes(analysis)), analysis.discovery.warnings,
+                      len(analysis.discovery.targets), dict(analysis.overlays))
+    _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet, out=out,
+            fixed=fixed if show_fixes else [], fixed_count=len(fixed), unsafe=unsafe_fixes)
+
+
+def _warn(warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        click.echo(f"ppaux-lint: warning: {warning}", err=True)
+
+
+def _report(ctx: click.Context, checked, output_format: str, *, exit_zero: bool, statistics: bool, quiet: bool,
+            out=None, fixed: list | None = None, fixed_count: int = 0, unsafe: bool = False) -> None:
+    """Print what ``check`` found (and fixed) as ``output_format`` asks, then exit with check's code."""
+    from ppaux_lint.report import renderer
+
+    out = out or sys.stdout
+    findings = checked.findings
     if statistics:
         _print_statistics(findings, output_format, out)
     else:
-        render = RENDERERS[output_format]
+        render = renderer(output_format)
         if output_format == "full":  # the only format that quotes source lines: the overlay's, where checked
-            render = functools.partial(render, overlays=analysis.overlays)
-        render(findings, out)
+            render(findings, out, overlays=checked.overlays)
+        else:
+            render(findings, out)
         if output_format in ("full", "concise") and not quiet:
-            if show_fixes and fixed:
+            if fixed:
                 _print_fixed(fixed, out)
-            _print_summary(findings, len(analysis.discovery.targets), out, fixed=len(fixed), unsafe=unsafe_fixes)
+            _print_summary(findings, checked.files_checked, out, fixed=fixed_count, unsafe=unsafe)
     ctx.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
 
 
@@ -167,6 +213,7 @@ def _progress(enabled: bool):
 
 def _print_fixed(fixed, out) -> None:
     from ppaux_lint.report.paths import display_path
+    from ppaux_lint.rules import by_code
 
     out.write(f"Fixed {len(fixed)} error{'s' if len(fixed) != 1 else ''}:\n")
     by_path: dict[str, Counter] = {}
@@ -203,6 +250,8 @@ def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = F
 
 
 def _print_statistics(findings, output_format: str, out) -> None:
+    from ppaux_lint.rules import by_code
+
     counts = Counter(f.code for f in findings)
     rows = [(code, counts[code], by_code(code).name) for code in sorted(counts)]
     if output_format == "json":
@@ -222,13 +271,11 @@ def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -
     """Remove the cache of the project that contains PATHS (default: the current directory)."""
     import shutil
 
-    from ppaux_lint.cache import CACHE_DIR_NAME
-    from ppaux_lint.engine import Options, load_project
+    from ppaux_lint.cache_dir import cache_directory
+    from ppaux_lint.project import Options, asked, load_project
 
-    project = guarded(ctx, lambda: load_project(list(paths) or [Path(".")], Options()))
-    configured = Path(project.config.cache_dir) if project.config.cache_dir else None
-    target = cache_dir or configured or Path(CACHE_DIR_NAME)
-    target = target if target.is_absolute() else project.root / target
+    project = guarded(ctx, lambda: load_project(asked(paths), Options()))
+    target = cache_directory(project, cache_dir)
     if target.is_dir():
         shutil.rmtree(target, ignore_errors=True)
         click.echo(f"Removed cache at {target}")
@@ -240,6 +287,8 @@ def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -
 @click.argument("code")
 def rule(code: str) -> None:
     """Explain the rule CODE (e.g. PPA001)."""
+    from ppaux_lint.rules import by_code, rule_document
+
     code = code.upper()
     if by_code(code) is None:
         raise ExitError(f"CODE: unknown rule {code!r} (see `ppaux-lint rules`)")
@@ -273,8 +322,7 @@ def inventory(ctx: click.Context, paths: tuple[Path, ...], output_format: str, e
     options = Options(config_path=config_path, exclude=exclude)
     with _progress(output_format == "tree"):
         analysis = guarded(ctx, lambda: analyze(list(paths), options))
-    for warning in analysis.discovery.warnings:
-        click.echo(f"ppaux-lint: warning: {warning}", err=True)
+    _warn(analysis.discovery.warnings)
     data = guarded(ctx, lambda: inv.build(analysis))
     out = sys.stdout
     (inv.render_json if output_format == "json" else inv.render_tree)(data, out)
@@ -284,6 +332,8 @@ def inventory(ctx: click.Context, paths: tuple[Path, ...], output_format: str, e
 @click.option("--output-format", type=click.Choice(("table", "json")), default="table", show_default=True)
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, summary and fix availability."""
+    from ppaux_lint.rules import all_rules
+
     if output_format == "json":
         click.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "fix": r.fix}
                                for r in all_rules()], indent=2))
@@ -308,8 +358,6 @@ def server(ctx: click.Context) -> None:
 
     ctx.exit(guarded(ctx, serve))
 
-
-cli.add_command(verify)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

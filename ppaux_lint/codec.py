@@ -1,9 +1,9 @@
-"""Summaries to JSON and back, for the cache.
+"""Frozen records to JSON and back, for the cache: summaries, and the findings a replayed run reads.
 
 JSON rather than pickle: a cache directory can arrive in a pull request, and
 unpickling it would run whatever it holds, which breaks the promise that
-``check`` never executes project code. Decoding accepts only the summary
-types, and anything else is treated as a corrupt entry.
+``check`` never executes project code. A ``Codec`` decodes only the record
+types it was made for, and anything else is treated as a corrupt entry.
 """
 
 from __future__ import annotations
@@ -11,17 +11,12 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
-
-from ppaux_lint import summary as summary_module
-
-_TYPES = {cls.__name__: cls for cls in vars(summary_module).values()
-          if isinstance(cls, type) and dataclasses.is_dataclass(cls)}
 
 
 class DecodeError(ValueError):
-    """The data is not a summary this version wrote."""
+    """The data is not a record this version wrote."""
 
 
 def encode(value: Any) -> Any:
@@ -35,51 +30,117 @@ def encode(value: Any) -> Any:
     return value
 
 
-def decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        name = value.get("!")
-        cls = _TYPES.get(name) if isinstance(name, str) else None  # {"!": []} must not raise TypeError
-        if cls is None:
-            raise DecodeError(f"unknown record type {value.get('!')!r}")
-        fields = {k: decode(v) for k, v in value.items() if k != "!"}
-        checks = _CHECKS[cls.__name__]
-        for name, field_value in fields.items():  # valid JSON of the wrong shape must not reach the index
-            if name in checks and not checks[name](field_value):
-                raise DecodeError(f"{cls.__name__}.{name}: unexpected {type(field_value).__name__}")
-        try:
-            return cls(**fields)
-        except TypeError as exc:
-            raise DecodeError(str(exc)) from None
-    if isinstance(value, list):
-        return tuple(decode(v) for v in value)
-    if value is None or isinstance(value, (str, int, float, bool)):
+# Each annotation becomes one function that checks a JSON value and builds the field's value in the same pass
+# (one walk over a warm run's summaries, not a decode and then a check).
+Decoder = Callable[[Any], Any]
+
+
+class Codec:
+    """Decodes the JSON of ``records`` (dataclasses, found by name), checking every field against its
+    annotation on the way: valid JSON of the wrong shape must not reach the index."""
+
+    def __init__(self, records: Iterable[type]) -> None:
+        self._types = {cls.__name__: cls for cls in records}
+        self._records: dict[str, Decoder] = {}
+        self._records.update((name, self._record(cls)) for name, cls in self._types.items())
+
+    def decode(self, value: Any) -> Any:
+        """A record (or a list of them) back into its dataclass."""
+        if isinstance(value, list):
+            return tuple(self.decode(v) for v in value)
+        if isinstance(value, dict):
+            name = value.get("!")
+            record = self._records.get(name) if isinstance(name, str) else None  # {"!": []} must not raise
+            if record is None:
+                raise DecodeError(f"unknown record type {name!r}")
+            return record(value)
+        if value is None or isinstance(value, (str, int, float, bool)):
+            return value
+        raise DecodeError(f"unexpected value of type {type(value).__name__}")
+
+    def _decoder(self, hint: Any) -> Decoder:
+        origin = typing.get_origin(hint)
+        if origin is tuple:
+            args = typing.get_args(hint)
+            if len(args) == 2 and args[1] is Ellipsis:
+                item = self._decoder(args[0])
+                return lambda v: tuple([item(x) for x in _items(v)])
+            items = [self._decoder(a) for a in args]
+
+            def fixed(value: Any) -> tuple:
+                value = _items(value)
+                if len(value) != len(items):
+                    raise DecodeError(f"expected {len(items)} items, not {len(value)}")
+                return tuple([d(x) for d, x in zip(items, value, strict=True)])
+            return fixed
+        if origin is typing.Union or origin is types.UnionType:
+            options = [self._decoder(a) for a in typing.get_args(hint) if a is not type(None)]
+            other = options[0] if len(options) == 1 else _first_of(options)
+            if type(None) not in typing.get_args(hint):
+                return other
+            return lambda v: None if v is None else other(v)
+        if hint is int:
+            return _scalar(int)
+        if hint is float:
+            return _scalar(int, float)
+        if hint in (str, bool):
+            return _scalar(hint)
+        if isinstance(hint, type) and hint.__name__ in self._types:
+            name, records = hint.__name__, self._records
+            return lambda v: records[name](v) if type(v) is dict and v.get("!") == name else _fail(v)
+        return self.decode  # a shape the records do not use: decode it as it comes rather than guess
+
+    def _record(self, cls: type) -> Decoder:
+        name = cls.__name__
+        fields = {field: self._decoder(hint) for field, hint in typing.get_type_hints(cls).items()}
+
+        def record(value: dict) -> Any:
+            kwargs = {}
+            for key, item in value.items():
+                if key != "!":
+                    field = fields.get(key)
+                    if field is None:
+                        raise DecodeError(f"{name}: unknown field {key!r}")
+                    try:
+                        kwargs[key] = field(item)
+                    except DecodeError as exc:
+                        raise DecodeError(f"{name}.{key}: {exc}") from None
+            try:
+                return cls(**kwargs)
+            except TypeError as exc:  # a required field missing
+                raise DecodeError(str(exc)) from None
+        return record
+
+
+def _wrong(value: Any, what: str) -> DecodeError:
+    return DecodeError(f"expected {what}, not {type(value).__name__}")
+
+
+def _scalar(*accepted: type) -> Decoder:
+    """``bool`` is an ``int`` to isinstance, never to a summary."""
+    def scalar(value: Any) -> Any:
+        if type(value) not in accepted:
+            raise _wrong(value, "/".join(t.__name__ for t in accepted))
         return value
-    raise DecodeError(f"unexpected value of type {type(value).__name__}")
+    return scalar
 
 
-def _checker(hint: Any) -> Callable[[Any], bool]:
-    """A test that a decoded value has the annotated type (nested records were checked when built)."""
-    origin = typing.get_origin(hint)
-    if origin is tuple:
-        args = typing.get_args(hint)
-        if len(args) == 2 and args[1] is Ellipsis:
-            item = _checker(args[0])
-            return lambda v: isinstance(v, tuple) and all(item(x) for x in v)
-        items = [_checker(a) for a in args]
-        return lambda v: (isinstance(v, tuple) and len(v) == len(items)
-                          and all(c(x) for c, x in zip(items, v, strict=True)))
-    if origin is typing.Union or origin is types.UnionType:
-        options = [_checker(a) for a in typing.get_args(hint)]
-        return lambda v: any(c(v) for c in options)
-    if hint is type(None):
-        return lambda v: v is None
-    if hint is int or hint is float:
-        accepted = int if hint is int else (int, float)
-        return lambda v: isinstance(v, accepted) and not isinstance(v, bool)
-    if origin is None and isinstance(hint, type):
-        return lambda v: isinstance(v, hint)
-    return lambda v: True  # a shape the summaries do not use: accept rather than guess
+def _items(value: Any) -> list:
+    if type(value) is not list:
+        raise _wrong(value, "a list")
+    return value
 
 
-_CHECKS = {name: {field: _checker(hint) for field, hint in typing.get_type_hints(cls).items()}
-           for name, cls in _TYPES.items()}
+def _first_of(options: list[Decoder]) -> Decoder:
+    def first(value: Any) -> Any:
+        for option in options:
+            try:
+                return option(value)
+            except DecodeError:
+                continue
+        raise _wrong(value, "one of the annotated types")
+    return first
+
+
+def _fail(value: Any) -> Any:
+    raise _wrong(value, "a record of the annotated type")

@@ -7,7 +7,6 @@ it is; any other exception is a bug, printed as "internal error" with the traceb
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -44,6 +43,8 @@ def guarded(ctx: click.Context, action: Callable[[], T]) -> T:
         raise ExitError("interrupted") from None
     except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
         if debugging(ctx):
+            import traceback  # only under --debug: every run imports this module
+
             traceback.print_exc()
         hint = "" if debugging(ctx) else " (run with --debug for the traceback)"
         raise ExitError(f"internal error: {type(exc).__name__}: {exc}{hint}") from None

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ppaux_lint.errors import UsageError
-from ppaux_lint.runtime.helpers import CHOICES as HELPERS_CHOICES
 
 if TYPE_CHECKING:
     import pathspec
@@ -37,6 +36,9 @@ DEFAULT_HELPER_MODULES = (
     "ppaux_lint.runtime",
     "ppaux_lint.runtime.core",
 )
+# Whose PP helpers judge a verify run (``--helpers``, ``[tool.ppaux-lint.verify] helpers``; runtime/helpers.py
+# says what each means). Here, not in the runtime, so that reading a config imports nothing of the runtime.
+HELPERS_CHOICES = ("auto", "bundled", "sglang")
 
 
 class ConfigError(UsageError):

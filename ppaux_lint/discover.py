@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ppaux_lint.config import Config
 from ppaux_lint.errors import UsageError
-from ppaux_lint.excludes import GitIgnores, is_within
+from ppaux_lint.excludes import GITIGNORE, GitIgnores, is_within
 from ppaux_lint.layout import ModuleName, PyProjects, SourceRoots
 from ppaux_lint.scopes import Scopes
 
@@ -36,6 +36,7 @@ class Discovery:
     configs: Mapping[str, Config] = field(default_factory=dict)  # path -> the config that file follows
     shadowed: Mapping[str, str] = field(default_factory=dict)  # path -> the file that owns its module name
     all_configs: tuple[Config, ...] = ()  # every config met, for validating each one whoever is passed
+    looked_in: tuple[str, ...] = ()  # every directory whose entries decided something: the walk, package checks
 
     def config_of(self, path: str) -> Config:
         return self.configs[path]
@@ -104,7 +105,7 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
                     f"{' (passed explicitly)' if owner in asked else ''}; its classes are not checked"
                     for path, owner in shadowed.items())
     return Discovery(root=root, files=files, targets=frozenset(targets), warnings=tuple(warnings), configs=configs,
-                     shadowed=shadowed, all_configs=tuple(scopes.configs()))
+                     shadowed=shadowed, all_configs=tuple(scopes.configs()), looked_in=tuple(walker.has_init))
 
 
 def _ownership(names: Mapping[str, ModuleName], asked: set[str], walked: set[str]):
@@ -188,7 +189,7 @@ class _Walker:
             self.has_init[directory] = "__init__.py" in names
             scope = (self.scopes.of(directory) if parent is None
                      else self.scopes.enter(directory, parent, "pyproject.toml" in names))
-            if ".gitignore" in names:
+            if GITIGNORE in names:
                 self.gitignores.load(directory)
             subdirectories = []
             for entry in entries:

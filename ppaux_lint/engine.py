@@ -10,53 +10,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ppaux_lint.cache import CACHE_DIR_NAME, Cache
-from ppaux_lint.config import Config, Protocols, load_config
-from ppaux_lint.discover import Discovery, discover, file_key
+from ppaux_lint.cache import Cache
+from ppaux_lint.cache_dir import cache_directory
+from ppaux_lint.config import Config, Protocols
+from ppaux_lint.discover import Discovery, SourceFile, file_key
 from ppaux_lint.findings import Finding
 from ppaux_lint.index import ProjectIndex
-from ppaux_lint.layout import PyProjects, common_root, project_roots
+from ppaux_lint.lookahead import Graph, reach
 from ppaux_lint.model import ClassInfo
-from ppaux_lint.prefilter import bound_names, initial_tokens, possibly_relevant
+from ppaux_lint.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
+from ppaux_lint.project import Options, Project, asked, discover_files, load_project
 from ppaux_lint.rules import CheckContext, run_checks
 from ppaux_lint.selection import Selection, Suppressed, apply
 from ppaux_lint.store import SummaryStore
 from ppaux_lint.summary import FileSummary
-
-
-@dataclass(frozen=True)
-class Project:
-    """Where the project is, and the config at its root.
-
-    ``root`` holds the cache and is where ``--exclude`` patterns start; ``tops`` are the directories walked
-    (the root, or each path's own project when a run spans several); ``config`` is the root's, or the
-    ``--config`` file's, which then replaces every other (``override``).
-    """
-
-    root: Path
-    config: Config
-    tops: tuple[Path, ...] = ()
-    override: bool = False
-
-
-@dataclass(frozen=True)
-class Options:
-    """What the command line adds to the config."""
-
-    config_path: Path | None = None
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    force_exclude: bool = False
-    no_cache: bool = False
-    cache_dir: Path | None = None
-    prefilter: bool = True  # off only to prove, in tests, that it changes nothing
-    # In-memory contents by path (standard input, an editor's unsaved buffers): read instead of the file,
-    # which need not exist yet; pass an overlay's path to have it checked.
-    overlays: Mapping[str, bytes] = field(default_factory=dict)
-    # Start no worker processes: the language server analyses in a thread, and a process forked from a
-    # threaded one can inherit a lock another thread held (stdout's, mid-write) and hang on exit.
-    in_process: bool = False
 
 
 @dataclass
@@ -77,26 +44,21 @@ class Analysis:
         return self.indexes.get(_group(config), self.index) if config is not None else self.index
 
 
-def load_project(paths: Sequence[Path], options: Options) -> Project:
-    tops = project_roots(paths, Path.cwd(), PyProjects())
-    root = common_root(tops)
-    return Project(root, load_config(root, options.config_path), tuple(map(Path, tops)),
-                   override=options.config_path is not None)
-
-
-def analyze(paths: Sequence[str | Path], options: Options = Options(), project: Project | None = None) -> Analysis:
+def analyze(paths: Sequence[str | Path], options: Options | None = None, project: Project | None = None,
+            discovery: Discovery | None = None) -> Analysis:
     """Every stage, once per protocol set among the configs of the files asked about.
 
     Configs differ per sub-project (scopes.py), and their protocols decide what a class is, so each set of
     protocols gets its own index over the whole project, and each finding is kept from the pass of the
     config its file follows; select, ignore and per-file-ignores come from that config too. A project
-    with one config, the usual case, makes one pass.
+    with one config, the usual case, makes one pass. ``project`` and ``discovery``, when the caller has
+    them already, are what ``load_project`` and ``discover_files`` would give for ``paths``.
     """
-    given = [Path(p) for p in paths] or [Path(".")]
+    options = options or Options()
+    given = asked(paths)
     project = project or load_project(given, options)
     overlays = {file_key(Path(path)): data for path, data in options.overlays.items()}
-    discovery = discover(given, project.root, project.config if project.override else None, options.exclude,
-                         options.force_exclude, project.tops, overlays)
+    discovery = discovery or discover_files(given, options, project)
     configs = {config.path: config for config in discovery.all_configs}
     selections = {path: _selection(config, options) for path, config in configs.items()}  # each one validated
     store = SummaryStore(discovery.files, _cache(project, options), project.config.summary_key(),
@@ -119,6 +81,7 @@ def analyze(paths: Sequence[str | Path], options: Options = Options(), project: 
         raw.update(f for f in run_checks(CheckContext(index=index, summaries=tuple(relevant)))
                    if _group(discovery.config_of(f.path)) == group and any(p in targets for p in f.paths))
     store.save()
+    store.close()  # its workers; an error before this leaves them to the pool's own clean-up at exit
     findings: list[Finding] = []
     suppressed: list[Suppressed] = []
     for path, located in _by_config(sorted(raw, key=lambda f: f.sort_key), discovery).items():
@@ -173,33 +136,48 @@ def _index(store: SummaryStore, discovery: Discovery, config: Config,
 
 
 def _cache(project: Project, options: Options) -> Cache | None:
-    if options.no_cache:
-        return None
-    directory = options.cache_dir or (Path(project.config.cache_dir) if project.config.cache_dir else None)
-    if directory is not None and not directory.is_absolute():
-        directory = project.root / directory
-    return Cache(directory or project.root / CACHE_DIR_NAME)
+    return None if options.no_cache else Cache(cache_directory(project, options.cache_dir))
 
 
 def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Protocols,
                         prefilter: bool) -> tuple[list[FileSummary], frozenset[str]]:
     """The summaries of every file that could matter, found by growing the prefilter's token set to a
     fixpoint (see prefilter.py). Without the prefilter every file is parsed first, and the same
-    fixpoint only decides which files' own problems (PPA000, helper calls) are reported."""
+    fixpoint only decides which files' own problems (PPA000, helper calls) are reported.
+
+    The second round also guesses every token the fixpoint will reach (lookahead.py), and one search for
+    the guess finds the only files a later round can match while the guess holds its new tokens: a round
+    then searches those (kept in memory), not the whole tree again. Not the first round: most trees (the
+    SGLang tree among them) are settled by one, and reading a guess out of every file would cost them a
+    third of their time for nothing."""
     if not prefilter:
         store.summarize(discovery.files)
-    tokens = initial_tokens(protocols)
-    new_tokens = tokens
+    initial = tokens = new_tokens = initial_tokens(protocols)
     remaining = list(discovery.files)
     relevant: dict[str, FileSummary] = {}
+    bound = Bound()
+    graph: Graph | None = None  # collecting the lookahead's edges during the second round
+    guessed = False
+    guess: frozenset[str] = frozenset()
+    candidates: list[SourceFile] = []  # the remaining files that hold a guessed token
     while new_tokens:
-        hits = store.scan(remaining, new_tokens)
-        relevant.update(store.summarize(hits))
+        hits = store.scan(candidates if new_tokens <= guess else remaining, new_tokens, graph)
+        found = store.summarize(hits)
+        relevant.update(found)
         hit_paths = {h.path for h in hits}
         remaining = [f for f in remaining if f.path not in hit_paths]
-        grown = set().union(*(bound_names(s, tokens) for s in relevant.values())) if relevant else set()
-        added = grown - tokens
+        bound.add(found.values(), tokens)
+        added = bound.names - tokens
         tokens = tokens | added
+        bound.grow(added)
         # A token containing an older one can only match files that older one already matched.
-        new_tokens = frozenset(t for t in added if not any(old in t for old in tokens - added))
+        new_tokens = uncovered(added, tokens - added)
+        if graph is not None:
+            guess = reach(tokens, graph, bound.waiting_edges())
+            candidates = store.scan(remaining, uncovered(guess - initial, initial)) if new_tokens else []
+            graph, guessed = None, True
+        elif not guessed:
+            graph = {}
+        candidates = [f for f in candidates if f.path not in hit_paths]
+    store.forget_unsummarized()
     return list(relevant.values()), tokens

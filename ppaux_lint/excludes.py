@@ -13,12 +13,14 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ppaux_lint.cache import read_regular_file
 from ppaux_lint.config import Config, compile_globs
 from ppaux_lint.errors import UsageError
+from ppaux_lint.fileio import read_regular_file
 
 if TYPE_CHECKING:
     import pathspec
+
+GITIGNORE = ".gitignore"
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
@@ -67,14 +69,14 @@ class GitIgnores:
             return
         self._loaded.add(directory)
         try:  # a FIFO named .gitignore must not block the walk
-            lines = read_regular_file(os.path.join(directory, ".gitignore")).decode("utf-8", "replace").splitlines()
+            lines = read_regular_file(os.path.join(directory, GITIGNORE)).decode("utf-8", "replace").splitlines()
         except OSError:
             return
         try:
             spec = compile_globs(lines)
         except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so
             bad = invalid_patterns(lines)
-            self.warnings.extend(f"{os.path.join(directory, '.gitignore')}: invalid pattern {line!r} ignored ({why})"
+            self.warnings.extend(f"{os.path.join(directory, GITIGNORE)}: invalid pattern {line!r} ignored ({why})"
                                  for line, why in bad)
             spec = compile_globs([line for line in lines if line not in {b for b, _ in bad}])
         if spec.patterns:

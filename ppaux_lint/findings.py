@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ppaux_lint.summary import Span
+from ppaux_lint.spans import Span
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ FROM_PP = "from_pp_tensors"
 TRANSPORT_METHODS = (TO_PP, FROM_PP)
 ADD_HELPER = "add_auxiliary_output_to_pp_tensors"
 POP_HELPER = "pop_auxiliary_output_from_pp_tensors"
+HELPER_NAMES = frozenset({ADD_HELPER, POP_HELPER})
 PREFIX_CONSTANTS = ("_OUTPUT_PREFIX", "PP_OUTPUT_KEY_PREFIX")  # the helper modules' names for the key prefix
 COPY_TO_HOST = "copy_to_host"
 AFTER_SAMPLE = "after_sample"

@@ -30,6 +30,13 @@ Soundness argument (why a skipped file provably cannot matter):
    it hands to the observer (``routes.py``): that file holds the output's name,
    a token, and the observer's own file is loaded on demand.
 
+6. Later rounds need not search every remaining file. The second round also
+   guesses the tokens the fixpoint will reach (lookahead.py) and one search
+   finds the files holding a guessed token; a round whose new tokens are all
+   guessed searches only those, since any other file holds none of them, and
+   a round with an unguessed token searches every remaining file. The guess
+   thus decides what is read, never what is found.
+
 Limits, stated rather than hidden: identifiers written with non-ASCII
 characters that NFKC-normalise to a token are not matched, and names built at
 run time (``getattr(mod, "Ba" + "se")``) are invisible to any static checker.
@@ -39,12 +46,12 @@ on generated projects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ppaux_lint.config import Protocols
-from ppaux_lint.names import AFTER_FORWARD, AFTER_SAMPLE, COPY_TO_HOST, FROM_PP, PREFIX_CONSTANTS, TO_PP
+from ppaux_lint.names import AFTER_FORWARD, AFTER_SAMPLE, COPY_TO_HOST, FROM_PP, HELPER_NAMES, PREFIX_CONSTANTS, TO_PP
 from ppaux_lint.pp_errors import PP_KEY_PREFIX
-from ppaux_lint.summarize import HELPER_NAMES
+from ppaux_lint.search import Substrings
 from ppaux_lint.summary import ClassSummary, FileSummary
 
 STRUCTURAL_METHODS = (COPY_TO_HOST, AFTER_SAMPLE, TO_PP, FROM_PP)
@@ -61,34 +68,64 @@ def initial_tokens(protocols: Protocols) -> frozenset[str]:
                      | set(PREFIX_CONSTANTS) | {PP_KEY_PREFIX.rstrip(".")})
 
 
-def needles(tokens: Iterable[str]) -> tuple[bytes, ...]:
-    """The tokens to search for: one that contains another is implied by it, so it is dropped."""
-    ordered = sorted(set(tokens), key=len)
-    kept: list[str] = []
-    for token in ordered:
-        if not any(shorter in token for shorter in kept):
-            kept.append(token)
-    return tuple(t.encode("utf-8") for t in kept)
+def encoded(tokens: Iterable[str]) -> tuple[bytes, ...]:
+    """The tokens as the bytes a scan searches for (identifiers are ASCII or UTF-8 in a source file)."""
+    return tuple(t.encode("utf-8") for t in tokens)
 
 
-def contains_any(data: bytes, search: tuple[bytes, ...]) -> bool:
-    return any(needle in data for needle in search)
+def uncovered(added: Iterable[str], older: Iterable[str]) -> frozenset[str]:
+    """The added tokens that contain no older one: a file holding one that does was matched already."""
+    contains = Substrings(encoded(older))
+    return frozenset(t for t in added if not contains.any_in(t.encode("utf-8")))
 
 
 def possibly_relevant(cls: ClassSummary, tokens: frozenset[str]) -> bool:
     """Judged from the class alone: it defines a transport or structural method, or names a token as a base.
     Only such classes can be outputs or observers (point 2 above), so only they are classified."""
-    own = {m.name for m in cls.methods} | {a.name for a in cls.assigns}
-    return bool(own & _STRUCTURAL) or any(base.rsplit(".", 1)[-1] in tokens for base in cls.bases)
+    return _structural(cls) or any(base.rsplit(".", 1)[-1] in tokens for base in cls.bases)
 
 
-def bound_names(summary: FileSummary, tokens: frozenset[str]) -> set[str]:
-    """Names this file binds to something possibly relevant: the growth step of the fixpoint."""
-    names = {cls.name for cls in summary.classes if possibly_relevant(cls, tokens)}
+def _structural(cls: ClassSummary) -> bool:
+    return bool(({m.name for m in cls.methods} | {a.name for a in cls.assigns}) & _STRUCTURAL)
+
+
+def bindings(summary: FileSummary) -> Iterator[tuple[str | None, str]]:
+    """(name, bound): this file binds ``bound`` to something possibly relevant once ``name`` is a token, or
+    whatever the tokens are when ``name`` is None (a class with a structural method): the growth step."""
+    for cls in summary.classes:
+        if _structural(cls):
+            yield None, cls.name
+        else:
+            yield from ((base.rsplit(".", 1)[-1], cls.name) for base in cls.bases)
     for imported in summary.imports:
-        if not imported.star and imported.target.rsplit(".", 1)[-1] in tokens:
-            names.add(imported.local)
+        if not imported.star:
+            yield imported.target.rsplit(".", 1)[-1], imported.local
     for local, value in summary.assignments:
-        if value.rsplit(".", 1)[-1] in tokens:
-            names.add(local)
-    return names
+        yield value.rsplit(".", 1)[-1], local
+
+
+class Bound:
+    """The names the summaries so far bind to tokens so far, kept as both grow: asking every summary again
+    each round would cost rounds x files."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self._waiting: dict[str, set[str]] = {}  # token-to-be -> the names it would bind
+
+    def add(self, summaries: Iterable[FileSummary], tokens: frozenset[str]) -> None:
+        for summary in summaries:
+            for name, bound in bindings(summary):
+                if name is None or name in tokens:
+                    self.names.add(bound)
+                else:
+                    self._waiting.setdefault(name, set()).add(bound)
+
+    def waiting_edges(self) -> dict[bytes, set[bytes]]:
+        """What the summaries so far would bind once more names are tokens, as lookahead edges: exact, where
+        the lookahead's own are read from bytes."""
+        return {name.encode("utf-8"): {b.encode("utf-8") for b in bound} for name, bound in self._waiting.items()}
+
+    def grow(self, added: Iterable[str]) -> None:
+        """``added`` are tokens now."""
+        for token in added:
+            self.names.update(self._waiting.pop(token, ()))

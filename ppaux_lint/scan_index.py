@@ -13,11 +13,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
+Stamp = tuple[int, int]  # (mtime_ns, size): all of a stat the index needs, and a tenth of its memory
+
+
+def stamp(stat: os.stat_result) -> Stamp:
+    return stat.st_mtime_ns, stat.st_size
+
 
 class ScanIndex:
     def __init__(self, data: Any = None) -> None:
         self._sets: list[frozenset[str]] = []
         self._set_ids: dict[frozenset[str], int] = {}
+        # (set searched now, set an unchanged file was searched for before) -> their union's id: every file
+        # of a round brings the same pair, and building and hashing the union once per file is quadratic.
+        # (A round passes one frozenset object for all its files, whose hash Python keeps: the key is cheap.)
+        self._unions: dict[tuple[frozenset[str], int], int] = {}
         self._files: dict[str, tuple[int, int, int, frozenset[str]]] = {}
         self.dirty = False
         self._load(data)
@@ -46,25 +56,30 @@ class ScanIndex:
             self._sets.append(tokens)
         return self._set_ids[tokens]
 
-    def lookup(self, path: str, stat: os.stat_result, tokens: frozenset[str]) -> bool | None:
+    def lookup(self, path: str, stamp: Stamp, tokens: frozenset[str]) -> bool | None:
         """Whether the unchanged file contains any of ``tokens``; None when that is not known."""
-        entry = self._known(path, stat)
+        entry = self._known(path, stamp)
         if entry is None or not tokens <= self._sets[entry[2]]:
             return None
         return bool(entry[3] & tokens)
 
-    def _known(self, path: str, stat: os.stat_result) -> tuple[int, int, int, frozenset[str]] | None:
+    def _known(self, path: str, stamp: Stamp) -> tuple[int, int, int, frozenset[str]] | None:
         entry = self._files.get(path)
-        if entry is None or entry[0] != stat.st_mtime_ns or entry[1] != stat.st_size:
+        if entry is None or (entry[0], entry[1]) != stamp:
             return None
         return entry
 
-    def remember(self, path: str, stat: os.stat_result, tokens: frozenset[str], found: frozenset[str]) -> None:
-        previous = self._known(path, stat)
-        if previous is not None:  # the file is unchanged: what older scans found still holds
+    def remember(self, path: str, stamp: Stamp, tokens: frozenset[str], found: frozenset[str]) -> None:
+        previous = self._known(path, stamp)
+        if previous is None:
+            searched = self._intern(tokens)
+        else:  # the file is unchanged: what older scans found still holds
             found = found | (previous[3] - tokens)
-            tokens = tokens | self._sets[previous[2]]
-        self._files[path] = (stat.st_mtime_ns, stat.st_size, self._intern(tokens), found)
+            pair = (tokens, previous[2])
+            if pair not in self._unions:
+                self._unions[pair] = self._intern(tokens | self._sets[previous[2]])
+            searched = self._unions[pair]
+        self._files[path] = (stamp[0], stamp[1], searched, found)
         self.dirty = True
 
     def to_json(self, live_paths: set[str] | dict) -> dict[str, Any]:

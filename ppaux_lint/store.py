@@ -3,7 +3,8 @@
 The engine asks two questions of the store: "which of these files contain
 any of these tokens?" and "give me the summaries of these files (or of this
 module)". Everything that makes those answers fast without changing them
-lives here.
+lives here. The process pool is imported only when a run starts workers: a warm run of a file or two
+never does.
 
 Overlays (an editor's unsaved buffer, standard input) are answered from the bytes given, never from the
 file on disk: the scan cache, keyed by the file's stat, neither answers nor remembers them, and their
@@ -12,23 +13,23 @@ summaries are not written to the cache, which would otherwise fill with one entr
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterable, Mapping, Sequence
 
-from ppaux_lint.cache import Cache, content_key, read_regular_file
+from ppaux_lint import lookahead
+from ppaux_lint.cache import Cache, content_key
 from ppaux_lint.discover import SourceFile
-from ppaux_lint.prefilter import needles
-from ppaux_lint.scan_index import ScanIndex
+from ppaux_lint.fileio import read_regular_file
+from ppaux_lint.prefilter import encoded
+from ppaux_lint.scan_index import ScanIndex, Stamp, stamp
+from ppaux_lint.search import searcher
 from ppaux_lint.summary import FileSummary, ParseError, Span
+from ppaux_lint.workers import Workers
+from ppaux_lint.workers import context as worker_context
 
-PARALLEL_MIN_FILES = 48  # below this, starting workers costs more than it saves
+PARALLEL_MIN_FILES = 48  # below this, one task: splitting the work costs more than it saves
 PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
-REGEX_MIN_NEEDLES = 24
 CHUNK_SIZE = 16
 CRASH_REASON = "the parser crashed on this file"
 
@@ -45,53 +46,68 @@ class SummaryStore:
         self.cache = cache
         self.config_key = config_key
         self.jobs = jobs or os.cpu_count() or 1
+        self._workers = Workers(self.jobs)
         self.isolate = isolate if isolate is not None else sys.platform == "linux"
         self.summaries: dict[str, FileSummary] = {}
         self.overlays = overlays or {}
         self._bytes: dict[str, bytes] = {}
-        self._scans = ScanIndex(cache.load_scan() if cache is not None else None)
+        # Without a cache nothing would read what the scans learn, so they record nothing.
+        self._scans = ScanIndex(cache.load_scan()) if cache is not None else None
 
     # -- the prefilter's question --------------------------------------------------------------
-    def scan(self, files: Iterable[SourceFile], tokens: frozenset[str]) -> list[SourceFile]:
+    def scan(self, files: Iterable[SourceFile], tokens: frozenset[str],
+             graph: lookahead.Graph | None = None) -> list[SourceFile]:
         """The files that contain at least one token; unreadable files count as hits (they must be reported).
 
         An unchanged file (same mtime and size) already scanned for these tokens is answered from the
-        cache without being read; the rest are read and searched, in worker processes when many are.
+        cache without being read; a hit of an earlier scan not summarized yet, from the bytes that scan
+        kept; the rest are read and searched, in worker processes when many are. With ``graph``, the
+        lookahead edges of every file read are added to it.
         """
         hits: list[SourceFile] = []
-        todo: list[tuple[SourceFile, os.stat_result]] = []
+        todo: list[tuple[SourceFile, Stamp | None]] = []
+        contains = None
         for source in files:
-            if source.path in self.overlays:
-                if _matches(self.overlays[source.path], tokens):
+            data = self.overlays.get(source.path, self._bytes.get(source.path))
+            if data is not None:
+                contains = contains or searcher(encoded(tokens))
+                if contains(data):
                     hits.append(source)
                 continue
-            try:
-                stat = os.stat(source.path)
-            except OSError:
-                hits.append(source)
-                continue
-            known = self._scans.lookup(source.path, stat, tokens)
-            if known is None:
-                todo.append((source, stat))
-            elif known:
-                hits.append(source)
+            stat = None
+            if self._scans is not None:
+                try:
+                    stat = stamp(os.stat(source.path))
+                except OSError:
+                    hits.append(source)
+                    continue
+                known = self._scans.lookup(source.path, stat, tokens)
+                if known is not None:
+                    if known:
+                        hits.append(source)
+                    continue
+            todo.append((source, stat))
         paths = [source.path for source, _ in todo]
+        record = self._scans is not None
         if len(paths) >= PARALLEL_MIN_SCAN and self.jobs > 1:
-            results = _scan_in_workers(paths, tokens, self.jobs)
+            results = _scan_in_workers(self._workers, paths, tokens, record, graph)
         else:
-            results = _scan_paths(paths, tokens)
-        for (source, stat), (matched, data) in zip(todo, results, strict=True):
-            if matched is None:
+            results = _scan_paths(paths, tokens, record, graph)[0]
+        for (source, stat), (hit, found, data) in zip(todo, results, strict=True):
+            if hit is None or hit:
                 hits.append(source)
-                continue
-            if matched:
-                hits.append(source)
-                self._bytes[source.path] = data  # it will be summarized next: read it once
-            self._scans.remember(source.path, stat, tokens, frozenset(matched))
+            if hit:
+                self._bytes[source.path] = data  # it will be summarized or searched again: read it once
+            if self._scans is not None and stat is not None and hit is not None:
+                self._scans.remember(source.path, stat, tokens, found)
         return hits
 
+    def forget_unsummarized(self) -> None:
+        """Drop the bytes that scans kept of files never summarized: the fixpoint is over."""
+        self._bytes.clear()
+
     def save(self) -> None:
-        if self.cache is not None and self._scans.dirty:
+        if self.cache is not None and self._scans is not None and self._scans.dirty:
             self.cache.save_scan(self._scans.to_json(self.by_path))
             self._scans.dirty = False
 
@@ -140,50 +156,57 @@ class SummaryStore:
             return []
         if not self.isolate:
             return [_summarize_one(item) for item in work]
-        workers = self.jobs if len(work) >= PARALLEL_MIN_FILES else 1
-        return _parse_in_workers(work, workers)
+        return _parse_in_workers(self._workers, work, CHUNK_SIZE if len(work) >= PARALLEL_MIN_FILES else len(work))
+
+    def close(self) -> None:
+        """The analysis is over: stop its workers (a later load of a module starts a pool for itself)."""
+        self._workers.close()
 
 
-def _matches(data: bytes, tokens: frozenset[str]) -> bool:
-    return _searcher(needles(tokens))(data)
+Scanned = tuple[bool | None, frozenset[str], bytes]
+_MISS: Scanned = (False, frozenset(), b"")  # one object for every miss: a worker's answer pickles it once
 
 
-def _scan_paths(paths: Sequence[str], tokens: frozenset[str]) -> list[tuple[list[str] | None, bytes]]:
-    """For each file, the tokens it contains (None if unreadable) and, when it has any, its bytes."""
-    contains_any = _searcher(needles(tokens))
-    encoded = [(t, t.encode("utf-8")) for t in tokens]
-    out: list[tuple[list[str] | None, bytes]] = []
+def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool,
+                graph: lookahead.Graph | None) -> tuple[list[Scanned], lookahead.Graph | None]:
+    """For each file: whether it contains a token (None if unreadable), which tokens it contains when
+    ``record`` asks (for the scan cache; an empty set otherwise), and its bytes when it has any; and
+    ``graph``, with the lookahead edges of every file read added (a worker's copy goes back to the parent)."""
+    contains_any = searcher(encoded(tokens))
+    each = [(t, t.encode("utf-8")) for t in tokens] if record else []
+    out: list[Scanned] = []
     for path in paths:
         try:
             data = _read(path)
         except OSError:
-            out.append((None, b""))
+            out.append((None, frozenset(), b""))
             continue
+        if graph is not None:
+            lookahead.add_edges(data, graph)
         if contains_any(data):
-            out.append(([t for t, raw in encoded if raw in data], data))
+            out.append((True, frozenset(t for t, raw in each if raw in data), data))
         else:
-            out.append(([], b""))
-    return out
+            out.append(_MISS)
+    return out, graph
 
 
-def _searcher(search: tuple[bytes, ...]) -> Callable[[bytes], bool]:
-    """``in`` per needle is fastest for a few needles; past a couple of dozen (the later rounds of a
-    fixpoint over a deep hierarchy add many class names) one regex pass wins by an order of magnitude."""
-    if len(search) <= REGEX_MIN_NEEDLES:
-        return lambda data: any(needle in data for needle in search)
-    pattern = re.compile(b"|".join(re.escape(n) for n in sorted(search, key=len, reverse=True)))
-    return lambda data: pattern.search(data) is not None
+def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str], record: bool,
+                     graph: lookahead.Graph | None) -> list[Scanned]:
+    from concurrent.futures.process import BrokenProcessPool
 
-
-def _scan_in_workers(paths: list[str], tokens: frozenset[str], jobs: int) -> list[tuple[list[str] | None, bytes]]:
-    size = -(-len(paths) // jobs)
+    size = -(-len(paths) // workers.jobs)
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
     try:
-        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=_context()) as pool:
-            parts = list(pool.map(_scan_paths, chunks, [tokens] * len(chunks)))
+        with workers.pool() as pool:
+            parts = list(pool.map(_scan_paths, chunks, [tokens] * len(chunks), [record] * len(chunks),
+                                  [None if graph is None else {}] * len(chunks)))
     except (BrokenProcessPool, OSError):
-        return _scan_paths(paths, tokens)  # reading bytes cannot crash a worker; a failed pool can
-    return [item for part in parts for item in part]
+        workers.broken()
+        return _scan_paths(paths, tokens, record, graph)[0]  # reading bytes cannot crash a worker; a failed pool can
+    for _, edges in parts:
+        for name, bound in (edges or {}).items():
+            graph.setdefault(name, set()).update(bound)  # type: ignore[union-attr]
+    return [item for part, _ in parts for item in part]
 
 
 def _read(path: str) -> bytes:
@@ -215,25 +238,27 @@ def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]
     return [_summarize_one(item) for item in chunk]
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    return multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]], size: int) -> list[FileSummary]:
+    """Parse in worker processes, ``size`` files a task; a chunk whose worker dies is redone file by file,
+    each alone, so the one file that crashes the parser becomes a PPA000 and the others still get
+    summaries."""
+    from concurrent.futures.process import BrokenProcessPool
 
-
-def _parse_in_workers(work: list[tuple[SourceFile, bytes]], jobs: int) -> list[FileSummary]:
-    """Parse in worker processes; a chunk whose worker dies is redone file by file, each alone,
-    so the one file that crashes the parser becomes a PPA000 and the others still get summaries."""
-    size = CHUNK_SIZE if jobs > 1 else len(work)
     chunks = [work[i:i + size] for i in range(0, len(work), size)]
     results: list[list[FileSummary] | None] = [None] * len(chunks)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=_context()) as pool:
+    broken = False
+    with workers.pool() as pool:
         futures = [pool.submit(_summarize_chunk, chunk) for chunk in chunks]
         for i, future in enumerate(futures):
             try:
                 results[i] = future.result()
             except BrokenProcessPool:
+                broken = True
                 break
             except Exception:  # noqa: BLE001 - e.g. a result that cannot be sent back: redo the chunk file by file
                 continue
+    if broken:
+        workers.broken()  # before isolated_summary forks: no pool thread may be running then
     out: list[FileSummary] = []
     for chunk, result in zip(chunks, results, strict=True):
         out.extend(result if result is not None else [isolated_summary(item) for item in chunk])
@@ -243,7 +268,7 @@ def _parse_in_workers(work: list[tuple[SourceFile, bytes]], jobs: int) -> list[F
 def isolated_summary(item: tuple[SourceFile, bytes], timeout: float = 60.0) -> FileSummary:
     """Summarize one file in a child process, so that a crash of the parser cannot end the run."""
     source = item[0]
-    context = _context()
+    context = worker_context()
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(item, sender), daemon=True)
     process.start()

@@ -14,21 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ppaux_lint.spans import Span
+
 SUMMARY_FORMAT = 3
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
-
-
-@dataclass(frozen=True)
-class Span:
-    """1-based lines, 1-based columns (as ruff and SARIF count them), end exclusive.
-
-    Columns count characters, not the UTF-8 bytes ``ast`` counts: ``summarize.text`` converts them.
-    """
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ class Planner:
         self.sources = Sources(analysis.index, analysis.overlays)
         self.constructors = Constructors(analysis.index, analysis.classes, self.sources)
         self._line_length: int | None = None
+        self._observers: dict[str | None, list[str]] | None = None
 
     def line_length(self) -> int:
         if self._line_length is None:
@@ -109,7 +110,12 @@ class Planner:
                     **kwargs)
 
     def observers_of(self, output: str) -> list[str]:
-        return [info.fqn for info in self.infos.values() if info.is_observer and info.pair == output]
+        if self._observers is None:  # once: asked for every PPA001, it would visit every class each time
+            self._observers = {}
+            for info in self.infos.values():
+                if info.is_observer:
+                    self._observers.setdefault(info.pair, []).append(info.fqn)
+        return list(self._observers.get(output, ()))
 
     def sent_keys(self, output: str, constructor: Constructor | None) -> list[tuple[str, str]] | None:
         """(key, attribute) pairs the output sends, or None when they are not statically known."""

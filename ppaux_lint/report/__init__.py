@@ -1,19 +1,27 @@
-"""Renderers: each takes findings (and nothing else the analysis knows) and writes one format."""
+"""Renderers: each takes findings (and nothing else the analysis knows) and writes one format.
+
+A run imports only the renderer of its format (rich comes with ``full``, the rule documents with ``sarif``).
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ppaux_lint.findings import Finding
-from ppaux_lint.report import concise, full, github, json_format, sarif
+if TYPE_CHECKING:
+    from ppaux_lint.findings import Finding
 
-Renderer = Callable[[Sequence[Finding], TextIO], None]
+Renderer = Callable[[Sequence["Finding"], TextIO], None]
 
-RENDERERS: dict[str, Renderer] = {
-    "full": full.render,
-    "concise": concise.render,
-    "json": json_format.render,
-    "sarif": sarif.render,
-    "github": github.render,
+RENDERERS: dict[str, str] = {  # format -> the module of this package whose ``render`` writes it
+    "full": "full",
+    "concise": "concise",
+    "json": "json_format",
+    "sarif": "sarif",
+    "github": "github",
 }
+
+
+def renderer(output_format: str) -> Renderer:
+    return importlib.import_module(f"{__name__}.{RENDERERS[output_format]}").render

@@ -14,7 +14,6 @@ import importlib
 import pkgutil
 import re
 from functools import lru_cache
-from importlib import resources
 
 from ppaux_lint.findings import Finding
 from ppaux_lint.rules.base import CheckContext, Rule
@@ -49,6 +48,8 @@ def by_code(code: str) -> Rule | None:
 
 def rule_document(code: str) -> str:
     """The rule's Markdown document, shipped inside the package so installed copies can print it."""
+    from importlib import resources
+
     return resources.files(__name__).joinpath(f"{code}.md").read_text(encoding="utf-8")
 
 

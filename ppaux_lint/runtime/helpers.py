@@ -9,8 +9,9 @@ check and fails calling ``None`` (a ``TypeError``), while the bundled core sees 
 its ``RuntimeError``. Only SGLang's own module can give SGLang's answer there, and only it follows SGLang
 when a release changes the helpers; hence ``auto``, which takes it whenever it imports.
 
-Torch-free at import: the config and the CLI name the choices before anyone knows torch is there, and the
-driver hands a ``Helpers`` to its workers without loading either module itself.
+Torch-free at import: the CLI names the choices (kept in ``config.py``, which reads them from a config
+before anyone knows torch is there), and the driver hands a ``Helpers`` to its workers without loading
+either module itself.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-AUTO, BUNDLED, SGLANG = "auto", "bundled", "sglang"
-CHOICES = (AUTO, BUNDLED, SGLANG)
+from ppaux_lint.config import HELPERS_CHOICES as CHOICES
+
+AUTO, BUNDLED, SGLANG = CHOICES
 SGLANG_MODULE = "sglang.srt.sampling.sampling_observer_pp"
 _MODULES = {BUNDLED: "ppaux_lint.runtime.core", SGLANG: SGLANG_MODULE}
 # What verify calls; a module without them is not (this release of) SGLang's helper module.

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ppaux_lint.names import PREFIX_CONSTANTS
+from ppaux_lint.names import HELPER_NAMES, PREFIX_CONSTANTS
 from ppaux_lint.pp_errors import PP_KEY_PREFIX
 from ppaux_lint.summarize.frames import Frame, Value, settle, value_of
 from ppaux_lint.summarize.syntax import Scope, dotted, qualname
@@ -23,7 +23,6 @@ from ppaux_lint.summary import CallSite, Import, PrefixUse, Span
 
 __all__ = ["HELPER_NAMES", "Frame", "HelperUses", "worth_scanning"]
 
-HELPER_NAMES = frozenset({"add_auxiliary_output_to_pp_tensors", "pop_auxiliary_output_from_pp_tensors"})
 _STARRED = Value("*")
 _KEY_METHODS = ("get", "pop", "setdefault")
 

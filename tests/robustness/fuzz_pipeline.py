@@ -133,6 +133,7 @@ class Failure(Exception):
 
 def check_one(data: bytes, scratch: Path, deep: bool) -> None:
     from ppaux_lint import codec
+    from ppaux_lint.cache import SUMMARY_CODEC
     from ppaux_lint.config import Config
     from ppaux_lint.discover import discover
     from ppaux_lint.index import ProjectIndex
@@ -158,7 +159,7 @@ def check_one(data: bytes, scratch: Path, deep: bool) -> None:
         with open(source.path, "rb") as handle:
             raw = handle.read()
         summary = summarize_source(raw, source.path, source.module, source.is_package)
-        if codec.decode(json.loads(json.dumps(codec.encode(summary)))) != summary:
+        if SUMMARY_CODEC.decode(json.loads(json.dumps(codec.encode(summary)))) != summary:
             raise Failure("summary does not survive the cache codec")
         if pickle.loads(pickle.dumps(summary)) != summary:
             raise Failure("summary does not survive pickle")

@@ -12,14 +12,16 @@ import json
 import os
 import pickle
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-import ppaux_lint.cache as cache_module
+import ppaux_lint.fileio as fileio
 from ppaux_lint import __version__, codec
-from ppaux_lint.cache import CACHE_DIR_NAME, Cache
+from ppaux_lint.cache import SUMMARY_CODEC, Cache
+from ppaux_lint.cache_dir import CACHE_DIR_NAME
 from ppaux_lint.summary import SUMMARY_FORMAT
 
 from ._support import chdir, cli, console, copy_fixture, key, run
@@ -246,12 +248,12 @@ def test_a_read_only_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> No
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(cache_module.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(tempfile, "mkstemp", denied)  # the cache imports it when it first writes
     assert key(run(project).findings) == expected  # warm, read-only
     _rmtree(project / CACHE_DIR_NAME)
     assert key(run(project).findings) == expected  # cold, cannot write
     monkeypatch.undo()
-    monkeypatch.setattr(cache_module.os, "replace", denied)
+    monkeypatch.setattr(fileio.os, "replace", denied)
     assert key(run(project).findings) == expected  # the rename fails: temporary files are removed
     assert not list((project / CACHE_DIR_NAME).rglob("*.tmp"))
 
@@ -285,7 +287,7 @@ def test_codec_rejects_what_it_did_not_write() -> None:
                   {"!": "Span", "line": 1.5, "column": 1, "end_line": 1, "end_column": 1},
                   {"!": "Span", "line": 1, "column": 1, "end_line": 1}, {"a": 1}, {"!": None}, {"!": ["x"]}):
         with pytest.raises(codec.DecodeError):
-            codec.decode(value)
+            SUMMARY_CODEC.decode(value)
 
 
 def _rmtree(path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import ppaux_lint.engine as engine
+import ppaux_lint.discover as discover_module
 import ppaux_lint.store as store
 from ppaux_lint.discover import discover
 from ppaux_lint.layout import PyProjects, project_roots
@@ -127,7 +127,7 @@ def test_a_file_that_changes_after_discovery(tmp_path: Path, monkeypatch: pytest
                                              replacement: str) -> None:
     root = _project(tmp_path, **{"pkg/vanish.py": BROKEN_OUTPUT})
     victim = root / "pkg" / "vanish.py"
-    real = engine.discover
+    real = discover_module.discover
 
     def discover_then_change(*args, **kwargs):
         found = real(*args, **kwargs)
@@ -138,7 +138,7 @@ def test_a_file_that_changes_after_discovery(tmp_path: Path, monkeypatch: pytest
             victim.mkdir()
         return found
 
-    monkeypatch.setattr(engine, "discover", discover_then_change)
+    monkeypatch.setattr(discover_module, "discover", discover_then_change)
     findings = run(root, no_cache=True).findings
     assert by_file(findings, root) == {"pkg/good.py": {"PPA001"}, "pkg/vanish.py": {"PPA000"}}
     assert "cannot read" in next(f.message for f in findings if f.code == "PPA000")
@@ -170,14 +170,14 @@ def test_a_file_that_vanishes_before_it_is_needed_for_resolution(tmp_path: Path,
 
 def test_a_file_that_vanishes_before_the_scan_is_a_ppa000(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _project(tmp_path, **{"pkg/plain.py": "class Plain:\n    pass\n"})
-    real = engine.discover
+    real = discover_module.discover
 
     def discover_then_delete(*args, **kwargs):
         found = real(*args, **kwargs)
         (root / "pkg" / "plain.py").unlink()
         return found
 
-    monkeypatch.setattr(engine, "discover", discover_then_delete)
+    monkeypatch.setattr(discover_module, "discover", discover_then_delete)
     findings = run(root, no_cache=True).findings
     assert by_file(findings, root) == {"pkg/good.py": {"PPA001"}, "pkg/plain.py": {"PPA000"}}
 

@@ -4,8 +4,9 @@ The property test draws class hierarchies spread over a package's modules
 (see ``_hierarchies.py``), writes them out, runs ``check``, and compares the
 reported PPA001/PPA002/PPA018 with what the oracle derives from Python's own
 MRO over in-memory stand-ins. The same runs must give identical findings
-without the prefilter, with a cold cache, with a warm cache, and one file at
-a time (pre-commit style). The fixtures get the same equivalence checks.
+without the prefilter, with a cold cache, with a warm cache, whatever the
+lookahead guesses (nothing, half, too much), and one file at a time
+(pre-commit style). The fixtures get the same equivalence checks.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
+
+from ppaux_lint import engine, lookahead
 
 from ._hierarchies import Structure, oracle, structures
 from ._support import copy_fixture, key, run, write_tree
@@ -62,6 +66,25 @@ def test_prefilter_cache_and_single_files_change_nothing(structure: Structure) -
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _no_guess(tokens, *graphs):
+    """none: every round after the first searches every remaining file"""
+    return frozenset(tokens)
+
+
+def _half_guess(tokens, *graphs):
+    """half the names reached: rounds alternate between the candidates and every remaining file"""
+    guessed = sorted(lookahead.reach(tokens, *graphs) - frozenset(tokens))
+    return frozenset(tokens) | frozenset(guessed[::2])
+
+
+def _noisy_guess(tokens, *graphs):
+    """every name reached, and names every file holds: everything is a candidate"""
+    return lookahead.reach(tokens, *graphs) | {"import", "class", "def"}
+
+
+GUESSES = (_no_guess, _half_guess, _noisy_guess)
+
+
 def _assert_equivalent(root: Path, single_files: int | None = 3) -> None:
     reference = run(root, no_cache=True).findings
     expected = key(reference)
@@ -69,6 +92,9 @@ def _assert_equivalent(root: Path, single_files: int | None = 3) -> None:
     assert key(run(root).findings) == expected, "cold cache"
     assert key(run(root).findings) == expected, "warm cache"
     assert key(run(root, prefilter=False).findings) == expected, "warm cache without the prefilter"
+    for guess in GUESSES:
+        with mock.patch.object(engine, "reach", guess):
+            assert key(run(root, no_cache=True).findings) == expected, f"lookahead: {guess.__doc__}"
     files = sorted(run(root, no_cache=True).discovery.targets)  # excluded files, given explicitly, are checked
     chosen = files if single_files is None else [f for f in files if "__init__" not in f][:single_files]
     for path in chosen:

@@ -1,0 +1,42 @@
+"""Reading and writing the files ppaux-lint keeps or consults, safely.
+
+Every module that reads a file it did not write (a ``.gitignore``, a source file, a cache entry that may
+have arrived in a pull request) or writes a file that another run may read at the same moment goes through
+here; and it imports almost nothing, so that the cheapest runs can use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from pathlib import Path
+
+
+def read_regular_file(path: str | Path) -> bytes:
+    """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
+    never end; O_NONBLOCK keeps even the open from waiting for a FIFO's writer."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return handle.read()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write through a temporary file renamed over ``path``, so that a reader sees the old file or the new
+    one, never half of one; a directory that cannot be written is left as it was."""
+    import tempfile  # only a run that writes needs it, and a warm run writes nothing
+
+    try:
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError:
+        return  # a read-only cache is a slow cache, not an error
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)

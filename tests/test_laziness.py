@@ -1,0 +1,82 @@
+"""What a warm ``check`` of one file imports, and what it must leave alone (issue 16).
+
+An editor or a git hook runs ``check`` on a file or two of a warm project many times a day, so its time is
+mostly start-up; these tests pin what stays out of it without timing anything: the fix machinery and rich
+load only for findings, and the runtime, libcst, torch, the parser and the process pool not at all. Each run
+is a fresh interpreter that writes the names in ``sys.modules`` when the command is done.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample_plugin"
+CLEAN_FILE = "src/acme_observers/topk/outputs.py"
+FINDINGS_FILE = "src/acme_observers/legacy/outputs.py"
+
+# Never on a warm check: what only --fix, verify, a cold cache or a large project needs.
+NEVER = ("libcst", "torch", "ppaux_lint.runtime", "ppaux_lint.verify_cli", "importlib.metadata",
+         "multiprocessing", "concurrent.futures", "ppaux_lint.report.sarif")
+# Only with findings to frame and plan fixes for (the planner reads the source with the summarizer's helpers).
+ONLY_FOR_FINDINGS = ("rich", "ppaux_lint.fixes", "ppaux_lint.summarize")
+
+_RUN = """
+import json, sys
+from ppaux_lint.cli import main
+try:
+    main(sys.argv[2:])
+except SystemExit:
+    pass
+with open(sys.argv[1], "w") as out:
+    json.dump(sorted(sys.modules), out)
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample plugin with a warm cache."""
+    root = tmp_path_factory.mktemp("lazy") / "sample_plugin"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".ppaux_lint_cache", "__pycache__"))
+    imported(root, "check", "-q", ".")
+    return root
+
+
+def imported(root: Path, *args: str) -> set[str]:
+    """The modules loaded by the time ``ppaux-lint ARGS`` is done, in a fresh interpreter run in ``root``."""
+    names = root.parent / "modules.json"
+    done = subprocess.run([sys.executable, "-c", _RUN, str(names), *args], cwd=root, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    return set(json.loads(names.read_text()))
+
+
+def test_a_warm_clean_file_loads_neither_fixes_nor_rich(project: Path) -> None:
+    modules = imported(project, "check", CLEAN_FILE)
+    assert "ppaux_lint.engine" in modules and "ppaux_lint.report.full" in modules  # it did run
+    assert sorted(m for m in (*NEVER, *ONLY_FOR_FINDINGS) if m in modules) == []
+
+
+def test_findings_load_rich_and_the_fix_planner_and_nothing_more(project: Path) -> None:
+    modules = imported(project, "check", FINDINGS_FILE)
+    assert all(m in modules for m in ("rich", "ppaux_lint.fixes"))
+    assert sorted(m for m in NEVER if m in modules) == []
+
+
+@pytest.mark.parametrize("output_format", ["concise", "json", "github"])
+def test_other_formats_load_only_their_renderer(project: Path, output_format: str) -> None:
+    modules = imported(project, "check", "--output-format", output_format, CLEAN_FILE)
+    assert sorted(m for m in (*NEVER, *ONLY_FOR_FINDINGS, "ppaux_lint.report.full") if m in modules) == []
+
+
+def test_importing_the_cli_loads_no_command_body() -> None:
+    code = "import sys, json, ppaux_lint.cli; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    modules = set(json.loads(done.stdout))
+    heavy = ("ppaux_lint.engine", "ppaux_lint.rules", "ppaux_lint.verify_cli", "rich", "traceback", *NEVER)
+    assert sorted(m for m in heavy if m in modules) == []
