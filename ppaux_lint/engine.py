@@ -21,6 +21,7 @@ from ppaux_lint.model import ClassInfo
 from ppaux_lint.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
 from ppaux_lint.project import Options, Project, asked, discover_files, load_project
 from ppaux_lint.rules import CheckContext, run_checks
+from ppaux_lint.scan_index import Stamp
 from ppaux_lint.selection import Selection, Suppressed, apply
 from ppaux_lint.store import SummaryStore
 from ppaux_lint.summary import FileSummary
@@ -45,14 +46,15 @@ class Analysis:
 
 
 def analyze(paths: Sequence[str | Path], options: Options | None = None, project: Project | None = None,
-            discovery: Discovery | None = None) -> Analysis:
+            discovery: Discovery | None = None, stamps: Mapping[str, Stamp] | None = None) -> Analysis:
     """Every stage, once per protocol set among the configs of the files asked about.
 
     Configs differ per sub-project (scopes.py), and their protocols decide what a class is, so each set of
     protocols gets its own index over the whole project, and each finding is kept from the pass of the
     config its file follows; select, ignore and per-file-ignores come from that config too. A project
     with one config, the usual case, makes one pass. ``project`` and ``discovery``, when the caller has
-    them already, are what ``load_project`` and ``discover_files`` would give for ``paths``.
+    them already, are what ``load_project`` and ``discover_files`` would give for ``paths``; ``stamps``, the
+    files' (mtime, size) when the caller took them already, before anything was read (``replay.py``).
     """
     options = options or Options()
     given = asked(paths)
@@ -63,7 +65,7 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
     selections = {path: _selection(config, options) for path, config in configs.items()}  # each one validated
     store = SummaryStore(discovery.files, _cache(project, options), project.config.summary_key(),
                          jobs=1 if options.in_process else None, isolate=False if options.in_process else None,
-                         overlays=overlays)
+                         overlays=overlays, stamps=stamps)
     targets = discovery.targets
     passes = {_group(discovery.config_of(path)): discovery.config_of(path) for path in sorted(targets)}
     indexes: dict[tuple[Protocols, bool], ProjectIndex] = {}

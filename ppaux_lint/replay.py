@@ -12,8 +12,8 @@ config) and lists every input with its stat (size, mtime, ctime, inode, or its a
 
 - every directory discovery looked into, and each of their ancestors within the project: a file added,
   removed or renamed there (a new module, an ``__init__.py``, a ``.git``) changes the directory's own stat;
-- the ``pyproject.toml`` and ``.gitignore`` of each of those directories, present or not, and ``--config``'s
-  file: all that discovery and the configs read;
+- the ``pyproject.toml`` and ``.gitignore`` of each of those directories that has one (one that appears
+  changes its directory's stat), and ``--config``'s file: all that discovery and the configs read;
 - every file discovered, and ppaux-lint's own modules and their directories (an edited checkout finds other
   things under the same version).
 
@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,10 +75,16 @@ def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
     from ppaux_lint.engine import analyze
 
     discovery = discover_files(given, options, project)
-    analysis = analyze(given, options, project, discovery)
+    # Stat before the analysis reads anything: a file that changes while it runs then fails the next replay,
+    # instead of the record pairing its new stat with findings about its old text. The cache directory is
+    # made first, since making it changes the stat of the directory that holds it (the project root).
+    inputs = ([[path, *record.stat(path)] for path in _inputs(discovery, given, options)]
+              if record is not None and record.prepare() else [])
+    stamps = {path: (stat[1], stat[0]) for path, *stat in inputs if len(stat) == 4}  # the scan cache's (mtime, size)
+    analysis = analyze(given, options, project, discovery, stamps)
     checked = Checked(with_fixes(analysis), discovery.warnings, len(discovery.targets), dict(analysis.overlays))
     if record is not None:
-        record.write(checked, _inputs(discovery, given, options))
+        record.write(checked, inputs)
     return checked
 
 
@@ -101,6 +107,8 @@ class _Record:
         name = f"{zlib.crc32(self._command.encode('utf-8', 'surrogateescape')):08x}"  # a clash only costs a miss
         self._base = cache_directory(project, options.cache_dir)
         self._path = self._base / "runs" / f"{name}.json"
+        self._stats: dict[str, list[Any]] = {}
+        self._root = str(project.root).rstrip(os.sep) + os.sep
 
     def read(self) -> Checked | None:
         """The recorded run, if it was this command's and every input is as it recorded it."""
@@ -112,7 +120,7 @@ class _Record:
             if not (isinstance(inputs, list) and all(isinstance(i, list) and i and isinstance(i[0], str)
                                                      for i in inputs)):
                 return None
-            if any(_stat(path) != stat for path, *stat in inputs):
+            if any(self.stat(self._absolute(path)) != stat for path, *stat in inputs):
                 return None
             findings = _decode_findings(data["findings"])
         except (OSError, ValueError, RecursionError, KeyError, TypeError):
@@ -122,11 +130,30 @@ class _Record:
             return None
         return Checked(findings, tuple(warnings), count, replayed=True)
 
-    def write(self, checked: Checked, inputs: Iterable[str]) -> None:
+    def stat(self, path: str) -> list[Any]:
+        """``path``'s stat, taken once per run: a miss has stat the inputs it compared already, and all of
+        them were taken before the analysis, which is when the record needs them (see ``check_project``)."""
+        if path not in self._stats:
+            self._stats[path] = _stat(path)
+        return self._stats[path]
+
+    def _relative(self, path: str) -> str:
+        """Paths under the project root are kept relative to it: most of a record is paths."""
+        return path[len(self._root):] if path.startswith(self._root) else path
+
+    def _absolute(self, path: str) -> str:
+        return path if os.path.isabs(path) else self._root + path
+
+    def prepare(self) -> bool:
+        """Make the record's directory (and the cache's markers); False when the cache cannot be written."""
+        return prepare(self._base, self._path.parent)
+
+    def write(self, checked: Checked, inputs: list[list[Any]]) -> None:
+        """Record ``checked`` with ``inputs`` (each path with the stat it had before the analysis began)."""
         from ppaux_lint.codec import encode
 
-        if prepare(self._base, self._path.parent):
-            record = {"command": self._command, "inputs": [[path, *_stat(path)] for path in inputs],
+        if inputs:
+            record = {"command": self._command, "inputs": [[self._relative(path), *stat] for path, *stat in inputs],
                       "warnings": list(checked.warnings), "files_checked": checked.files_checked,
                       "findings": encode(checked.findings)}
             atomic_write(self._path, json.dumps(record, separators=(",", ":")).encode())
@@ -138,10 +165,12 @@ def _inputs(discovery: Discovery, given: list[Path], options: Options) -> list[s
     directories: set[str] = set(discovery.looked_in)
     for start in (*discovery.looked_in, *(os.path.abspath(p) for p in given)):
         directories.update(_ancestors_within(start, root))
-    named = [os.path.join(d, name) for d in sorted(directories) for name in (PYPROJECT, GITIGNORE)]
+    # Only those that exist: one that appears changes its directory's stat, which is recorded already.
+    named = [path for d in sorted(directories) for name in (PYPROJECT, GITIGNORE)
+             if os.path.lexists(path := os.path.join(d, name))]
     explicit = [os.path.abspath(options.config_path)] if options.config_path else []
-    return [*sorted(directories), *named, *explicit, *(f.path for f in discovery.files), *_tool_directories(),
-            *_tool_modules()]
+    # The files first: an edit is the likeliest change, and a replay stops at the first input that differs.
+    return [*(f.path for f in discovery.files), *named, *explicit, *sorted(directories), *_tool_files()]
 
 
 def _ancestors_within(path: str, root: str) -> Iterator[str]:
@@ -156,17 +185,15 @@ def _ancestors_within(path: str, root: str) -> Iterator[str]:
         path = parent
 
 
-def _tool_directories() -> Iterator[str]:
-    yield str(_PACKAGE)
-    for directory, subdirectories, _ in os.walk(_PACKAGE):
+@functools.cache
+def _tool_files() -> tuple[str, ...]:
+    """ppaux-lint's own directories and modules (the same for the whole process)."""
+    directories, modules = [str(_PACKAGE)], []
+    for directory, subdirectories, files in os.walk(_PACKAGE):
         subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
-        yield from (os.path.join(directory, d) for d in subdirectories)
-
-
-def _tool_modules() -> Iterator[str]:
-    for directory in _tool_directories():
-        with os.scandir(directory) as entries:
-            yield from sorted(e.path for e in entries if e.name.endswith(".py"))
+        directories.extend(os.path.join(directory, d) for d in subdirectories)
+        modules.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".py"))
+    return (*directories, *modules)
 
 
 def _stat(path: str) -> list[Any]:

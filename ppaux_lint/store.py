@@ -37,7 +37,7 @@ CRASH_REASON = "the parser crashed on this file"
 class SummaryStore:
     def __init__(self, files: Sequence[SourceFile], cache: Cache | None, config_key: str = "",
                  jobs: int | None = None, isolate: bool | None = None,
-                 overlays: Mapping[str, bytes] | None = None) -> None:
+                 overlays: Mapping[str, bytes] | None = None, stamps: Mapping[str, Stamp] | None = None) -> None:
         self.by_path = {f.path: f for f in files}
         self.by_module: dict[str, SourceFile] = {}
         for f in files:
@@ -51,6 +51,7 @@ class SummaryStore:
         self.summaries: dict[str, FileSummary] = {}
         self.overlays = overlays or {}
         self._bytes: dict[str, bytes] = {}
+        self._stamps = stamps or {}  # stats this run took already (a replay's record), before anything was read
         # Without a cache nothing would read what the scans learn, so they record nothing.
         self._scans = ScanIndex(cache.load_scan()) if cache is not None else None
 
@@ -76,11 +77,13 @@ class SummaryStore:
                 continue
             stat = None
             if self._scans is not None:
-                try:
-                    stat = stamp(os.stat(source.path))
-                except OSError:
-                    hits.append(source)
-                    continue
+                stat = self._stamps.get(source.path)
+                if stat is None:
+                    try:
+                        stat = stamp(os.stat(source.path))
+                    except OSError:
+                        hits.append(source)
+                        continue
                 known = self._scans.lookup(source.path, stat, tokens)
                 if known is not None:
                     if known:

@@ -22,7 +22,6 @@ from ppaux_lint.fixes.render import (
     MethodSpec,
     body_column,
     configured_line_length,
-    quote_style,
 )
 from ppaux_lint.fixes.sources import Sources
 from ppaux_lint.fixes.syntax import returned_mapping, returns, typing_only_names
@@ -106,8 +105,8 @@ class Planner:
         summary = self.index.classes[fqn]
         text = self.sources.text(finding.path)
         return Plan(finding=finding, path=finding.path, class_name=summary.name, class_line=summary.span.line,
-                    quote=quote_style(text), line_length=self.line_length(), body_column=body_column(node, text),
-                    **kwargs)
+                    quote=self.sources.quote_style(finding.path), line_length=self.line_length(),
+                    body_column=body_column(node, text), **kwargs)
 
     def observers_of(self, output: str) -> list[str]:
         if self._observers is None:  # once: asked for every PPA001, it would visit every class each time

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ppaux_lint.fixes.render import quote_style
 from ppaux_lint.fixes.syntax import plain_dotted
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class Sources:
         self.index = index
         self.overlays = overlays
         self._trees: dict[str, tuple[str, ast.Module]] = {}
+        self._classes: dict[str, dict[tuple[str, int], ast.ClassDef]] = {}  # by file: (name, line) -> node
+        self._quotes: dict[str, str] = {}
 
     def tree(self, path: str) -> ast.Module:
         if path not in self._trees:
@@ -58,10 +61,16 @@ class Sources:
             return None
         module = self.index.class_module[fqn]
         path = self.index.modules[module].path
-        for node in ast.walk(self.tree(path)):
-            if isinstance(node, ast.ClassDef) and node.name == summary.name and node.lineno == summary.class_line:
-                return node, path, module
-        return None
+        if path not in self._classes:  # one walk per file, however many of its classes are asked about
+            self._classes[path] = {(node.name, node.lineno): node for node in _class_defs(self.tree(path).body)}
+        node = self._classes[path].get((summary.name, summary.class_line))
+        return (node, path, module) if node is not None else None
+
+    def quote_style(self, path: str) -> str:
+        """The file's usual string quote (``render.quote_style``), found once per file."""
+        if path not in self._quotes:
+            self._quotes[path] = quote_style(self.text(path))
+        return self._quotes[path]
 
     def resolves_to(self, module: str, scope: str, node: ast.expr | None, targets: Iterable[str]) -> bool:
         """Whether ``node`` names one of ``targets`` in ``scope``; an unresolvable name counts as written."""
@@ -70,3 +79,18 @@ class Sources:
             return False
         resolved = self.index.resolve(module, text, scope)
         return resolved in targets or (resolved is None and text in targets)
+
+
+def _class_defs(body: list[ast.stmt]) -> Iterable[ast.ClassDef]:
+    """Every class statement, at any depth: only statement lists are searched, never expressions, which are
+    most of a tree's nodes and can hold no class."""
+    stack = [body]
+    while stack:
+        for node in stack.pop():
+            if isinstance(node, ast.ClassDef):
+                yield node
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                block = getattr(node, name, None)
+                if isinstance(block, list) and block and isinstance(block[0], (ast.stmt, ast.excepthandler,
+                                                                              ast.match_case)):
+                    stack.append(block)

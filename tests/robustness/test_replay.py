@@ -131,12 +131,15 @@ def test_asking_about_other_paths_is_another_command(root: Path) -> None:
     assert {f.path for f in one.findings} == {str(root / "pkg/leaf.py")}
 
 
-def test_an_edited_ppaux_lint_is_another_tool(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edited_ppaux_lint_is_another_tool(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              request: pytest.FixtureRequest) -> None:
     package = tmp_path / "tool"
     (package / "rules").mkdir(parents=True)
     module = package / "rules" / "ppa999.py"
     module.write_text("A = 1\n")
     monkeypatch.setattr(replay, "_PACKAGE", package)
+    replay._tool_files.cache_clear()  # the listing is kept for the process: list the stand-in instead
+    request.addfinalizer(replay._tool_files.cache_clear)
     check(root)
     assert check(root).replayed
     _touch(module, "A = 2\n")
@@ -212,3 +215,21 @@ def test_a_replayed_run_loads_nothing_of_the_analysis(root: Path) -> None:
     assert "ppaux_lint.engine" in loaded()  # the first run analyses (the probe can see a load)
     time.sleep(0.01)
     assert loaded() == []
+
+
+def test_a_file_edited_while_the_analysis_runs_is_analysed_again(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record keeps the stat each input had before the analysis read it, so an edit made meanwhile
+    (after the file was read, before the record was written) fails the next replay."""
+    from ppaux_lint import engine
+
+    real = engine.analyze
+
+    def analyze_then_edit(*args, **kwargs):
+        analysis = real(*args, **kwargs)
+        _touch(root / "pkg/broken.py", BROKEN_OUTPUT + "\n\n# edited meanwhile\n")
+        return analysis
+
+    monkeypatch.setattr(engine, "analyze", analyze_then_edit)
+    check(root)
+    monkeypatch.undo()
+    assert not check(root).replayed
