@@ -98,7 +98,7 @@ def pp_round_trip(pytestconfig: pytest.Config) -> Any:
     ``explore=N`` (a property test of your own instance) also round-trips N variants of it, drawn from
     ``--ppaux-seed`` (else the config's ``seed``, else a random one), and raises the shrunk failure.
     """
-    from ppaux_lint.engine import Options, load_project
+    from ppaux_lint.project import Options, load_project
     from ppaux_lint.runtime import round_trip
 
     settings = load_project([pytestconfig.rootpath], Options()).config.verify

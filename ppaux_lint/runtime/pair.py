@@ -96,7 +96,7 @@ class PairLink(Link):
         with self._steps.step("transport: waiting for the receiving rank's verdict", ERROR), self.guard():
             verdict = self._receive()
         if verdict is not None:
-            raise Outcome(verdict["status"], verdict["message"], verdict["detail"])
+            raise Outcome.from_verdict(verdict)
 
     def receive(self, observer: ClassRef, helpers: Helpers) -> None:
         """Judge every example the sender sends with one observer, as a real first stage would; raise the
@@ -118,7 +118,7 @@ class PairLink(Link):
                     receive_half(received, rebuilder, shipment, device, steps, helpers)
                 except Outcome as outcome:  # the sender names the example in its own row
                     failure = outcome.within(header["variant"])
-                    verdict = {"status": outcome.status, "message": outcome.message, "detail": outcome.detail}
+                    verdict = outcome.to_verdict()
             with steps.step("transport: sending the verdict", ERROR), self.guard():
                 self._send(verdict)
         if failure is not None:

@@ -130,7 +130,7 @@ class ClassLink(Link):
         if not verdict.get("in_step", False):
             self.broken = True
         if verdict["status"] != PASS:
-            raise Outcome(verdict["status"], verdict["message"], verdict.get("detail", ""))
+            raise Outcome.from_verdict(verdict)
 
     def close(self) -> None:
         """Leave the class's group; a link that broke retires the receiving rank instead of ending the class."""
@@ -172,7 +172,7 @@ class _Watch:
         except TimeoutError:
             return
         if verdict["status"] != PASS:
-            raise Outcome(verdict["status"], verdict["message"], verdict.get("detail", "")) from None
+            raise Outcome.from_verdict(verdict) from None
 
     def _next(self, kind: str, limit: float) -> dict[str, Any]:
         while True:

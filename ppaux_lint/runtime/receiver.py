@@ -81,7 +81,7 @@ class _Class:
                 join(self._store, 1, self._backend, left)
                 self._joined = True
         except Outcome as outcome:
-            self._problem = _verdict(outcome)
+            self._problem = outcome.to_verdict()
 
     def judge(self) -> dict[str, Any]:
         """Receive one example and judge it; ``in_step`` is false unless all of it came off the wire. (Which
@@ -92,22 +92,19 @@ class _Class:
             with self._steps.step("transport: receiving", ERROR):
                 received, shipment = receive_stage(self._device, self._backend)
         except Outcome as outcome:
-            return {**_verdict(outcome), "in_step": False}
+            return {**outcome.to_verdict(), "in_step": False}
         try:
             if self._observer is None:
                 self._observer = instantiate(self._observer_ref, self._device, self._steps)
             receive_half(received, self._observer, shipment, self._device, self._steps, self._helpers)
         except Outcome as outcome:
-            return {**_verdict(outcome), "in_step": True}
+            return {**outcome.to_verdict(), "in_step": True}
         except BaseException as exc:  # noqa: BLE001 - the verdict must reach the worker whatever happened
-            return {"status": ERROR, "message": f"receiving rank: {describe(exc)}", "detail": format_detail(exc),
-                    "in_step": True}
+            failure = Outcome(ERROR, f"receiving rank: {describe(exc)}", format_detail(exc))
+            return {**failure.to_verdict(), "in_step": True}
         return {"status": PASS, "message": "", "in_step": True}
 
     def leave(self) -> None:
         if self._joined:
             dist.destroy_process_group()
 
-
-def _verdict(outcome: Outcome) -> dict[str, Any]:
-    return {"status": outcome.status, "message": outcome.message, "detail": outcome.detail}

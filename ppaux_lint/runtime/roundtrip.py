@@ -59,6 +59,15 @@ class Outcome(Exception):
             return self
         return Outcome(self.status, f"{variant}: {self.message}", self.detail, self.in_project)
 
+    def to_verdict(self) -> dict[str, str]:
+        """The verdict as one rank reports it to the other (over a channel or a process group)."""
+        return {"status": self.status, "message": self.message, "detail": self.detail}
+
+    @classmethod
+    def from_verdict(cls, verdict: dict[str, Any]) -> Outcome:
+        """The outcome another rank reported with ``to_verdict``."""
+        return cls(verdict["status"], verdict["message"], verdict.get("detail", ""))
+
 
 class Falsified(Outcome):
     """A round trip that failed on a variant ``--explore`` drew (``explore.py``): the verdict on the shrunk
