@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ppaux_lint.fixes.render import render_method
+from ppaux_lint.fixes.render import quote_style, render_method
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan
@@ -28,6 +28,7 @@ def transform(plans: Sequence[Plan], text: str) -> str:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     by_class = {(p.class_name, p.class_line): p for p in plans}
+    quote = quote_style(text)  # here, not in the plan: only a fix that is applied needs to tokenize the file
     imports = [p.add_import for p in plans if p.add_import is not None]
 
     class Transformer(cst.CSTTransformer):
@@ -44,7 +45,7 @@ def transform(plans: Sequence[Plan], text: str) -> str:
                 return updated
             if not isinstance(updated.body, cst.IndentedBlock):
                 raise Unfixable("class body is on the class line")
-            source = render_method(plan.method, module.default_indent, plan.quote, module.default_newline,
+            source = render_method(plan.method, module.default_indent, quote, module.default_newline,
                                    plan.body_column, plan.line_length)
             method = cst.parse_statement(source, config=module.config_for_parsing)
             methods = [s for s in updated.body.body if isinstance(s, cst.FunctionDef)]

@@ -42,7 +42,6 @@ class Plan:
     rename: tuple[str, str, int, int] | None = None  # (old, new, line, 1-based column) of the def name
     method: MethodSpec | None = None
     add_import: tuple[str, str] | None = None  # (module, name)
-    quote: str = '"'
     line_length: int = DEFAULT_LINE_LENGTH
     body_column: int = 4  # absolute indentation of the class body, in characters
 
@@ -105,8 +104,7 @@ class Planner:
         summary = self.index.classes[fqn]
         text = self.sources.text(finding.path)
         return Plan(finding=finding, path=finding.path, class_name=summary.name, class_line=summary.span.line,
-                    quote=self.sources.quote_style(finding.path), line_length=self.line_length(),
-                    body_column=body_column(node, text), **kwargs)
+                    line_length=self.line_length(), body_column=body_column(node, text), **kwargs)
 
     def observers_of(self, output: str) -> list[str]:
         if self._observers is None:  # once: asked for every PPA001, it would visit every class each time

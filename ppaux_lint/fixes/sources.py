@@ -13,7 +13,6 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from ppaux_lint.fixes.render import quote_style
 from ppaux_lint.fixes.syntax import plain_dotted
 
 if TYPE_CHECKING:
@@ -40,7 +39,6 @@ class Sources:
         self.overlays = overlays
         self._trees: dict[str, tuple[str, ast.Module]] = {}
         self._classes: dict[str, dict[tuple[str, int], ast.ClassDef]] = {}  # by file: (name, line) -> node
-        self._quotes: dict[str, str] = {}
 
     def tree(self, path: str) -> ast.Module:
         if path not in self._trees:
@@ -65,12 +63,6 @@ class Sources:
             self._classes[path] = {(node.name, node.lineno): node for node in _class_defs(self.tree(path).body)}
         node = self._classes[path].get((summary.name, summary.class_line))
         return (node, path, module) if node is not None else None
-
-    def quote_style(self, path: str) -> str:
-        """The file's usual string quote (``render.quote_style``), found once per file."""
-        if path not in self._quotes:
-            self._quotes[path] = quote_style(self.text(path))
-        return self._quotes[path]
 
     def resolves_to(self, module: str, scope: str, node: ast.expr | None, targets: Iterable[str]) -> bool:
         """Whether ``node`` names one of ``targets`` in ``scope``; an unresolvable name counts as written."""
