@@ -25,13 +25,13 @@ from ppaux_lint.prefilter import encoded
 from ppaux_lint.scan_index import ScanIndex, Stamp, stamp
 from ppaux_lint.search import searcher
 from ppaux_lint.summary import FileSummary, ParseError, Span
-from ppaux_lint.workers import Workers
-from ppaux_lint.workers import context as worker_context
+from ppaux_lint.workers import ChildFailed, Workers, can_fork, in_child
 
 PARALLEL_MIN_FILES = 48  # below this, one task: splitting the work costs more than it saves
 PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
 CHUNK_SIZE = 16
 CRASH_REASON = "the parser crashed on this file"
+PARSE_TIMEOUT = 60.0  # seconds a child may take over its files before it counts as hung
 
 
 class SummaryStore:
@@ -154,11 +154,16 @@ class SummaryStore:
     def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
         """Parse outside this process where forking is cheap, so that a parser crash on one hostile
         file becomes that file's PPA000 instead of the end of the run; in parallel when there is
-        enough work to share."""
+        enough work to share, else in one child forked for it (workers.py says why)."""
         if not work:
             return []
         if not self.isolate:
             return [_summarize_one(item) for item in work]
+        if len(work) < PARALLEL_MIN_FILES and not self._workers.running and can_fork():
+            try:
+                return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
+            except ChildFailed:
+                return [isolated_summary(item) for item in work]
         return _parse_in_workers(self._workers, work, CHUNK_SIZE if len(work) >= PARALLEL_MIN_FILES else len(work))
 
     def close(self) -> None:
@@ -268,36 +273,13 @@ def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]], si
     return out
 
 
-def isolated_summary(item: tuple[SourceFile, bytes], timeout: float = 60.0) -> FileSummary:
+def isolated_summary(item: tuple[SourceFile, bytes]) -> FileSummary:
     """Summarize one file in a child process, so that a crash of the parser cannot end the run."""
-    source = item[0]
-    context = worker_context()
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(item, sender), daemon=True)
-    process.start()
-    sender.close()
-    summary = None
-    if receiver.poll(timeout):
-        try:
-            summary = receiver.recv()
-        except (EOFError, OSError):
-            summary = None
-    process.join(1.0)
-    if process.is_alive():
-        process.kill()
-        process.join()
-    if isinstance(summary, FileSummary):
-        return summary
-    code = process.exitcode
-    how = f"was killed by signal {-code}" if code is not None and code < 0 else (
-        "timed out" if code is None else f"exited with code {code}")
-    return _failed(source, f"{CRASH_REASON} (its process {how})")
+    try:
+        return in_child(_summarize_one, item, PARSE_TIMEOUT)
+    except ChildFailed as failure:
+        return _failed(item[0], f"{CRASH_REASON} (its process {failure})")
 
 
 def _is_crash(summary: FileSummary) -> bool:
     return summary.error is not None and summary.error.reason.startswith(CRASH_REASON)
-
-
-def _child(item: tuple[SourceFile, bytes], sender) -> None:
-    sender.send(_summarize_one(item))
-    sender.close()

@@ -126,6 +126,8 @@ def _crash(how: str) -> None:
         os._exit(139)
     elif how == "exception":
         raise RuntimeError("boom")
+    elif how == "hang":
+        signal.pause()
 
 
 def _patch_crash(monkeypatch: pytest.MonkeyPatch, victim: str, how: str) -> None:
@@ -159,6 +161,44 @@ def test_a_parser_crash_is_that_files_ppa000_only(tmp_path: Path, monkeypatch: p
     assert "the parser crashed on this file" in crash.message
     if how == "segfault":
         assert "signal 11" in crash.message
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
+def test_a_parser_hang_is_that_files_ppa000_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file the parser never finishes costs its own PPA000 after the timeout, not the run; the files that
+    shared its child are summarized again, each in a child of its own."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/a.py": BROKEN_OUTPUT,
+                                          "pkg/b.py": BROKEN_OUTPUT, "pkg/c.py": BROKEN_OUTPUT})
+    _patch_crash(monkeypatch, "pkg/b.py", "hang")
+    monkeypatch.setattr(store, "PARSE_TIMEOUT", 1.0)
+    findings = run(root, no_cache=True).findings
+    assert by_file(findings, root) == {"pkg/a.py": {"PPA001"}, "pkg/b.py": {"PPA000"}, "pkg/c.py": {"PPA001"}}
+    (hang,) = [f for f in findings if f.code == "PPA000"]
+    assert "the parser crashed on this file (its process timed out)" in hang.message
+
+
+def _value(x: int) -> int:
+    return x * 2
+
+
+def _unpicklable(_: int):
+    return lambda: None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
+@pytest.mark.parametrize(("function", "how"), [
+    (lambda _: _crash("segfault"), "was killed by signal 11"),
+    (lambda _: _crash("exit"), "exited with code 139"),
+    (lambda _: _crash("exception"), "exited with code 1"),
+    (_unpicklable, "exited with code 1"),  # pickling fails in the child
+    (lambda _: _crash("hang"), "timed out"),
+])
+def test_in_child_says_how_its_child_ended(function, how: str) -> None:
+    from ppaux_lint.workers import ChildFailed, in_child
+
+    assert in_child(_value, 21, timeout=10.0) == 42
+    with pytest.raises(ChildFailed, match=f"^{how}$"):
+        in_child(function, 0, timeout=1.0)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
