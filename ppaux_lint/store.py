@@ -110,9 +110,9 @@ class SummaryStore:
         self._bytes.clear()
 
     def save(self) -> None:
-        if self.cache is not None and self._scans is not None and self._scans.dirty:
+        if self.cache is not None and self._scans is not None and self._scans.worth_saving():
             self.cache.save_scan(self._scans.to_json(self.by_path))
-            self._scans.dirty = False
+            self._scans.changes = 0
 
     # -- summaries ---------------------------------------------------------------------------------
     def load_module(self, module: str) -> FileSummary | None:

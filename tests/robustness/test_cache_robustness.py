@@ -22,9 +22,10 @@ import ppaux_lint.fileio as fileio
 from ppaux_lint import __version__, codec
 from ppaux_lint.cache import SUMMARY_CODEC, Cache
 from ppaux_lint.cache_dir import CACHE_DIR_NAME
+from ppaux_lint.scan_index import RESCAN_COST
 from ppaux_lint.summary import SUMMARY_FORMAT
 
-from ._support import chdir, cli, console, copy_fixture, key, run
+from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, copy_fixture, key, run, write_tree
 
 
 @pytest.fixture
@@ -279,6 +280,34 @@ def test_two_runs_at_once_agree_and_leave_a_readable_cache(project: Path) -> Non
     assert json.loads((_cache_dir(project) / "scan.json").read_text())["files"]
     with chdir(project):
         assert key(run(project).findings) == _reference(project)
+
+
+FIXED_OUTPUT = "# the output moved out of this module\n"
+
+
+def test_the_scan_index_is_rewritten_only_when_what_it_learned_is_worth_it(tmp_path: Path) -> None:
+    """Edits too few to pay for rewriting the index are scanned again by the next run instead; whether it was
+    written or not, every run's findings follow the files as they are."""
+    count = 2 * RESCAN_COST + 2  # one edit is too few to save for; half the files, enough
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "",
+                                          **{f"pkg/m{i:02d}.py": BROKEN_OUTPUT for i in range(count)}})
+    index = _cache_dir(root) / "scan.json"
+    expected = {f"pkg/m{i:02d}.py": {"PPA001"} for i in range(count)}
+    assert by_file(run(root).findings, root) == expected  # cold: everything learned, so it is written
+    written = index.read_bytes()
+    (root / "pkg/m00.py").write_text(FIXED_OUTPUT, encoding="utf-8")
+    del expected["pkg/m00.py"]
+    for _ in range(2):  # the second run scans m00 again, since the first did not remember it
+        assert by_file(run(root).findings, root) == expected
+        assert index.read_bytes() == written
+    for i in range(1, count // 2 + 1):
+        (root / f"pkg/m{i:02d}.py").write_text(FIXED_OUTPUT, encoding="utf-8")
+        del expected[f"pkg/m{i:02d}.py"]
+    assert by_file(run(root).findings, root) == expected
+    assert index.read_bytes() != written
+    stamps = json.loads(index.read_text())["files"]
+    assert stamps[str(root / "pkg/m00.py")][1] == len(FIXED_OUTPUT)  # m00's edit is remembered with the rest
+    assert by_file(run(root).findings, root) == expected
 
 
 def test_codec_rejects_what_it_did_not_write() -> None:
