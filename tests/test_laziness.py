@@ -41,7 +41,11 @@ with open(sys.argv[1], "w") as out:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample plugin with a warm cache."""
-    root = tmp_path_factory.mktemp("lazy") / "sample_plugin"
+    return _warm_copy(tmp_path_factory.mktemp("lazy"))
+
+
+def _warm_copy(directory: Path) -> Path:
+    root = directory / "sample_plugin"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".ppaux_lint_cache", "__pycache__"))
     imported(root, "check", "-q", ".")
     return root
@@ -66,6 +70,16 @@ def test_findings_load_rich_and_the_fix_planner_and_nothing_more(project: Path) 
     modules = imported(project, "check", FINDINGS_FILE)
     assert all(m in modules for m in ("rich", "ppaux_lint.fixes"))
     assert sorted(m for m in NEVER if m in modules) == []
+
+
+def test_an_edited_file_is_parsed_without_a_pool(tmp_path: Path) -> None:
+    """The run after an edit parses the one file in a bare fork (workers.in_child) and writes its record
+    without ``tempfile``: neither the process pool nor its imports belong in the commonest miss."""
+    root = _warm_copy(tmp_path)
+    with (root / FINDINGS_FILE).open("a", encoding="utf-8") as handle:
+        handle.write("# edited\n")
+    modules = imported(root, "check", ".")
+    assert sorted(m for m in (*NEVER, "tempfile") if m in modules) == []
 
 
 @pytest.mark.parametrize("output_format", ["concise", "json", "github"])

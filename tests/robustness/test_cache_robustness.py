@@ -12,7 +12,6 @@ import json
 import os
 import pickle
 import subprocess
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -249,7 +248,7 @@ def test_a_read_only_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> No
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(tempfile, "mkstemp", denied)  # the cache imports it when it first writes
+    monkeypatch.setattr(fileio, "create_temporary", denied)  # where every write of the cache starts
     assert key(run(project).findings) == expected  # warm, read-only
     _rmtree(project / CACHE_DIR_NAME)
     assert key(run(project).findings) == expected  # cold, cannot write
