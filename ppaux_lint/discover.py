@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from ppaux_lint.config import Config
 from ppaux_lint.errors import UsageError
@@ -20,8 +21,7 @@ from ppaux_lint.layout import ModuleName, PyProjects, SourceRoots
 from ppaux_lint.scopes import Scopes
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(NamedTuple):  # a tuple: thousands are made on every run, and a frozen dataclass's init is slow
     path: str  # absolute; a string, since thousands of Path objects cost more than the rest of a warm run
     module: str  # dotted module name, "" when not importable
     is_package: bool
@@ -116,7 +116,9 @@ def _ownership(names: Mapping[str, ModuleName], asked: set[str], walked: set[str
 
     def key(path: str) -> tuple:
         name = names[path]
-        return (path not in asked, _copy(name) not in copies, not name.declared, path not in walked, path)
+        # (without a file passed explicitly there is no copy to prefer: no name's copy is worked out)
+        return (path not in asked, not copies or _copy(name) not in copies, not name.declared, path not in walked,
+                path)
 
     return key
 
@@ -181,7 +183,7 @@ class _Walker:
             directory, parent = stack.pop()
             try:
                 with os.scandir(directory) as scan:
-                    entries = sorted(scan, key=lambda e: e.name)
+                    entries = list(scan)
             except OSError as error:
                 self.warnings.append(f"{directory}: cannot read directory: {error.strerror}")
                 continue
@@ -191,26 +193,35 @@ class _Walker:
                      else self.scopes.enter(directory, parent, "pyproject.toml" in names))
             if GITIGNORE in names:
                 self.gitignores.load(directory)
-            subdirectories = []
-            for entry in entries:
+            subdirectories: list[str] = []
+            modules: list[os.DirEntry] = []
+            for entry in entries:  # in the order the system lists them; only what is kept gets sorted
+                name = entry.name
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
                 if is_dir:
-                    if not (scope.excluded(entry.path, True) or self.gitignores.match(entry.path, True)):
-                        subdirectories.append((entry.path, scope))
-                elif entry.name.endswith(".py") and not (scope.excluded(entry.path, False)
-                                                         or self.gitignores.match(entry.path, False)):
-                    if entry.is_symlink() and not os.path.isfile(entry.path):
-                        self.warnings.append(f"{entry.path}: broken symlink, skipped")
-                        continue
-                    if not _is_regular(entry):  # a FIFO named x.py would block the read forever
-                        self.warnings.append(f"{entry.path}: not a regular file, skipped")
-                        continue
+                    if not (scope.excluded(entry.path, True, name) or self.gitignores.match(entry.path, True)):
+                        subdirectories.append(entry.path)
+                elif name.endswith(".py") and not (scope.excluded(entry.path, False, name)
+                                                   or self.gitignores.match(entry.path, False)):
+                    modules.append(entry)
+            modules.sort(key=_entry_name)
+            for entry in modules:
+                if entry.is_symlink() and not os.path.isfile(entry.path):
+                    self.warnings.append(f"{entry.path}: broken symlink, skipped")
+                elif not _is_regular(entry):  # a FIFO named x.py would block the read forever
+                    self.warnings.append(f"{entry.path}: not a regular file, skipped")
+                else:
                     found.append(entry.path)
-            stack.extend(reversed(subdirectories))
+            subdirectories.sort(reverse=True)  # a stack: the first by name is walked first
+            stack.extend((path, scope) for path in subdirectories)
         return found
+
+
+def _entry_name(entry: os.DirEntry) -> str:
+    return entry.name
 
 
 def _is_regular(entry: os.DirEntry) -> bool:

@@ -36,7 +36,8 @@ class Patterns:
         self.anchor = anchor
         names = [p.rstrip("/") for p in patterns if _is_bare_name(p)]
         self.names = frozenset(n for n in names if not any(c in n for c in "*?["))
-        self.name_globs = tuple(n for n in names if any(c in n for c in "*?["))
+        globs = [n for n in names if any(c in n for c in "*?[")]
+        self.name_globs = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
         others = [p for p in patterns if not _is_bare_name(p)]
         self.spec = compile_globs(others) if others else None
 
@@ -47,9 +48,10 @@ class Patterns:
             validate(patterns, f"{config.path}: 'tool.ppaux-lint.{key}'")
         return cls(anchor, (config.exclude or DEFAULT_EXCLUDES) + config.extend_exclude)
 
-    def match(self, path: str, is_dir: bool) -> bool:
-        name = os.path.basename(path)
-        if name in self.names or (self.name_globs and any(fnmatch.fnmatchcase(name, g) for g in self.name_globs)):
+    def match(self, path: str, is_dir: bool, name: str | None = None) -> bool:
+        """Whether ``path`` is excluded; ``name``, its last part when the caller has it (a walk's entry)."""
+        name = os.path.basename(path) if name is None else name
+        if name in self.names or (self.name_globs is not None and self.name_globs.match(name)):
             return True
         if self.spec is None or not is_within(path, self.anchor):
             return False

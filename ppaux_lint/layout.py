@@ -133,7 +133,7 @@ class SourceRoots:
     def __init__(self) -> None:
         self._declared: dict[str, bool] = {}  # directory -> declared source root (True) or project directory
         self._nearest: dict[str, tuple[str, bool]] = {}
-        self._prefixes: dict[str, tuple[tuple[str, ...], str, bool]] = {}
+        self._prefixes: dict[str, tuple[str, str, bool]] = {}
 
     def add_directory(self, directory: str) -> None:
         """A project directory: a project root, or a directory holding pyproject.toml."""
@@ -155,16 +155,17 @@ class SourceRoots:
 
     def name(self, path: str, is_package_dir: Callable[[str], bool]) -> ModuleName:
         parent_dir, filename = os.path.split(path)
-        is_package = filename == "__init__.py"
-        prefix, base, declared = self._prefix(parent_dir, is_package_dir)
+        prefix, base, declared = self._prefixes.get(parent_dir) or self._prefix(parent_dir, is_package_dir)
+        if filename == "__init__.py":
+            return ModuleName(prefix, True, base, declared)
         stem = filename[:-3] if filename.endswith(".py") else os.path.splitext(filename)[0]
         # A file like ``run-demo.py`` cannot be imported, but its classes still get checked: its name is kept
         # (no import can ever spell it, so it cannot collide), and ``importable`` tells verify not to try.
-        return ModuleName(".".join(prefix if is_package else (*prefix, stem)), is_package, base, declared)
+        return ModuleName(f"{prefix}.{stem}" if prefix else stem, False, base, declared)
 
-    def _prefix(self, directory: str, is_package_dir: Callable[[str], bool]) -> tuple[tuple[str, ...], str, bool]:
-        """The name parts of a directory's modules, where they start, and whether from a declared root;
-        memoised, since the files of a directory share them."""
+    def _prefix(self, directory: str, is_package_dir: Callable[[str], bool]) -> tuple[str, str, bool]:
+        """The dotted name of a directory's package ("" at a root), where names start, and whether from a
+        declared root; memoised, since the files of a directory share them."""
         if directory not in self._prefixes:
             root, declared = self._root_of(directory)
             directories = []  # from the directory upwards, stopping below the root
@@ -177,7 +178,7 @@ class SourceRoots:
                 if packages:
                     directories = directories[: directories.index(packages[-1]) + 1]
             base = os.path.dirname(directories[-1]) if directories else root
-            self._prefixes[directory] = (tuple(os.path.basename(d) for d in reversed(directories)), base, declared)
+            self._prefixes[directory] = (".".join(os.path.basename(d) for d in reversed(directories)), base, declared)
         return self._prefixes[directory]
 
     def _root_of(self, directory: str) -> tuple[str, bool]:

@@ -28,9 +28,9 @@ class Scope:
     patterns: tuple[Patterns, ...]
     from_table: bool  # False: the defaults (as the nearest pyproject.toml's, when there is one)
 
-    def excluded(self, path: str, is_dir: bool) -> bool:
+    def excluded(self, path: str, is_dir: bool, name: str | None = None) -> bool:
         for patterns in self.patterns:  # noqa: SIM110 - a loop, not any(): this runs for every entry of the tree
-            if patterns.match(path, is_dir):
+            if patterns.match(path, is_dir, name):
                 return True
         return False
 
