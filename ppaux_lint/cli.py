@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from ppaux_lint import __version__
+from ppaux_lint import __version__, collector
 from ppaux_lint.command import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, PREFIX, ExitError, guarded, one_line
 
 OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
@@ -366,7 +366,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
     try:
-        code = cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=False)
+        with collector.tuned():
+            code = cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=False)
     except click.ClickException as exc:  # click's own usage errors, and ours
         click.echo(f"{PREFIX}{one_line(exc)}", err=True)
         code = exc.exit_code

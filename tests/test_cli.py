@@ -526,3 +526,26 @@ def test_python_dash_m(project):
     assert done.returncode == 0 and ppaux_lint.__version__ in done.stdout
     done = run_console(["check", "nope"], cwd=project, module=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_a_run_collects_garbage_rarely_and_restores_the_collector(project, monkeypatch):
+    """The collector's thresholds are a process's setting: a run tunes them (collector.py) and gives the host
+    (this test process, an IDE) its own back, also when the run fails."""
+    import gc
+
+    from ppaux_lint import cli as cli_module
+    from ppaux_lint.collector import THRESHOLDS
+
+    before = gc.get_threshold()
+    assert before != THRESHOLDS
+    during = []
+
+    def run(**kwargs):
+        during.append(gc.get_threshold())
+        raise RuntimeError("the command failed")
+
+    monkeypatch.setattr(cli_module.cli, "main", run)
+    with pytest.raises(SystemExit):
+        cli_module.main(["check", str(project)])
+    assert during == [THRESHOLDS]
+    assert gc.get_threshold() == before
