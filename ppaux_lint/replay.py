@@ -8,7 +8,8 @@ warnings stored with them.
 
 The record, one per command in the cache directory, names the command (the working directory, the paths, the
 options that change what is found, ppaux-lint's and the interpreter's versions, the project and its root
-config) and lists every input with its stat (size, mtime, ctime, inode, or its absence):
+config) and lists every input with its stat (size, mtime, ctime, inode, or its absence; packed in 32 bytes,
+since at 50,000 files a list of numbers per input held 22 MiB through the analysis):
 
 - every directory discovery looked into, and each of their ancestors within the project: a file added,
   removed or renamed there (a new module, an ``__init__.py``, a ``.git``) changes the directory's own stat;
@@ -25,12 +26,14 @@ record that cannot be read back exactly is a miss, and one that cannot be writte
 
 from __future__ import annotations
 
+import binascii
 import functools
 import json
 import os
+import struct
 import sys
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +51,9 @@ if TYPE_CHECKING:
     from ppaux_lint.findings import Finding
 
 _PACKAGE = Path(__file__).resolve().parent
-_RECORD_FORMAT = 1
+_RECORD_FORMAT = 2
+_STAT = struct.Struct("<QqqQ")  # size, mtime_ns, ctime_ns, inode
+_MISSING = b"\xff" * _STAT.size  # no stat can pack to this: its size and inode would both be 2**64 - 1
 
 
 @dataclass(frozen=True)
@@ -78,14 +83,17 @@ def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
     # Stat before the analysis reads anything: a file that changes while it runs then fails the next replay,
     # instead of the record pairing its new stat with findings about its old text. The cache directory is
     # made first, since making it changes the stat of the directory that holds it (the project root).
-    inputs = ([[path, *record.stat(path)] for path in _inputs(discovery, given, options)]
-              if record is not None and record.prepare() else [])
-    stamps = {path: (stat[1], stat[0]) for path, *stat in inputs if len(stat) == 4}  # the scan cache's (mtime, size)
-    analysis = analyze(given, options, project, discovery, stamps)
-    checked = Checked(with_fixes(analysis), discovery.warnings, len(discovery.targets), dict(analysis.overlays))
-    if record is not None:
-        record.write(checked, inputs)
+    inputs = record.stat_all(_inputs(discovery, given, options)) if record is not None and record.prepare() else []
+    stamps = record.stamps() if record is not None and inputs else None
+    checked = _checked(analyze(given, options, project, discovery, stamps), discovery)
+    if record is not None and inputs:
+        record.write(checked, inputs)  # with the analysis gone: the record's encoding adds nothing to the peak
     return checked
+
+
+def _checked(analysis, discovery: Discovery) -> Checked:
+    """What ``check`` reports of ``analysis``, which its caller then no longer holds."""
+    return Checked(with_fixes(analysis), discovery.warnings, len(discovery.targets), dict(analysis.overlays))
 
 
 def with_fixes(analysis) -> list[Finding]:
@@ -107,7 +115,7 @@ class _Record:
         name = f"{zlib.crc32(self._command.encode('utf-8', 'surrogateescape')):08x}"  # a clash only costs a miss
         self._base = cache_directory(project, options.cache_dir)
         self._path = self._base / "runs" / f"{name}.json"
-        self._stats: dict[str, list[Any]] = {}
+        self._stats: dict[str, bytes] = {}
         self._root = str(project.root).rstrip(os.sep) + os.sep
 
     def read(self) -> Checked | None:
@@ -116,26 +124,39 @@ class _Record:
             data = json.loads(read_regular_file(self._path))
             if not isinstance(data, dict) or data.get("command") != self._command:
                 return None
-            inputs, warnings, count = data["inputs"], data["warnings"], data["files_checked"]
-            if not (isinstance(inputs, list) and all(isinstance(i, list) and i and isinstance(i[0], str)
-                                                     for i in inputs)):
+            paths, warnings, count = data["paths"], data["warnings"], data["files_checked"]
+            stats = memoryview(binascii.a2b_base64(data["stats"]))
+            size = _STAT.size
+            if not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)
+                    and len(stats) == size * len(paths)):
                 return None
-            if any(self.stat(self._absolute(path)) != stat for path, *stat in inputs):
-                return None
+            for number, path in enumerate(paths):
+                if stats[number * size:(number + 1) * size] != self.stat(self._absolute(path)):
+                    return None
             findings = _decode_findings(data["findings"])
-        except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        except (OSError, ValueError, RecursionError, KeyError, TypeError, binascii.Error):
             return None
         if findings is None or not isinstance(count, int) or not (
                 isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
             return None
         return Checked(findings, tuple(warnings), count, replayed=True)
 
-    def stat(self, path: str) -> list[Any]:
+    def stat(self, path: str) -> bytes:
         """``path``'s stat, taken once per run: a miss has stat the inputs it compared already, and all of
         them were taken before the analysis, which is when the record needs them (see ``check_project``)."""
         if path not in self._stats:
             self._stats[path] = _stat(path)
         return self._stats[path]
+
+    def stat_all(self, paths: list[str]) -> list[str]:
+        """``paths``, each stat now (see ``stat``)."""
+        for path in paths:
+            self.stat(path)
+        return paths
+
+    def stamps(self) -> Mapping[str, tuple[int, int]]:
+        """The stats taken, as the scan cache knows a file: (mtime, size)."""
+        return _Stamps(self._stats)
 
     def _relative(self, path: str) -> str:
         """Paths under the project root are kept relative to it: most of a record is paths."""
@@ -148,15 +169,35 @@ class _Record:
         """Make the record's directory (and the cache's markers); False when the cache cannot be written."""
         return prepare(self._base, self._path.parent)
 
-    def write(self, checked: Checked, inputs: list[list[Any]]) -> None:
-        """Record ``checked`` with ``inputs`` (each path with the stat it had before the analysis began)."""
+    def write(self, checked: Checked, inputs: list[str]) -> None:
+        """Record ``checked`` with ``inputs``, each with the stat it had before the analysis began."""
         from ppaux_lint.codec import encode
 
-        if inputs:
-            record = {"command": self._command, "inputs": [[self._relative(path), *stat] for path, *stat in inputs],
-                      "warnings": list(checked.warnings), "files_checked": checked.files_checked,
-                      "findings": encode(checked.findings)}
-            atomic_write(self._path, json.dumps(record, separators=(",", ":")).encode())
+        record = {"command": self._command, "paths": [self._relative(path) for path in inputs],
+                  "stats": binascii.b2a_base64(b"".join(self._stats[path] for path in inputs), newline=False).decode(),
+                  "warnings": list(checked.warnings), "files_checked": checked.files_checked,
+                  "findings": encode(checked.findings)}
+        atomic_write(self._path, json.dumps(record, separators=(",", ":")).encode())
+
+
+class _Stamps(Mapping):
+    """The record's stats seen as the scan cache's stamps, unpacked when asked for rather than copied."""
+
+    def __init__(self, stats: dict[str, bytes]) -> None:
+        self._stats = stats
+
+    def __getitem__(self, path: str) -> tuple[int, int]:
+        packed = self._stats[path]
+        if packed == _MISSING:
+            raise KeyError(path)
+        size, mtime, _, _ = _STAT.unpack(packed)
+        return mtime, size
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path, packed in self._stats.items() if packed != _MISSING)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _inputs(discovery: Discovery, given: list[Path], options: Options) -> list[str]:
@@ -196,12 +237,13 @@ def _tool_files() -> tuple[str, ...]:
     return (*directories, *modules)
 
 
-def _stat(path: str) -> list[Any]:
+def _stat(path: str) -> bytes:
     try:
         st = os.stat(path)
     except OSError:
-        return ["missing"]
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        return _MISSING
+    # (an inode wider than 64 bits, as ReFS has, is cut to its low ones: it only has to differ when it changes)
+    return _STAT.pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino & 0xFFFF_FFFF_FFFF_FFFF)
 
 
 def _decode_findings(stored: Any) -> list[Finding] | None:

@@ -51,7 +51,9 @@ class SummaryStore:
         self.summaries: dict[str, FileSummary] = {}
         self.overlays = overlays or {}
         self._bytes: dict[str, bytes] = {}
-        self._stamps = stamps or {}  # stats this run took already (a replay's record), before anything was read
+        # Stats this run took already (a replay's record), before anything was read; not ``stamps or {}``, which
+        # would count a view of 50,000 of them.
+        self._stamps = {} if stamps is None else stamps
         # Without a cache nothing would read what the scans learn, so they record nothing.
         self._scans = ScanIndex(cache.load_scan()) if cache is not None else None
 

@@ -146,7 +146,7 @@ def test_an_edited_ppaux_lint_is_another_tool(root: Path, tmp_path: Path, monkey
     assert not check(root).replayed
 
 
-@pytest.mark.parametrize("garbage", [b"", b"not json", b'{"command": 1}', b"[]", b'{"command": "x", "inputs": 3}'])
+@pytest.mark.parametrize("garbage", [b"", b"not json", b'{"command": 1}', b"[]", b'{"command": "x", "paths": 3}'])
 def test_a_record_that_cannot_be_read_back_is_a_miss(root: Path, garbage: bytes) -> None:
     expected = key(check(root).findings)
     [record] = (root / CACHE_DIR_NAME / "runs").iterdir()
@@ -163,6 +163,18 @@ def test_a_forged_record_with_the_right_key_is_checked_field_by_field(root: Path
     record.write_text(json.dumps(data))
     again = check(root)
     assert not again.replayed and "PPA001" in {f.code for f in again.findings}
+
+
+@pytest.mark.parametrize("stats", ["", "not base64!", "AAAA", None])
+def test_a_record_whose_stats_do_not_fit_its_paths_is_a_miss(root: Path, stats: str | None) -> None:
+    """The command matches, so only the packed stats stand between a forged record and a replay."""
+    expected = key(check(root).findings)
+    [record] = (root / CACHE_DIR_NAME / "runs").iterdir()
+    data = json.loads(record.read_text())
+    data["stats"] = stats
+    record.write_text(json.dumps(data))
+    again = check(root)
+    assert not again.replayed and key(again.findings) == expected
 
 
 def test_no_cache_and_overlays_neither_replay_nor_record(root: Path) -> None:
