@@ -72,8 +72,8 @@ class Workers:
 
 
 class ChildFailed(Exception):
-    """The child of ``in_child`` died, hung or sent nothing readable; the message says how, as in "its
-    process was killed by signal 11"."""
+    """The child of ``in_child`` died, hung or sent nothing readable; the message says how, worded to follow
+    "its process" ("was killed by signal 11", "timed out", "exited with code 1")."""
 
 
 def can_fork() -> bool:
@@ -107,17 +107,22 @@ def in_child(function: Callable[[Argument], Result], argument: Argument, timeout
     parts: list[bytes] = []
     deadline = time.monotonic() + timeout
     hung = False
-    with open(read_end, "rb", buffering=0) as pipe:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([pipe], [], [], left)[0]:
-                hung = True
-                os.kill(pid, signal.SIGKILL)
-                break
-            part = pipe.read(1 << 20)
-            if not part:
-                break
-            parts.append(part)
+    try:
+        with open(read_end, "rb", buffering=0) as pipe:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([pipe], [], [], left)[0]:
+                    hung = True
+                    os.kill(pid, signal.SIGKILL)
+                    break
+                part = pipe.read(1 << 20)
+                if not part:
+                    break
+                parts.append(part)
+    except BaseException:  # interrupted (Ctrl-C): the child must not outlive the wait for it
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     _, status = os.waitpid(pid, 0)
     if hung:
         raise ChildFailed("timed out")
