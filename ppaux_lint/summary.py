@@ -163,7 +163,7 @@ class ClassSummary:
     name: str
     qualname: str  # dotted path inside the module, e.g. "Outer.Inner" or "make.<locals>.C"
     span: Span  # the class name
-    class_line: int  # line of the ``class`` keyword, where ``# noqa`` is read
+    class_line: int  # line of the ``class`` keyword, where a noqa comment is read
     bases: tuple[str, ...]  # dotted source of each base, subscripts stripped ("m.X", "Generic")
     decorators: tuple[str, ...]
     methods: tuple[MethodSummary, ...]
