@@ -11,6 +11,7 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -207,7 +208,7 @@ class _Walker:
                 elif name.endswith(".py") and not (scope.excluded(entry.path, False, name)
                                                    or self.gitignores.match(entry.path, False)):
                     modules.append(entry)
-            modules.sort(key=_entry_name)
+            modules.sort(key=attrgetter("name"))
             for entry in modules:
                 if entry.is_symlink() and not os.path.isfile(entry.path):
                     self.warnings.append(f"{entry.path}: broken symlink, skipped")
@@ -218,10 +219,6 @@ class _Walker:
             subdirectories.sort(reverse=True)  # a stack: the first by name is walked first
             stack.extend((path, scope) for path in subdirectories)
         return found
-
-
-def _entry_name(entry: os.DirEntry) -> str:
-    return entry.name
 
 
 def _is_regular(entry: os.DirEntry) -> bool:

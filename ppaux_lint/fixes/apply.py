@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ppaux_lint.findings import Edit, Finding
 from ppaux_lint.fixes.codemod import Unfixable, transform
 from ppaux_lint.fixes.plan import Plan, plan_fixes
+from ppaux_lint.fixes.render import quote_style
 from ppaux_lint.fixes.sources import read_source
 
 if TYPE_CHECKING:
@@ -101,9 +102,10 @@ def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None
             continue
         accepted: list[tuple[Plan, tuple[Edit, ...]]] = []
         taken: list[Edit] = []
+        quote = quote_style(text)  # here, not in the plans: only a fix that is applied needs to tokenize the file
         for plan in sorted(group, key=lambda p: p.finding.sort_key):
             try:
-                edits = line_edits(text, transform([plan], text))
+                edits = line_edits(text, transform([plan], text, quote))
             except Unfixable as exc:
                 failed.append((plan, str(exc)))
                 continue

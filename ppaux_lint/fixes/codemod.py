@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ppaux_lint.fixes.render import quote_style, render_method
+from ppaux_lint.fixes.render import render_method
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan
@@ -19,8 +19,9 @@ class Unfixable(Exception):
     """The file is not shaped as the plan assumed; the fix is reported as failed, the run goes on."""
 
 
-def transform(plans: Sequence[Plan], text: str) -> str:
-    """Run ``plans`` (all for one file) as one libcst transformer; returns the new text."""
+def transform(plans: Sequence[Plan], text: str, quote: str) -> str:
+    """Run ``plans`` (all for one file) as one libcst transformer; returns the new text. ``quote`` is the
+    file's usual string quote (``render.quote_style``), which generated strings follow."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -28,7 +29,6 @@ def transform(plans: Sequence[Plan], text: str) -> str:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     by_class = {(p.class_name, p.class_line): p for p in plans}
-    quote = quote_style(text)  # here, not in the plan: only a fix that is applied needs to tokenize the file
     imports = [p.add_import for p in plans if p.add_import is not None]
 
     class Transformer(cst.CSTTransformer):

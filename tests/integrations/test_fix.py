@@ -535,7 +535,7 @@ def test_edit_helpers_round_trip() -> None:
 def test_a_fix_that_would_not_compile_is_dropped(project, monkeypatch) -> None:
     root = project(OUTPUT_ONLY)
     before = read(root, "pkg/outputs.py")
-    monkeypatch.setattr(fix_apply, "transform", lambda plans, text: text + "def broken(:\n")
+    monkeypatch.setattr(fix_apply, "transform", lambda plans, text, quote: text + "def broken(:\n")
     result = run_cli("check", "--fix", "--unsafe-fixes", ".")
     assert result.exit_code == 1
     assert read(root, "pkg/outputs.py") == before
