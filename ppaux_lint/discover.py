@@ -38,6 +38,16 @@ class Discovery:
     shadowed: Mapping[str, str] = field(default_factory=dict)  # path -> the file that owns its module name
     all_configs: tuple[Config, ...] = ()  # every config met, for validating each one whoever is passed
     looked_in: tuple[str, ...] = ()  # every directory whose entries decided something: the walk, package checks
+    copies: Mapping[str, str] = field(default_factory=dict)  # path -> its root, for files judged in a copy's pass
+
+    def owners(self, copy: str = "") -> dict[str, str]:
+        """module -> the file that is that module: the first claimant, or in ``copy``'s pass, that root's own."""
+        owners: dict[str, str] = {}
+        for f in self.files:
+            if f.module and (f.module not in owners or (self.copies.get(f.path) == copy != ""
+                                                         and self.copies.get(owners[f.module]) != copy)):
+                owners[f.module] = f.path
+        return owners
 
     def config_of(self, path: str) -> Config:
         return self.configs[path]
@@ -102,11 +112,13 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
     ordered = sorted(configs, key=_ownership(names, asked, walked))
     files = tuple(SourceFile(path, names[path].module, names[path].is_package) for path in ordered)
     shadowed = _shadowed(files)
+    copies = _copies(files, names, shadowed)
     warnings.extend(f"{path}: module {names[path].module} is already {owner}"
                     f"{' (passed explicitly)' if owner in asked else ''}; its classes are not checked"
-                    for path, owner in shadowed.items())
+                    for path, owner in shadowed.items() if names[path].base == names[owner].base)
     return Discovery(root=root, files=files, targets=frozenset(targets), warnings=tuple(warnings), configs=configs,
-                     shadowed=shadowed, all_configs=tuple(scopes.configs()), looked_in=tuple(walker.has_init))
+                     shadowed=shadowed, all_configs=tuple(scopes.configs()), looked_in=tuple(walker.has_init),
+                     copies=copies)
 
 
 def _ownership(names: Mapping[str, ModuleName], asked: set[str], walked: set[str]):
@@ -141,6 +153,16 @@ def _shadowed(files: Sequence[SourceFile]) -> dict[str, str]:
         else:
             owner[f.module] = f.path
     return out
+
+
+def _copies(files: Sequence[SourceFile], names: Mapping[str, ModuleName],
+            shadowed: Mapping[str, str]) -> dict[str, str]:
+    """path -> base for every file of a root whose names another root's files own (two sub-projects, two
+    copies of a package): the engine judges those in a pass of their own, where their root owns its names.
+    Only a name claimed twice within one root (``x.py`` beside a package ``x/``, which Python never imports)
+    stays unchecked."""
+    losing = {names[path].base for path, owner in shadowed.items() if names[path].base != names[owner].base}
+    return {f.path: names[f.path].base for f in files if names[f.path].base in losing} if losing else {}
 
 
 def _force_excluded(path: str, tops: Sequence[str], scopes: Scopes, gitignores: GitIgnores) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ppaux_lint.cache import Cache
@@ -36,13 +37,14 @@ class Analysis:
     findings: list[Finding]
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     suppressed: list[Suppressed] = field(default_factory=list)  # silenced by noqa or per-file-ignores
-    indexes: dict[tuple[Protocols, bool], ProjectIndex] = field(default_factory=dict)  # one per protocol set
+    indexes: dict[Pass, ProjectIndex] = field(default_factory=dict)  # one per protocol set (and copy)
     overlays: Mapping[str, bytes] = field(default_factory=dict)  # by file_key: what was read instead of disk
 
     def index_for(self, path: str) -> ProjectIndex:
-        """The index that judged the classes of ``path``: the one built with its config's protocols."""
+        """The index that judged the classes of ``path``: the one built with its config's protocols, where
+        its own copy owns its module names."""
         config = self.discovery.configs.get(path)
-        return self.indexes.get(_group(config), self.index) if config is not None else self.index
+        return self.indexes.get(_pass(self.discovery, path), self.index) if config is not None else self.index
 
 
 def analyze(paths: Sequence[str | Path], options: Options | None = None, project: Project | None = None,
@@ -51,8 +53,11 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
 
     Configs differ per sub-project (scopes.py), and their protocols decide what a class is, so each set of
     protocols gets its own index over the whole project, and each finding is kept from the pass of the
-    config its file follows; select, ignore and per-file-ignores come from that config too. A project
-    with one config, the usual case, makes one pass. ``project`` and ``discovery``, when the caller has
+    config its file follows; select, ignore and per-file-ignores come from that config too. Likewise, when
+    two roots claim one module name (two sub-projects with a ``utils.common``, two copies of a package), the
+    files of each root that lost a name get a pass of their own in which that root owns its names, so each
+    copy is judged against itself first (discover.py's ``copies``). A project with one config and no such
+    collision, the usual case, makes one pass. ``project`` and ``discovery``, when the caller has
     them already, are what ``load_project`` and ``discover_files`` would give for ``paths``; ``stamps``, the
     files' (mtime, size) when the caller took them already, before anything was read (``replay.py``).
     """
@@ -67,21 +72,30 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
                          jobs=1 if options.in_process else None, isolate=False if options.in_process else None,
                          overlays=overlays, stamps=stamps)
     targets = discovery.targets
-    passes = {_group(discovery.config_of(path)): discovery.config_of(path) for path in sorted(targets)}
-    indexes: dict[tuple[Protocols, bool], ProjectIndex] = {}
+    passes = {_pass(discovery, path): discovery.config_of(path) for path in sorted(targets)}
+    indexes: dict[Pass, ProjectIndex] = {}
     classes: dict[str, ClassInfo] = {}
+    judged: set[str] = set()  # the classes in ``classes`` that come from the pass of their own file
     raw: set[Finding] = set()
     by_path: dict[str, FileSummary] = {}
-    for group, config in (passes or {_group(project.config): project.config}).items():
-        index, relevant = _index(store, discovery, config, options.prefilter)
-        indexes[group] = index
+    relevant_of: dict[tuple[Protocols, bool], list[FileSummary]] = {}
+    for key, config in sorted((passes or {(_group(project.config), ""): project.config}).items(),
+                              key=lambda item: item[0][1]):  # the copies' passes after the main one
+        group, copy = key
+        if group not in relevant_of:  # the prefilter's fixpoint depends on the protocols only
+            relevant_of[group] = _relevant_summaries(store, discovery, config.protocols, options.prefilter)
+        index, relevant = _index(store, discovery, config, options.prefilter, relevant_of[group], copy)
+        indexes[key] = index
         by_path.update((s.path, s) for s in relevant)
-        for fqn, info in index.infos().items():  # each class as judged under its own file's config
-            if fqn not in classes or _group(discovery.config_of(info.path)) == group:
+        for fqn, info in index.infos().items():  # each class as judged under its own file's config and copy
+            own = _pass(discovery, info.path) == key
+            if fqn not in classes or (own and fqn not in judged):
                 classes[fqn] = info
+                if own:
+                    judged.add(fqn)
         # A finding is asked about when any file it involves is (PPA015 names both ends of a contract).
         raw.update(f for f in run_checks(CheckContext(index=index, summaries=tuple(relevant)))
-                   if _group(discovery.config_of(f.path)) == group and any(p in targets for p in f.paths))
+                   if _pass(discovery, f.path) == key and any(p in targets for p in f.paths))
     store.save()
     store.close()  # its workers; an error before this leaves them to the pool's own clean-up at exit
     findings: list[Finding] = []
@@ -99,6 +113,14 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
 def _group(config: Config) -> tuple[Protocols, bool]:
     """What decides what a class is: configs that agree on it share one index."""
     return config.protocols, config.structural
+
+
+Pass = tuple[tuple[Protocols, bool], str]  # a protocol set, and the root whose copy owns its names ("" for none)
+
+
+def _pass(discovery: Discovery, path: str) -> Pass:
+    """The pass that judges the classes of ``path``."""
+    return _group(discovery.config_of(path)), discovery.copies.get(path, "")
 
 
 def _selection(config: Config, options: Options) -> Selection:
@@ -122,19 +144,31 @@ def _anchor(config: Config, project: Project) -> Path:
     return config.path.parent if config.path is not None and not project.override else project.root
 
 
-def _index(store: SummaryStore, discovery: Discovery, config: Config,
-           prefilter: bool) -> tuple[ProjectIndex, list[FileSummary]]:
-    """The index under ``config``'s protocols, and the summaries of the files that could matter."""
-    relevant, tokens = _relevant_summaries(store, discovery, config.protocols, prefilter)
+def _index(store: SummaryStore, discovery: Discovery, config: Config, prefilter: bool,
+           found: tuple[list[FileSummary], frozenset[str]], copy: str) -> tuple[ProjectIndex, list[FileSummary]]:
+    """The index under ``config``'s protocols where ``copy``'s files own their module names (the first claimant
+    owns a name when ``copy`` is ""), and the summaries of the files that could matter (``found``: they and the
+    prefilter's tokens)."""
+    relevant, tokens = found
     if prefilter:
         eager, focus = relevant, [f"{s.module}.{c.qualname}" for s in relevant for c in s.classes
                                   if possibly_relevant(c, tokens)]
     else:
         eager, focus = list(store.summaries.values()), None
-    index = ProjectIndex(eager, config.protocols, config.structural, loader=store.load_module,
-                         known_modules=store.by_module, focus=focus,
-                         owners={module: source.path for module, source in store.by_module.items()})
+    if copy:
+        owners = discovery.owners(copy)
+        loader = partial(_load_owned, store, owners)
+    else:
+        owners, loader = {module: source.path for module, source in store.by_module.items()}, store.load_module
+    index = ProjectIndex(eager, config.protocols, config.structural, loader=loader,
+                         known_modules=store.by_module, focus=focus, owners=owners)
     return index, relevant
+
+
+def _load_owned(store: SummaryStore, owners: Mapping[str, str], module: str) -> FileSummary | None:
+    """The summary of the file that owns ``module`` in a copy's pass."""
+    path = owners.get(module)
+    return store.summarize([store.by_path[path]])[path] if path is not None else None
 
 
 def _cache(project: Project, options: Options) -> Cache | None:

@@ -5,23 +5,45 @@ instead of ``acme.steer.base`` breaks every ``from acme.steer.base import ...``,
 classes built on it vanish without a word. So these answers must not depend on how the tool is called.
 
 - **The project root** bounds the files read for resolution. It is the nearest directory at or above a
-  path that holds ``pyproject.toml`` or ``.git``, grown upwards to each next such directory unless a
-  ``.git`` was passed (a repository is the outermost project) or the directory above excludes this one (by
-  its excludes or a .gitignore: a fixture or an unpacked download inside another project stays a project of
-  its own). So a file of a monorepo's sub-project resolves against the whole monorepo, however it is passed.
-  With no marker above a path, the path's own directory bounds it, as in ruff.
+  path that holds ``pyproject.toml`` or ``.git``. A ``.git`` ends the search (a repository is the outermost
+  project). A ``pyproject.toml`` that makes a project (``[project]``, ``[build-system]``, packaging config,
+  or a ``[tool.ppaux-lint]`` table) bounds it, as ruff's nearest config does and as a plugin's author
+  expects: a plugin inside a bigger repository is not analysed with the whole repository. It is held by a
+  directory above, within the same repository, only when that directory's ``pyproject.toml`` says so: a
+  workspace (``[tool.uv.workspace]``, ``[tool.rye.workspace]``) whose ``members`` globs match it and whose
+  ``exclude`` does not, ``src`` entries of its ``[tool.ppaux-lint]`` table at or below it (or above it), or,
+  when the project has no ``[tool.ppaux-lint]`` table of its own, any such table: that table is then the
+  project's config (scopes.py, ruff's nearest config), so its directory is the project. Then the claim is
+  asked again of the holder. So a workspace member's file resolves against the whole
+  workspace, however it is passed. A ``pyproject.toml`` with another tool's settings alone makes no project,
+  so the next marker above holds it. Either way the holder must not leave the directory out (its excludes,
+  a .gitignore: a fixture or an unpacked download inside another project stays a project of its own).
+  With no marker above a path, the outermost regular package holding it bounds it (a package passed as a
+  path is a project whose name starts at its parent, where Python imports it from), else the path's own
+  directory, as in ruff.
 - **Source roots** are where Python would find top-level modules: ``src/`` beside a ``pyproject.toml``, the
   directories its packaging config names, or, instead of those two, the ``src`` setting of its
   ``[tool.ppaux-lint]`` table (as ruff's ``src``).
-- **Module names**: below a source root every directory is a package or a namespace portion (PEP 420), so a
-  name is the path from the root. Below a project directory that is not a declared source root, the
-  package chain decides: the outermost directory with an ``__init__.py`` is the top package (a vendored
-  ``old/myplug`` is ``myplug``; SGLang's ``sglang/srt``, which has no ``__init__.py``, keeps its place),
-  and a file in no package is named by its path from the project directory.
+- **Module names** follow Python's import system. Below a source root every directory is a package or a
+  namespace portion (PEP 420), so a name is the path from the root. Below a project directory that is not a
+  declared source root, the package chain decides: the outermost directory with an ``__init__.py`` is the
+  top package, and the directories without one below it are its namespace portions (a vendored
+  ``old/myplug`` is ``myplug``; SGLang's ``sglang/srt``, which has no ``__init__.py``, keeps its place); a
+  file in no package is named by its path from the project directory. A root that is itself a package (a
+  package passed as a path, or a ``pyproject.toml`` shipped inside a package, as SGLang's wheel has one in
+  ``sglang/kernels/.../cute``) does not restart the names: they continue from the root above it, or, above
+  the outermost root, from the parent of the package chain holding it.
+- **Collisions**: two files may still claim one name (two sub-projects that each have ``utils/common.py``,
+  two copies of a package). The first claimant in discovery's order owns it in the main index pass; every
+  root (``ModuleName.base``) that lost a name is judged in an extra pass of its own, where its files own
+  their names, so its names resolve within itself first (discover.py ``copies``, engine.py). A project
+  without collisions makes no extra pass. Only a name claimed twice within one root (``x.py`` beside a
+  package ``x/``, which Python never imports) leaves a file unchecked, with a warning.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -32,6 +54,9 @@ from ppaux_lint.excludes import GitIgnores, Patterns, is_within
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
 PYPROJECT = "pyproject.toml"
+# [tool.X] tables that make a pyproject.toml a project's (packaging config, or ppaux-lint's own settings)
+PROJECT_TOOLS = ("ppaux-lint", "poetry", "setuptools", "hatch", "flit", "pdm", "maturin", "scikit-build")
+WORKSPACES = (("tool", "uv", "workspace"), ("tool", "rye", "workspace"))  # tables whose ``members`` are projects
 
 
 class PyProjects:
@@ -59,16 +84,25 @@ class PyProjects:
         return self._configs[directory]
 
 
-def project_roots(paths: Sequence[Path], cwd: Path, pyprojects: PyProjects) -> tuple[str, ...]:
-    """The project root of each path, outermost first, without those inside another."""
+def project_roots(paths: Sequence[Path], cwd: Path, pyprojects: PyProjects,
+                  force_exclude: bool = False) -> tuple[str, ...]:
+    """The project root of each path, outermost first, without those inside another.
+
+    A directory passed explicitly that its project leaves out (its excludes, a .gitignore: a virtualenv's
+    ``site-packages`` inside a repository that ignores it, an unpacked download) is checked as a project of
+    its own, as ruff checks a path it is given; with ``force_exclude`` the project's exclusion stands."""
     found: dict[str, str] = {}
     for path in paths or [cwd]:
         absolute = path if path.is_absolute() else cwd / path
         # The directory is resolved, not a symlinked file, as discovery does: a file keeps its place. And
         # realpath, not Path.resolve(): a symlink loop among the paths must not raise RuntimeError.
-        start = os.path.realpath(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+        is_dir = os.path.isdir(absolute)
+        start = os.path.realpath(absolute if is_dir else os.path.dirname(absolute))
         if start not in found:
-            found[start] = _project_root(start, pyprojects)
+            root = _project_root(start, pyprojects)
+            if is_dir and not force_exclude and root != start and _excludes(root, start, pyprojects):
+                root = _package_below(start, root)
+            found[start] = root
     roots: list[str] = []
     for root in sorted(set(found.values())):
         if not any(is_within(root, kept) for kept in roots):
@@ -84,14 +118,88 @@ def common_root(roots: Sequence[str]) -> Path:
 def _project_root(start: str, pyprojects: PyProjects) -> str:
     current = _nearest_marker(start)
     if current is None:
-        return start
+        return _top_package(start)
     while not os.path.exists(os.path.join(current, ".git")):
-        parent = os.path.dirname(current)
-        upper = _nearest_marker(parent) if parent != current else None
+        if is_project(pyprojects.load(current)):
+            upper = _claimer(current, pyprojects)
+        else:  # a tool's settings only (an empty [tool.ruff]): no project of its own, so the one above holds it
+            parent = os.path.dirname(current)
+            upper = _nearest_marker(parent) if parent != current else None
         if upper is None or _excludes(upper, current, pyprojects):
             break
         current = upper
     return current
+
+
+def _package_below(start: str, outer: str) -> str:
+    """The outermost regular package holding ``start`` below ``outer``, else ``start``: a project of its own
+    inside one that leaves it out."""
+    top = start
+    parent = os.path.dirname(top)
+    while parent != outer and is_within(parent, outer) and os.path.isfile(os.path.join(parent, "__init__.py")):
+        top, parent = parent, os.path.dirname(parent)
+    return top
+
+
+def _top_package(start: str) -> str:
+    """With no marker above: the outermost regular package at or above ``start`` (Python imports it from its
+    parent; the directories without ``__init__.py`` between are its namespace portions), else ``start``."""
+    top = directory = start
+    while True:
+        if os.path.isfile(os.path.join(directory, "__init__.py")):
+            top = directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return top
+        directory = parent
+
+
+def is_project(data: dict[str, Any] | None) -> bool:
+    """Whether a pyproject.toml makes its directory a project: it declares one (``[project]``, a build system,
+    packaging config) or configures ppaux-lint; a file holding another tool's settings alone does not."""
+    if data is None:
+        return False
+    tool = data.get("tool")
+    return ("project" in data or "build-system" in data
+            or (isinstance(tool, dict) and any(name in tool for name in PROJECT_TOOLS)) or bool(packaging_roots(data)))
+
+
+def _claimer(inner: str, pyprojects: PyProjects) -> str | None:
+    """The nearest directory above the project ``inner``, within its repository, whose pyproject.toml takes
+    it in: a workspace listing it among its members, ``src`` entries of ppaux-lint's table covering it, or,
+    when ``inner`` has no table of its own, any ppaux-lint table (its config, as ruff's nearest one is)."""
+    configured = _get(pyprojects.load(inner), "tool", "ppaux-lint") is not None
+    directory = os.path.dirname(inner)
+    while True:
+        data = pyprojects.load(directory)
+        if data is not None and _claims(directory, data, inner, configured):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory or os.path.exists(os.path.join(directory, ".git")):
+            return None
+        directory = parent
+
+
+def _claims(directory: str, data: dict[str, Any], inner: str, configured: bool) -> bool:
+    if not configured and _get(data, "tool", "ppaux-lint") is not None:
+        return True
+    below = os.path.relpath(inner, directory).replace(os.sep, "/")
+    for table in WORKSPACES:
+        workspace = _get(data, *table)
+        if isinstance(workspace, dict) and any(_glob(below, m) for m in _strings(workspace.get("members"))) \
+                and not any(_glob(below, e) for e in _strings(workspace.get("exclude"))):
+            return True
+    src = [os.path.normpath(os.path.join(directory, s)) for s in _strings(_get(data, "tool", "ppaux-lint", "src"))]
+    return any(is_within(s, inner) or is_within(inner, s) for s in src)
+
+
+def _glob(path: str, pattern: str) -> bool:
+    """A workspace member pattern (``packages/*``, ``libs/**``) against a relative path, part by part."""
+    parts, globs = path.split("/"), [g for g in pattern.strip("/").split("/") if g not in ("", ".")]
+    if "**" in globs:  # any depth from there on
+        globs = globs[:globs.index("**")]
+        parts = parts[:len(globs)] if len(parts) >= len(globs) else []
+    return len(parts) == len(globs) and all(fnmatch.fnmatchcase(p, g) for p, g in zip(parts, globs, strict=True))
 
 
 def _nearest_marker(start: str) -> str | None:
@@ -167,12 +275,23 @@ class SourceRoots:
         """The dotted name of a directory's package ("" at a root), where names start, and whether from a
         declared root; memoised, since the files of a directory share them."""
         if directory not in self._prefixes:
-            root, declared = self._root_of(directory)
-            directories = []  # from the directory upwards, stopping below the root
-            current = directory
-            while current != root and os.path.dirname(current) != current:
-                directories.append(current)
-                current = os.path.dirname(current)
+            found = self._root_of(directory)
+            if found is None:
+                raise ValueError(f"{directory} is below no project directory")
+            root, declared = found
+            directories = _between(directory, root)  # from the directory upwards, stopping below the root
+            # A root that is itself a package (a project directory inside a package, a package passed as a
+            # path) is named as Python names it: from the root above it, or above the outermost one, from the
+            # parent of the package chain that holds it.
+            while not declared and is_package_dir(root):
+                outer = self._root_of(os.path.dirname(root)) if os.path.dirname(root) != root else None
+                if outer is None:
+                    while is_package_dir(root) and os.path.dirname(root) != root:
+                        directories.append(root)
+                        root = os.path.dirname(root)
+                    break
+                directories += [root, *_between(os.path.dirname(root), outer[0])]
+                root, declared = outer
             if not declared:
                 packages = [d for d in directories if is_package_dir(d)]
                 if packages:
@@ -181,8 +300,9 @@ class SourceRoots:
             self._prefixes[directory] = (".".join(os.path.basename(d) for d in reversed(directories)), base, declared)
         return self._prefixes[directory]
 
-    def _root_of(self, directory: str) -> tuple[str, bool]:
-        """The deepest root at or above ``directory`` (memoised per directory: thousands of files share few)."""
+    def _root_of(self, directory: str) -> tuple[str, bool] | None:
+        """The deepest root at or above ``directory``, None above them all (memoised per directory: thousands
+        of files share few)."""
         chain = []
         current = directory
         while current not in self._nearest:
@@ -192,12 +312,21 @@ class SourceRoots:
             chain.append(current)
             parent = os.path.dirname(current)
             if parent == current:
-                raise ValueError(f"{directory} is below no project directory")
+                return None
             current = parent
         found = self._nearest[current]
         for visited in chain:
             self._nearest[visited] = found
         return found
+
+
+def _between(directory: str, root: str) -> list[str]:
+    """``directory`` and its ancestors below ``root``, innermost first."""
+    directories = []
+    while directory != root and os.path.dirname(directory) != directory:
+        directories.append(directory)
+        directory = os.path.dirname(directory)
+    return directories
 
 
 def packaging_roots(data: dict[str, Any]) -> list[str]:

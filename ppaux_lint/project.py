@@ -54,7 +54,7 @@ class Options:
 
 
 def load_project(paths: Sequence[Path], options: Options) -> Project:
-    tops = project_roots(paths, Path.cwd(), PyProjects())
+    tops = project_roots(paths, Path.cwd(), PyProjects(), options.force_exclude)
     root = common_root(tops)
     return Project(root, load_config(root, options.config_path), tuple(map(Path, tops)),
                    override=options.config_path is not None)

@@ -64,8 +64,11 @@ def plan_fixes(analysis: Analysis) -> list[Plan]:
     """A plan for every finding whose rule has a fix builder and sees how to fix it."""
     from ppaux_lint.rules import by_code
 
+    # (not in a file judged in a copy's own pass, engine.py: the planner reads the main index, where another
+    # file may be its module)
     fixable = [(finding, rule) for finding in analysis.findings
-               if (rule := by_code(finding.code)) is not None and rule.plan_fix is not None]
+               if (rule := by_code(finding.code)) is not None and rule.plan_fix is not None
+               and finding.path not in analysis.discovery.copies]
     if not fixable:
         return []
     planner = Planner(analysis)

@@ -12,6 +12,7 @@ slow; it is part of the default run all the same.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,7 +59,7 @@ def test_manifest() -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hook = next(h for h in hooks if h["id"] == "ppaux-lint")
     assert hook["entry"] == "ppaux-lint check --force-exclude"  # pre-commit passes excluded files by name
-    assert hook["language"] == "python" and hook["types"] == ["python"] and hook["require_serial"] is False
+    assert hook["language"] == "python" and hook["types"] == ["python"] and hook["require_serial"] is True
 
 
 def git(*args: str, cwd: Path, env: dict) -> None:
@@ -134,3 +135,64 @@ def test_hook_fails_on_a_violation_and_passes_once_fixed(tmp_path: Path, env: di
     output = passed.stdout + passed.stderr
     assert passed.returncode == 0, output
     assert "Passed" in output
+
+
+OUTPUT = """
+    import torch
+    from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
+
+
+    class TopKOutput(DeviceAuxiliaryOutput):
+        def __init__(self, top_ids):
+            self.top_ids = top_ids
+
+        def copy_to_host(self, copy_tensor):
+            return self
+
+        def to_pp_tensors(self):
+            return {"top_ids": self.top_ids}
+"""
+OBSERVER = """
+    from sglang.srt.sampling.sampling_observer import SamplingObserver
+
+    from demo.a_output import TopKOutput
+
+
+    class TopKObserver(SamplingObserver):
+        def after_sample(self, state, token_ids):
+            return TopKOutput(token_ids)
+
+        def from_pp_tensors(self, tensors):
+            return TopKOutput(tensors["token_ids"])
+"""
+
+
+def test_a_cross_file_finding_is_printed_once(tmp_path: Path, env: dict) -> None:
+    """Issue 22, item 7: pre-commit runs a hook that is not ``require_serial`` in several processes, each on a
+    slice of the files (two here: ``TRAVIS`` makes its concurrency 2 on any machine), and a PPA015 whose ends
+    fall into different slices was printed by both. The hook is run as the manifest defines it, from this
+    interpreter (``language: system``), so no install is needed."""
+    pytest.importorskip("pre_commit")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    hook = next(h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+                if h["id"] == "ppaux-lint")
+    local = {**{k: v for k, v in hook.items() if k != "minimum_pre_commit_version"}, "language": "system",
+             "entry": hook["entry"].replace("ppaux-lint", f"{sys.executable} -m ppaux_lint", 1)}
+    project = tmp_path / "project"
+    files = {"demo/__init__.py": "", "demo/a_output.py": OUTPUT, "demo/z_observer.py": OBSERVER,
+             **{f"demo/filler{n}.py": f"VALUE = {n}\n" for n in range(8)}}
+    for relative, text in files.items():
+        (project / relative).parent.mkdir(parents=True, exist_ok=True)
+        (project / relative).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    (project / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n', encoding="utf-8")
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]}),
+                                                   encoding="utf-8")
+    git("init", "-q", cwd=project, env=env)
+    git("add", "-A", cwd=project, env=env)
+
+    ran = pre_commit("run", "--all-files", cwd=project, env={**env, "TRAVIS": "1"})
+    output = ran.stdout + ran.stderr
+    assert ran.returncode == 1, output
+    located = re.findall(r"^(\S+:\d+:\d+): PPA015", output, re.MULTILINE)
+    assert sorted(located) == ["demo/a_output.py:13:17", "demo/z_observer.py:11:35"], output  # each end once
