@@ -15,12 +15,13 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
-from ppaux_lint import known_bases
+from ppaux_lint import instances, known_bases
 from ppaux_lint.config import Protocols
 from ppaux_lint.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
+from ppaux_lint.inference import Inference
 from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
 from ppaux_lint.names import AFTER_SAMPLE, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
-from ppaux_lint.routes import forward_only
+from ppaux_lint.routes import find_routes
 from ppaux_lint.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
 
 PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
@@ -59,6 +60,7 @@ class ProjectIndex:
         self._loader = loader
         self._owners = owners or {}
         self._attempted: set[str] = set()
+        self.summaries: list[FileSummary] = []  # every summary given or loaded, registered under a module or not
         for summary in summaries:
             self._register(summary)
         self._focus = list(self.classes) if focus is None else [c for c in focus if c in self.classes]
@@ -69,8 +71,17 @@ class ProjectIndex:
         self._roots_observer = frozenset(protocols.observer)
         self._roots_pp = frozenset(protocols.pp_output) | frozenset(protocols.pp_observer)
         self._roots_forward = frozenset(protocols.forward_observer)
+        self._inference: Inference | None = None
+
+    @property
+    def inference(self) -> Inference:
+        """What expressions of the project can be instances of (``inference.py``), memoised with the index."""
+        if self._inference is None:
+            self._inference = Inference(self)
+        return self._inference
 
     def _register(self, summary: FileSummary) -> None:
+        self.summaries.append(summary)
         if not summary.module or self._owners.get(summary.module, summary.path) != summary.path:
             return
         self.known.add(summary.module)
@@ -81,6 +92,10 @@ class ProjectIndex:
         for cls in summary.classes:
             self.classes[f"{summary.module}.{cls.qualname}"] = cls
             self.class_module[f"{summary.module}.{cls.qualname}"] = summary.module
+
+    def load(self, module: str) -> FileSummary | None:
+        """The summary of a project module, summarized now if the prefilter skipped it; None if there is none."""
+        return self._load(module)
 
     def _load(self, module: str) -> FileSummary | None:
         if module not in self._attempted and module in self.known and self._loader is not None:
@@ -163,6 +178,10 @@ class ProjectIndex:
             return self._member_of(target, rest)
         return f"{target}.{rest}"
 
+    def member_class(self, cls: str, rest: str) -> str | None:
+        """The nested class ``rest`` of ``cls`` (``Outer`` and ``Inner.Deeper``), or None."""
+        return self._member_of(cls, rest)
+
     def _member_of(self, cls: str, rest: str) -> str | None:
         """A nested class reached by attribute (``Outer.Inner``)."""
         candidate = f"{cls}.{rest}"
@@ -214,6 +233,29 @@ class ProjectIndex:
         if not cut:
             self._mro[fqn] = result
         return result, cut
+
+    def path_to(self, fqn: str, ancestor: str) -> list[str]:
+        """The classes between ``fqn`` and ``ancestor`` along the shortest chain of bases as written (the first
+        such chain in base order): the classes the inheritance really goes through, where the MRO would also
+        list unrelated mixins."""
+        parents: dict[str, str] = {fqn: ""}
+        todo = [fqn]
+        while todo:
+            following = []
+            for cls in todo:
+                for _, target in (self.bases(cls) if cls in self.classes else ()):
+                    if target is None or target in parents:
+                        continue
+                    parents[target] = cls
+                    if target == ancestor:
+                        chain = []
+                        while cls != fqn:
+                            chain.append(cls)
+                            cls = parents[cls]
+                        return chain[::-1]
+                    following.append(target)
+            todo = following
+        return []
 
     def is_interface(self, fqn: str) -> bool:
         """A class that lists Protocol itself among its bases declares an interface, not an implementation."""
@@ -272,14 +314,27 @@ class ProjectIndex:
 
     # -- classification --------------------------------------------------------------------
     def infos(self) -> dict[str, ClassInfo]:
-        """Every project class with its roles, pairing and forward routes; computed once."""
+        """Every project class with its roles, pairing, routes and whether it has instances; computed once."""
         if self._infos is None:
             infos = {fqn: self._classify(fqn) for fqn in self._focus}
             self._infos = infos
             for fqn in list(infos):
                 infos[fqn] = self._with_pair(infos[fqn])
-            for fqn, routes in forward_only(self, [infos[fqn] for fqn in self._focus]).items():
-                infos[fqn] = replace(infos[fqn], forward_only_by=routes)
+            focused = [infos[fqn] for fqn in self._focus]
+            no_output = {info.fqn: instances.no_output(self, info) for info in focused if info.is_observer}
+            routes = find_routes(self, focused, {fqn for fqn, reason in no_output.items() if reason})
+            subclasses: dict[str, list[str]] = {}
+            for info in focused:
+                for ancestor in info.ancestry[1:]:
+                    subclasses.setdefault(ancestor, []).append(info.fqn)
+            constructions = instances.Constructions(self.summaries)
+            for info in focused:
+                infos[info.fqn] = replace(
+                    info, forward_by=routes.forward.get(info.fqn, ()), returned_by=routes.sampled.get(info.fqn, ()),
+                    forward_only_by=routes.forward_only(info.fqn),
+                    not_instantiated=instances.not_instantiated(self, info, subclasses.get(info.fqn, ()), constructions)
+                    if info.roles and not info.is_interface else "",
+                    no_output=no_output.get(info.fqn, ""))
         return self._infos
 
     def _classify(self, fqn: str) -> ClassInfo:
@@ -289,11 +344,11 @@ class ProjectIndex:
         output_root = next((c for c in mro if c in self._roots_output), None)
         observer_root = next((c for c in mro if c in self._roots_observer), None)
         if output_root is not None:
-            recognized[OUTPUT] = _via("subclass of", output_root, mro, fqn)
+            recognized[OUTPUT] = _via("subclass of", output_root, self.path_to(fqn, output_root), fqn)
         elif self.structural and self.fits(fqn, COPY_TO_HOST_CALL):
             recognized[OUTPUT] = self._structural_reason(fqn, (COPY_TO_HOST_CALL.name,))
         if observer_root is not None:
-            recognized[OBSERVER] = _via("subclass of", observer_root, mro, fqn)
+            recognized[OBSERVER] = _via("subclass of", observer_root, self.path_to(fqn, observer_root), fqn)
         elif self.structural and self.fits(fqn, AFTER_SAMPLE_CALL) and any(
             self.defines(fqn, hook) for hook in OBSERVER_HOOKS
         ):
@@ -317,17 +372,22 @@ class ProjectIndex:
         """How the class is a forward observer, or None. Not a role: forward observers never meet the PP helpers."""
         root = next((c for c in mro if c in self._roots_forward), None)
         if root is not None:
-            return _via("subclass of", root, mro, fqn)
+            return _via("subclass of", root, self.path_to(fqn, root), fqn)
         if self.structural and self.fits(fqn, AFTER_FORWARD_CALL):
             return self._structural_reason(fqn, (AFTER_FORWARD_CALL.name,))
         return None
 
     def _structural_reason(self, fqn: str, names: tuple[str, ...]) -> str:
-        owners = {self.lookup(fqn, n).owner for n in names}  # type: ignore[union-attr]
-        defined = " and ".join(f"`{n}`" for n in names)
-        if owners == {fqn}:
-            return f"structural: defines {defined}"
-        return f"structural: inherits {defined} from {', '.join(sorted(owners - {fqn}) or sorted(owners))}"
+        """What the class defines itself and what it inherits, from whom: "structural: defines `after_sample`,
+        inherits `is_active` from pkg.Base". The names keep their order within each group."""
+        by_owner: dict[str, list[str]] = {}
+        for name in names:
+            by_owner.setdefault(self.lookup(fqn, name).owner, []).append(f"`{name}`")  # type: ignore[union-attr]
+        parts = [f"defines {' and '.join(by_owner.pop(fqn))}"] if fqn in by_owner else []
+        if by_owner:
+            inherited = (f"{' and '.join(own)} from {owner}" for owner, own in by_owner.items())
+            parts.append(f"inherits {', '.join(inherited)}")
+        return "structural: " + ", ".join(parts)
 
     def _with_pair(self, info: ClassInfo) -> ClassInfo:
         if not info.is_observer:
@@ -351,17 +411,11 @@ class ProjectIndex:
         return None
 
     def hook_outputs(self, cls: str, hook: str) -> Iterator[str]:
-        """The project output classes that the class's ``hook`` constructs in a return, or its annotation names."""
-        member = self.lookup(cls, hook)
-        if member is None or member.method is None or member.owner not in self.classes:
-            return
-        module = self.class_module[member.owner]
-        scope = self.classes[member.owner].qualname
-        candidates = [r.constructs for r in member.method.returns if r.kind == "construct"]
-        candidates.append(member.method.return_type)
-        for written in candidates:
-            target = self.resolve(module, written, scope) if written else None
-            if target is not None and self.is_output_class(target):
+        """The project output classes that the class's ``hook`` can return (``inference.py``), in a stable order:
+        those it certainly constructs first, then those a declared base stands for."""
+        found = self.inference.classes(self.inference.hook_returns(cls, hook, declared=True) or ())
+        for target, _ in sorted(found, key=lambda item: (item[1], item[0])):
+            if self.is_output_class(target):
                 yield target
 
     def near_miss(self, fqn: str, name: str) -> tuple[str, MethodSummary] | None:
@@ -402,10 +456,9 @@ def _join(base: str, rest: str) -> str:
     return f"{base}.{rest}" if rest else base
 
 
-def _via(prefix: str, root: str, mro: tuple[str, ...], fqn: str) -> str:
+def _via(prefix: str, root: str, chain: list[str], fqn: str) -> str:
     if root == fqn:
         return "the protocol root itself"
-    chain = [c for c in mro[1: mro.index(root)] if c != root]
     via = f" via {' -> '.join(chain)}" if chain else ""
     return f"{prefix} {root}{via}"
 

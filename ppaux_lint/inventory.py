@@ -6,7 +6,11 @@ structural), pairing (observer -> the output its ``from_pp_tensors`` or
 ``after_sample`` builds, and back), and the PP status of the transport
 method, found along the MRO as the runtime ``isinstance`` check would. An
 output that only forward observers return is marked as one (``forward_only_by``
-names what routes it there): it needs no transport method. For
+names what routes it there): it needs no transport method. Each output lists
+its producers (``returned_by``: the sampling observers that return it;
+``forward_by``: the forward routes), and a class the rules do not judge for
+transport says why (``not_instantiated``: abstract, or a base only subclassed;
+``no_output``: an observer whose ``after_sample`` never returns an output). For
 each file asked about it shows the module name it was given and the config
 it follows, which is what explains a finding that is missing or misnamed.
 
@@ -80,15 +84,17 @@ def build(analysis: Analysis) -> dict:
             "unresolved_bases": list(info.unresolved_bases),
             "mro": list(info.ancestry),
             "findings": findings.get(info.fqn, []),
+            "not_instantiated": info.not_instantiated or None,
         }
         if info.is_output:
             outputs.append({**base, "recognized": info.recognized[OUTPUT],
                             "rebuilt_by": sorted(rebuilt_by.get(info.fqn, [])),
                             "forward_only_by": list(info.forward_only_by),
+                            "returned_by": list(info.returned_by), "forward_by": list(info.forward_by),
                             "pp": pp_status(analysis, info, TO_PP).record()})
         if info.is_observer:
             observers.append({**base, "recognized": info.recognized[OBSERVER], "rebuilds": info.pair,
-                              "paired_from": _paired_from(analysis, info),
+                              "paired_from": _paired_from(analysis, info), "no_output": info.no_output or None,
                               "pp": pp_status(analysis, info, FROM_PP).record()})
     return {
         "format": INVENTORY_FORMAT,
@@ -204,10 +210,12 @@ def render_tree(data: dict, out: TextIO) -> None:
         for record in records:
             pp = record["pp"]
             forward = bool(record.get("forward_only_by"))  # needs no to_pp_tensors: marked apart
-            mark = ("•" if record["interface"] else "→" if forward
+            unjudged = record["not_instantiated"] or record.get("no_output")  # no instance meets the helper
+            mark = ("•" if record["interface"] else "→" if forward else "○" if unjudged and not record["findings"]
                     else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]])
-            style = ("dim" if record["interface"] else "cyan" if forward
-                     else "yellow" if pp["ok"] and record["findings"] else _STYLE.get(pp["status"], ""))
+            style = ("dim" if record["interface"] else "cyan" if forward else "dim" if unjudged
+                     and not record["findings"] else "yellow" if pp["ok"] and record["findings"]
+                     else _STYLE.get(pp["status"], ""))
             label = (f"[{style}]{mark}[/] [bold]{escape(record['fqn'])}[/]  "
                      f"[dim]{escape(record['path'])}:{record['line']}[/]")
             if record["findings"]:
@@ -215,6 +223,9 @@ def render_tree(data: dict, out: TextIO) -> None:
             node = branch.add(label)
             if record["interface"]:
                 node.add("[dim]interface (lists Protocol among its bases): not checked[/]")
+            for reason in (record["not_instantiated"], record.get("no_output")):
+                if reason:
+                    node.add(f"[dim]not judged for transport: {escape(reason)}[/]")
             node.add(f"recognised: {escape(record['recognized'])}")
             if pairing == "rebuilds":
                 if record["rebuilds"]:
@@ -224,6 +235,9 @@ def render_tree(data: dict, out: TextIO) -> None:
             else:
                 rebuilt = ", ".join(record["rebuilt_by"]) or "[dim]no observer in the project[/]"
                 node.add(f"rebuilt by: {escape(rebuilt) if record['rebuilt_by'] else rebuilt}")
+                producers = [*record["returned_by"], *(f"{f} (forward)" for f in record["forward_by"])]
+                node.add(f"returned by: {escape(', '.join(producers))}" if producers
+                         else "returned by: [dim]no observer the analysis can follow[/]")
                 if record["forward_only_by"]:
                     node.add(f"forward output of {escape(', '.join(record['forward_only_by']))} "
                              "[dim](never crosses a stage: no forward observer runs with pp_size > 1)[/]")

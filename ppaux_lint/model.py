@@ -26,6 +26,14 @@ class ClassInfo:
     one; ``forward_only_by``, for an output, names what routes it to forward
     observers (the observers, or ``<callee>.forward_auxiliary_output``) when no
     sampling observer returns it: such an output never crosses a stage.
+    ``forward_by`` and ``returned_by`` name every forward route and every
+    sampling observer that returns the output (``routes.py``), whichever wins.
+
+    ``not_instantiated`` says why the class has no instance of its own
+    (abstract, a base only) and ``no_output``, for an observer, why its
+    ``after_sample`` never returns an output: such classes are not judged for
+    what only an instance on the PP path needs (``instances.py``). Both are ""
+    otherwise.
     """
 
     fqn: str
@@ -40,6 +48,10 @@ class ClassInfo:
     pair: str | None = None
     forward_observer: str | None = None  # how it was recognised as a forward observer
     forward_only_by: tuple[str, ...] = ()
+    forward_by: tuple[str, ...] = ()
+    returned_by: tuple[str, ...] = ()
+    not_instantiated: str = ""
+    no_output: str = ""
 
     @property
     def is_output(self) -> bool:

@@ -18,6 +18,12 @@ FORWARD_OUTPUT_FIELD = "forward_auxiliary_output"  # where a forward observer's 
 FORWARD_OBSERVER_ATTR = "forward_observer"  # ModelRunner's attribute that installs one
 
 
+def is_class_like(name: str) -> bool:
+    """``Output``, ``_Base``: a capital after any leading underscores, as class names are written."""
+    stripped = name.lstrip("_")
+    return bool(stripped) and stripped[0].isupper()
+
+
 def is_near_miss(name: str, target: str) -> bool:
     if name.startswith("__") or abs(len(name) - len(target)) > 2:
         return False

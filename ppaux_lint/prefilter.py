@@ -25,10 +25,14 @@ Soundness argument (why a skipped file provably cannot matter):
 4. Files a relevant class needs for resolution (a plain base class, a
    re-exporting ``__init__``) are not skipped for good: the index loads them
    on demand when a name resolves through them.
-5. A forward observer takes a PPA001 away only from an output its file
-   names (``after_forward`` builds or declares it), or one that a file naming
-   it hands to the observer (``routes.py``): that file holds the output's name,
-   a token, and the observer's own file is loaded on demand.
+5. A forward observer takes a PPA001 away from an output it returns by any
+   route (``routes.py``: through a factory in another module, a classmethod,
+   an attribute), so its file need not name the output: a structural forward
+   observer's file holds ``def after_forward``, a token of its own (not the
+   bare method name, which is also the tail of keywords such as
+   ``reshard_after_forward``), and one built on the Protocol holds the root's
+   name. An output handed to an observer's constructor is named where it is
+   handed, a token. What the hooks call is loaded on demand when resolved.
 
 6. Later rounds need not search every remaining file. The second round also
    guesses the tokens the fixpoint will reach (lookahead.py) and one search
@@ -55,9 +59,9 @@ from ppaux_lint.search import Substrings
 from ppaux_lint.summary import ClassSummary, FileSummary
 
 STRUCTURAL_METHODS = (COPY_TO_HOST, AFTER_SAMPLE, TO_PP, FROM_PP)
-# A forward observer is classified when its file is parsed, but its hook is no token: a forward observer can
-# take a finding away only by naming the output, whose name is one (routes.py), and "after_forward" is also
-# the tail of common keyword names (reshard_after_forward), which would parse files for nothing.
+# A forward observer's hook is found by its definition (point 5): "after_forward" alone is also the tail of
+# common keyword names (reshard_after_forward), which would parse files for nothing.
+FORWARD_DEFINITION = f"def {AFTER_FORWARD}"
 _STRUCTURAL = frozenset({*STRUCTURAL_METHODS, AFTER_FORWARD})
 
 
@@ -65,7 +69,7 @@ def initial_tokens(protocols: Protocols) -> frozenset[str]:
     roots = (*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer,
              *protocols.forward_observer)
     return frozenset({r.rsplit(".", 1)[-1] for r in roots} | set(STRUCTURAL_METHODS) | set(HELPER_NAMES)
-                     | set(PREFIX_CONSTANTS) | {PP_KEY_PREFIX.rstrip(".")})
+                     | set(PREFIX_CONSTANTS) | {PP_KEY_PREFIX.rstrip("."), FORWARD_DEFINITION})
 
 
 def encoded(tokens: Iterable[str]) -> tuple[bytes, ...]:

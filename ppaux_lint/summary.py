@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ppaux_lint.spans import Span
 
-SUMMARY_FORMAT = 3
+SUMMARY_FORMAT = 4
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -39,12 +39,12 @@ class Import:
 
 @dataclass(frozen=True)
 class KeyFact:
-    """A key of a dict literal returned by ``to_pp_tensors``.
+    """A key of a dict literal returned by ``to_pp_tensors``, or of a dict it builds step by step.
 
     kind: "str" (a non-empty string literal, in ``value``), "empty" (""),
     "nonstr" (a literal that is not a string: number, None, tuple, ...; its
     source in ``value``), or "dynamic" (anything the analysis cannot see through).
-    Produced by ``summarize.returns``; ``summarize.key_reads`` makes the same
+    Produced by ``summarize.values`` for ``returns`` and ``built``; ``summarize.key_reads`` makes the same
     facts (never "nonstr") for the keys a method reads from the mapping it receives.
     """
 
@@ -60,7 +60,8 @@ class ValueFact:
     When that takes more than the expression (what a name denotes, what a field is declared as), the rule
     reads ``call``, the dotted callee as written when the value is a call (``np.zeros``), and ``attribute``,
     the name of ``self.<attribute>`` when the value is an attribute of the method's receiver.
-    Produced by ``summarize.returns``; ``not_tensor`` is judged by ``summarize.values``.
+    Produced by ``summarize.values`` for ``returns`` and ``built``, which also judges ``not_tensor``; ``built`` sets
+    ``attribute`` for ``getattr(self, "<attribute>")`` too.
     """
 
     key: KeyFact
@@ -77,7 +78,10 @@ class ReturnFact:
     kind:
       "none"      ``return None``, a bare ``return``, or falling off the end;
       "dict"      a dict literal or ``dict(k=v)`` call (``items``; ``exact`` is
-                  False when it has ``**`` spreads or comprehension parts);
+                  False when it has ``**`` spreads or comprehension parts), or a local
+                  dict built step by step and returned (``built``: ``summarize.built``
+                  says what its items and ``exact`` then mean; a key may come once per
+                  value it may hold);
       "sequence"  a list, tuple or set display or comprehension, or a generator
                   expression (``container``: "list", "tuple", "set" or "generator");
       "construct" a call of a name (``constructs`` holds the dotted callee as written);
@@ -97,6 +101,7 @@ class ReturnFact:
     implicit: bool = False
     container: str = ""
     empty: bool = False
+    built: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,6 +174,9 @@ class ClassSummary:
     methods: tuple[MethodSummary, ...]
     assigns: tuple[MemberAssign, ...]
     fields: tuple[Field, ...] = ()
+    metaclass: str = ""  # the dotted ``metaclass=`` keyword as written, "" when absent
+    init_fields: tuple[Field, ...] = ()  # ``self.<name>`` that only ``__init__`` stores, with the annotation it
+    # is stored from: its parameter's (``self.lengths = lengths``) or its own (``self.lengths: T = ...``)
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:
@@ -238,6 +246,41 @@ class PrefixUse:
     scope: str = ""  # qualname of the enclosing function/class ("" at module level)
 
 
+Expr = tuple
+"""What an expression is, as far as its syntax shows, for the inference (``inference.py``): ``("none",)``,
+``("name", id)``, ``("attr", Expr, attribute)``, ``("call", callee Expr, first positional argument Expr or
+None)``, or ``("?",)`` for anything else (a literal, a subscript, an await...). Produced by
+``summarize.flows``."""
+
+
+@dataclass(frozen=True)
+class FunctionFlow:
+    """What a function or method can hand back, and what it binds on the way (``summarize.flows``).
+
+    ``qualname`` is the definition's path in its module (``make``, ``Obs.after_sample``, ``f.<locals>.g``);
+    the module body itself is the flow with qualname "" (its ``locals`` only: names bound to a call).
+    ``returns`` holds one ``Expr`` per value a ``return`` can give (a conditional expression or ``a or b``
+    gives one per branch), and ``("none",)`` for falling off the end. ``locals`` are the function's
+    names with every value assigned to them (``("?",)`` for a binding the syntax does not show, such as a
+    ``for`` target), kept only when a return or a store can read them; ``stores`` the values assigned to
+    ``<receiver>.attr``. ``params`` are (name, the class the annotation names, or ""), receiver included;
+    ``receiver`` is the first parameter's name for a method ("" otherwise); ``binding`` is "method",
+    "classmethod", "staticmethod", "property" or "function". A generator or a coroutine hands back
+    neither of its returns: ``opaque`` says so.
+    """
+
+    qualname: str
+    returns: tuple[Expr, ...] = ()
+    locals: tuple[tuple[str, tuple[Expr, ...]], ...] = ()
+    stores: tuple[tuple[str, Expr], ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+    receiver: str = ""
+    binding: str = "function"
+    return_type: str = ""
+    return_optional: bool = False
+    opaque: bool = False
+
+
 @dataclass(frozen=True)
 class ParseError:
     """Why a file has no facts: bytes that do not decode (``summarize.text``) or a tree that does not parse."""
@@ -266,3 +309,5 @@ class FileSummary:
     error: ParseError | None = None
     format: int = field(default=SUMMARY_FORMAT)
     handoffs: tuple[Handoff, ...] = ()  # objects constructed and passed to a call (summarize.handoffs)
+    flows: tuple[FunctionFlow, ...] = ()  # what each function hands back (summarize.flows)
+    value_names: tuple[str, ...] = ()  # class-like names used as values, not only as bases (summarize.uses)

@@ -230,11 +230,12 @@ class CaptureSampler(SamplingObserver):
 
 
 @pytest.mark.parametrize("annotation, body", [
-    (" -> Optional[CaptureOutput]", "return None"),
+    (" -> Optional[CaptureOutput]", "return self.pending"),
     ("", "return CaptureOutput(state)"),
 ], ids=["annotation", "construct"])
 def test_an_output_both_kinds_of_observer_return_is_a_pp_output(lint_project, annotation, body):
-    """The sampling observer lives in another module than the forward observer and the output."""
+    """The sampling observer lives in another module than the forward observer and the output. It returns the
+    output by construction, or by its annotation where the body returns what the inference cannot see."""
     lint_project({
         "capture/outputs.py": CAPTURE_OUTPUTS,
         "capture/observer.py": _capture_observer("(ForwardObserver)", " -> Optional[CaptureOutput]", "return None"),
@@ -243,6 +244,24 @@ def test_an_output_both_kinds_of_observer_return_is_a_pp_output(lint_project, an
     analysis = run_analysis()
     assert reported(analysis.findings) == {("capture.outputs.CaptureOutput", "PPA001")}
     assert analysis.classes["capture.outputs.CaptureOutput"].forward_only_by == ()
+    # the finding names both routes, so the forward one is not taken for an exemption
+    assert ("(a forward observer returns it too (`capture.observer.HiddenStateCapture`), but so does sampling "
+            "observer `capture.sampling.CaptureSampler`, whose output crosses the stage)") in analysis.findings[0].message
+
+
+def test_a_sampler_whose_after_sample_returns_none_routes_nothing_whatever_it_declares(lint_project):
+    """``-> Optional[CaptureOutput]`` over a body that returns None on every path: the sampler never returns an
+    output (no PPA002), so it is no sampling route either, and the forward observer's output stays exempt."""
+    lint_project({
+        "capture/outputs.py": CAPTURE_OUTPUTS,
+        "capture/observer.py": _capture_observer("(ForwardObserver)", " -> Optional[CaptureOutput]", "return None"),
+        "capture/sampling.py": SAMPLING_OBSERVER.format(names="CaptureOutput", annotation=" -> Optional[CaptureOutput]",
+                                                        body="return None"),
+    })
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    assert analysis.classes["capture.outputs.CaptureOutput"].returned_by == ()
+    assert analysis.classes["capture.sampling.CaptureSampler"].no_output
 
 
 def test_an_output_handed_to_both_kinds_of_observer_is_a_pp_output(lint_project):

@@ -50,7 +50,8 @@ def test_reach_follows_edges_through_cycles() -> None:
 
 
 def _chain(root: Path, depth: int) -> None:
-    """An output hierarchy of ``depth`` levels, each in its own module, and plain modules beside it."""
+    """An output hierarchy of ``depth`` levels, each in its own module, and plain modules beside it. Each level
+    builds one instance of the level below, so every level has instances of its own and is judged."""
     (root / "pyproject.toml").write_text('[project]\nname = "chain"\nversion = "0"\n')
     package = root / "src" / "chain"
     package.mkdir(parents=True)
@@ -61,7 +62,7 @@ def _chain(root: Path, depth: int) -> None:
     for level in range(1, depth):
         (package / f"level{level}.py").write_text(
             f"from chain.level{level - 1} import Level{level - 1} as Base{level}\n\n\n"
-            f"class Level{level}(Base{level}):\n    pass\n")
+            f"class Level{level}(Base{level}):\n    pass\n\n\nBELOW = Base{level}()\n")
     for plain in range(5):
         (package / f"plain{plain}.py").write_text(f"class Plain{plain}:\n    value = {plain}\n")
 

@@ -10,7 +10,7 @@ transport method; a truly unknown base keeps the silence.
 from __future__ import annotations
 
 import pytest
-from lintkit import IMPORT_AUX, IMPORT_OBS, lint, reported, run_analysis
+from lintkit import IMPORT_AUX, IMPORT_OBS, OUTPUT_ROOT, lint, reported, run_analysis
 
 from ppaux_lint import known_bases
 from ppaux_lint.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL
@@ -117,11 +117,57 @@ class NumbaBase:
 
 class NumbaChild(NumbaBase):
     pass
+
+
+DEFAULTS = [Base(), NumbaBase()]  # constructed: each base is judged itself, not only through its child
 """})
     analysis = run_analysis()
     assert reported(analysis.findings) == {("pkg.impl.Base", "PPA001"), ("pkg.impl.Child", "PPA001")}
     assert analysis.classes["pkg.impl.Child"].recognized["output"] == (
         "structural: inherits `copy_to_host` from pkg.impl.Base")
+
+
+def test_a_structural_reason_says_what_the_class_defines_and_what_it_inherits(lint_project):
+    """Issue 22 item 8: an observer that defines ``after_sample`` does not inherit it."""
+    lint_project({"pkg/impl.py": """
+class Gate:
+    def is_active(self, sampling_info):
+        return True
+
+
+class Mixin:
+    def before_grammar(self, logits, sampling_info):
+        return logits
+
+
+class Sampler(Gate):
+    def after_sample(self, state, token_ids):
+        return None
+
+
+class Inherited(Sampler):
+    pass
+
+
+class Mixed(Mixin, Gate):
+    def after_sample(self, state, token_ids):
+        return None
+
+
+class BothOwn(Gate):
+    def after_sample(self, state, token_ids):
+        return None
+
+    def is_active(self, sampling_info):
+        return False
+"""})
+    recognized = {fqn.rpartition(".")[2]: info.recognized.get("observer")
+                  for fqn, info in run_analysis().classes.items()}
+    assert recognized["Sampler"] == "structural: defines `after_sample`, inherits `is_active` from pkg.impl.Gate"
+    assert recognized["Inherited"] == (
+        "structural: inherits `after_sample` from pkg.impl.Sampler, `is_active` from pkg.impl.Gate")
+    assert recognized["Mixed"] == "structural: defines `after_sample`, inherits `is_active` from pkg.impl.Gate"
+    assert recognized["BothOwn"] == "structural: defines `after_sample` and `is_active`"
 
 
 @pytest.mark.parametrize("signature, observer", [
@@ -138,7 +184,7 @@ class Obs:
         return True
 
     def after_sample({signature}):
-        return None
+        return state  # not visible to the inference: may be an output
 """})
     assert reported(lint()) == ({("pkg.impl.Obs", "PPA002")} if observer else set())
 
@@ -319,3 +365,29 @@ class Out(msgspec.Struct):
 """})
     (record,) = build(run_analysis())["outputs"]
     assert record["pp"]["status"] == "missing" and record["unresolved_bases"] == []
+
+
+def test_a_subclass_reason_follows_the_chain_of_bases_not_the_mro(lint_project):
+    """Issue 22 item 8: "via A -> B" names the bases that lead to the root, not every class of the MRO (a mixin
+    listed beside them is not on the way)."""
+    lint_project({"pkg/impl.py": IMPORT_AUX + """
+
+class Mixin:
+    def helper(self):
+        return 1
+
+
+class Base(DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+
+class Mid(Mixin, Base):
+    pass
+
+
+class Leaf(Mid):
+    pass
+"""})
+    recognized = run_analysis().classes["pkg.impl.Leaf"].recognized["output"]
+    assert recognized == f"subclass of {OUTPUT_ROOT} via pkg.impl.Mid -> pkg.impl.Base"

@@ -169,8 +169,13 @@ def test_reexport_from_package_init(lint_project, init):
 
             class TopK(AcmeOutput):
                 pass
+
+
+            def make_default():
+                return AcmeOutput()
             """,
     })
+    # AcmeOutput is constructed (through the re-export), so it is judged itself, not only as TopK's base
     assert reported(lint()) == {("pkg.base.outputs.AcmeOutput", "PPA001"), ("pkg.impl.TopK", "PPA001")}
 
 
@@ -274,7 +279,8 @@ def test_try_except_fallback_in_compat_module_used_elsewhere(lint_project):
 
 
             class Obs(_compat.SamplingObserver):
-                pass
+                def after_sample(self, state, token_ids):
+                    return token_ids  # not visible to the inference: may be an output
             """,
     })
     assert reported(lint()) == {("pkg.impl.ViaName", "PPA001"), ("pkg.impl.ViaModule", "PPA001"),
@@ -314,7 +320,8 @@ def test_type_checking_imports(lint_project, typing_import, condition):
 
 
             class NoPP(SamplingObserver):
-                pass
+                def after_sample(self, state, token_ids):
+                    return token_ids  # not visible to the inference: may be an output
             """,
     })
     findings = lint()
@@ -380,7 +387,7 @@ def test_project_class_named_like_sglang_is_not_sglang(lint_project):
 
             class SamplingObserver:
                 def after_sample(self, state, token_ids):
-                    return None
+                    return token_ids
 
 
             class Event(DeviceAuxiliaryOutput):
@@ -437,7 +444,14 @@ DEEP = {
 
 
 def test_subclass_four_levels_deep_across_three_packages(lint_project):
-    lint_project(DEEP)
+    # every level is constructed somewhere, so each is judged itself (a base only would be judged through A4)
+    lint_project({**DEEP, "delta/make.py": """
+        from alpha.base import A1
+        from beta.mid import A2
+        from gamma.leaf import A3
+
+        SAMPLES = [A1(), A2(), A3()]
+        """})
     findings = lint()
     assert reported(findings) == {("alpha.base.A1", "PPA001"), ("beta.mid.A2", "PPA001"),
                                   ("gamma.leaf.A3", "PPA001"), ("gamma.sub.leaf.A4", "PPA001")}
@@ -570,6 +584,9 @@ def test_member_assigned_none_is_missing(lint_project):
             pass
 
 
+        DEFAULT = Disabled()  # constructed: judged itself, not only through its subclasses
+
+
         class Structural:
             def copy_to_host(self, copy_tensor):
                 return self
@@ -596,6 +613,10 @@ def test_inheritance_cycle_across_modules_terminates(tmp_path):
             class A(B):
                 def copy_to_host(self, copy_tensor):
                     return self
+
+
+            def make():
+                return A()
             """,
         "pkg/b.py": """
             from pkg.a import A
@@ -736,7 +757,7 @@ class Toggleable(SamplingObserver, {protocol}):
 
             class Toggle(Toggleable):
                 def after_sample(self, state, token_ids):
-                    return None
+                    return token_ids
             """,
     })
     analysis = run_analysis()
@@ -792,6 +813,9 @@ class Outer:
 
 class Later(Outer.Inner):
     to_pp_tensors = None
+
+
+DEFAULT = Outer.Inner()  # constructed: judged itself, not only through Sub and Later
 """
     root = lint_project({"pkg/mod.py": src})
     findings = lint()
@@ -839,7 +863,7 @@ class ActiveObserver:
         return True
 
     def after_sample(self, state, token_ids):
-        return None
+        return token_ids
 
 
 class GrammarObserver:
@@ -847,12 +871,12 @@ class GrammarObserver:
         return logits
 
     def after_sample(self, state, token_ids):
-        return None
+        return token_ids
 
 
 class AfterSampleOnly:
     def after_sample(self, state, token_ids):
-        return None
+        return token_ids
 
 
 class IsActiveOnly:
@@ -892,7 +916,8 @@ class Real(DeviceAuxiliaryOutput):
 
 
 class RealObserver(SamplingObserver):
-    pass
+    def after_sample(self, state, token_ids):
+        return token_ids
 """,
     }, config="[tool.ppaux-lint]\nstructural = false\n")
     analysis = run_analysis()
@@ -913,7 +938,8 @@ def test_old_import_path_roots(lint_project):
 
 
         class OldObserver(SamplingObserver):
-            pass
+            def after_sample(self, state, token_ids):
+                return token_ids
         """})
     findings = lint()
     assert reported(findings) == {("pkg.legacy.Old", "PPA001"), ("pkg.legacy.OldObserver", "PPA002")}
@@ -932,7 +958,8 @@ def test_custom_protocol_roots_from_config(tmp_path, monkeypatch):
 
 
         class Y(myfork.obs.Observer):
-            pass
+            def after_sample(self, state, token_ids):
+                return token_ids
         """}
     plain = make_project(tmp_path / "plain", files)
     monkeypatch.chdir(plain)
@@ -965,6 +992,10 @@ SRC_LAYOUT = {
 class AcmeOutput(DeviceAuxiliaryOutput):
     def copy_to_host(self, copy_tensor):
         return self
+
+
+def make_default():
+    return AcmeOutput()  # constructed: judged itself, not only through its subclasses
 """,
     "src/acme/child.py": """
         from acme.base import AcmeOutput

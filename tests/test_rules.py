@@ -141,7 +141,7 @@ class Obs(SamplingObserver):
         return True
 
     def after_sample(self, state, token_ids):
-        return None
+        return token_ids  # not visible to the inference: may be an output, so the observer must rebuild it
 """
     root = lint_project({"pkg/mod.py": src})
     findings = lint()
@@ -349,13 +349,26 @@ def test_ppa014_falling_off_the_end_points_at_the_def(lint_project):
     assert "sampling observer did not reconstruct its PP output" in findings[0].message
 
 
-@pytest.mark.parametrize("annotation", ['Optional["Out"]', "Out | None", "Union[Out, None]", '"Optional[Out]"'])
+OPTIONALS = ['Optional["Out"]', "Out | None", "Union[Out, None]", '"Optional[Out]"']
+
+
+@pytest.mark.parametrize("annotation", OPTIONALS)
 def test_ppa014_optional_annotation_points_at_the_annotation(lint_project, annotation):
+    # what ``rebuild`` (outside the project) returns is unknown, so the annotation's None may come back
+    src = observer_src(f"""
+        def from_pp_tensors(self, tensors) -> {annotation}:
+            return rebuild(tensors)
+        """, extra="\nfrom typing import Optional, Union\n\nfrom thirdparty import rebuild\n")
+    assert check_module(lint_project, src) == {at(src, annotation + ":", "PPA014")}
+
+
+@pytest.mark.parametrize("annotation", OPTIONALS)
+def test_ppa014_optional_annotation_silent_when_every_path_returns_an_instance(lint_project, annotation):
     src = observer_src(f"""
         def from_pp_tensors(self, tensors) -> {annotation}:
             return Out(tensors["a"], tensors["b"])
         """, extra="\nfrom typing import Optional, Union\n")
-    assert check_module(lint_project, src) == {at(src, annotation + ":", "PPA014")}
+    assert check_module(lint_project, src) == set()
 
 
 @pytest.mark.parametrize("body", [
@@ -467,10 +480,10 @@ class Obs(SamplingObserver):
 @pytest.mark.parametrize("to_pp", [
     "return {name: t for name, t in self.parts.items()}",
     "return {**self.parts}",
-    "d = {}\nd[\"a\"] = self.a\nreturn d",
+    "d = {}\nd[\"a\"] = self.a\nd[key] = self.b\nreturn d",
     "return self._pack()",
     "return {key: self.a}",
-], ids=["comprehension", "merge", "step-by-step", "helper", "dynamic-key"])
+], ids=["comprehension", "merge", "step-by-step-dynamic-key", "helper", "dynamic-key"])
 def test_ppa015_silent_when_sent_keys_are_unknown(lint_project, to_pp):
     src = observer_src("def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['zzz'])",
                        to_pp=to_pp).replace("import torch\n", "import torch\nkey = 'k'\n", 1)
@@ -677,7 +690,8 @@ def test_ppa018_through_module_alias_and_project_base(lint_project):
                 def copy_to_host(self, copy_tensor):
                     return self
             """,
-        "pkg/impl.py": "from pkg.base import PPBase\n\n\nclass Leaf(PPBase):\n    pass\n",
+        # PPBase is constructed, so it is judged itself and not only through Leaf
+        "pkg/impl.py": "from pkg.base import PPBase\n\n\nclass Leaf(PPBase):\n    pass\n\n\nDEFAULT = PPBase()\n",
     })
     assert reported(lint()) == {("pkg.base.PPBase", "PPA018"), ("pkg.impl.Leaf", "PPA018")}
 

@@ -29,17 +29,21 @@ class CheckContext:
     summaries: tuple[FileSummary, ...]  # every summary, parse failures included
 
     def implementations(self) -> list[ClassInfo]:
-        """Classes that are outputs or observers and not interfaces: the ones rules judge."""
-        return [info for info in self.index.iter_infos() if info.roles and not info.is_interface]
+        """Outputs and observers that may have instances of their own: the ones rules judge."""
+        return [info for info in self.concrete() if info.roles]
 
     def concrete(self) -> list[ClassInfo]:
-        """Every class that is not an interface, recognised or not."""
-        return [info for info in self.index.iter_infos() if not info.is_interface]
+        """Every class that may have instances of its own, recognised or not: not an interface, not abstract,
+        not an output base that only its subclasses instantiate (``instances.py``)."""
+        return [info for info in self.index.iter_infos() if not info.is_interface and not info.not_instantiated]
 
     def own_methods(self, name: str) -> Iterator[tuple[ClassInfo, MethodSummary]]:
-        """Each concrete class's own definition of ``name``, so a method is judged once, where it is written
-        (an ``@abstractmethod`` stub is a declaration, judged in the classes that implement it)."""
-        for info in self.concrete():
+        """Each class's own definition of ``name``, so a method is judged once, where it is written: in an
+        abstract base or a base only subclassed too, since its subclasses run it (an ``@abstractmethod``
+        stub is a declaration, judged in the classes that implement it). Interfaces are not judged."""
+        for info in self.index.iter_infos():
+            if info.is_interface:
+                continue
             method = info.summary.method(name)
             if method is not None and not _is_abstract_stub(method):
                 yield info, method

@@ -6,7 +6,10 @@ default to ``None`` or have ``init=False`` stay home: the first would make the h
 cannot be passed back to the constructor. An output that sets ``to_pp_tensors = None`` on purpose gets none.
 
 An output that only forward observers return (``ClassInfo.forward_only_by``, see ``routes.py``) is not reported:
-SGLang installs no forward observer when ``pp_size > 1``, so it never crosses a stage.
+SGLang installs no forward observer when ``pp_size > 1``, so it never crosses a stage. Nor is an output with no
+instance of its own (abstract, or a base the project only subclasses: ``instances.py``); its subclasses are
+judged with its methods. One that a forward observer returns and a sampling observer returns too is
+reported, naming both routes.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding
-from ppaux_lint.model import OUTPUT
+from ppaux_lint.model import OUTPUT, ClassInfo
 from ppaux_lint.names import ADD_HELPER, FROM_PP, TO_PP
 from ppaux_lint.rules import presence
 from ppaux_lint.rules.base import UNSAFE_FIX, CheckContext, Rule
@@ -28,7 +31,20 @@ if TYPE_CHECKING:
 def check(context: CheckContext) -> Iterator[Finding]:
     return presence.missing_findings(RULE, context.index, (i for i in context.concrete() if not i.forward_only_by),
                                      TO_PP, OUTPUT, noun="auxiliary output", purpose="sent to the next pipeline stage",
-                                     helper=ADD_HELPER, error=pp_errors.OUTPUT_NOT_PP)
+                                     helper=ADD_HELPER, error=pp_errors.OUTPUT_NOT_PP, route=_also_forward)
+
+
+def _also_forward(info: ClassInfo) -> str:
+    """An output that a forward observer returns too still crosses a stage through the sampling observer that
+    returns it: say both, so the forward route is not taken for an exemption."""
+    if not info.forward_by or not info.returned_by:
+        return ""
+    return (f"a forward observer returns it too ({_names(info.forward_by)}), but so does sampling observer "
+            f"{_names(info.returned_by)}, whose output crosses the stage")
+
+
+def _names(fqns: tuple[str, ...]) -> str:
+    return ", ".join(f"`{fqn}`" for fqn in fqns)
 
 
 def plan_fix(planner: Planner, finding: Finding) -> Plan | None:

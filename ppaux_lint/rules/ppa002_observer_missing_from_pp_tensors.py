@@ -4,6 +4,10 @@ The fix (unsafe) generates ``from_pp_tensors(self, tensors)`` returning ``Output
 ...)`` when the paired output is known, can be rebuilt from keyword arguments, and its sent keys are known
 (from its own ``to_pp_tensors`` dict literal of ``self.<attr>`` values, or the tensor fields PPA001's fix
 would send); it imports the output when the observer's module does not bind it at run time.
+
+An observer whose ``after_sample`` never returns an output (None on every path, the Protocol's stub, or no
+definition: ``ClassInfo.no_output``) is not reported: no output tensors cross, and the helper returns before it
+looks at the observer.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 Most reasons are in the expression itself (a literal, ``.tolist()``, ``len()``: the summary says so). Two take
 the project: a call that the index resolves to a NumPy array constructor (``np.zeros(...)`` with ``import numpy
 as np``), and ``self.<field>`` where the class, along its MRO, declares the field with an annotation that is
-not a tensor (``lengths: list[torch.Tensor]``). An unresolved name, an ``Optional[...]``, a union or an
-annotation of unknown meaning is silence.
+not a tensor (``lengths: list[torch.Tensor]``), at class level or through ``__init__`` storing a parameter so
+annotated (``def __init__(self, lengths: list[torch.Tensor])``, ``self.lengths = lengths``). An unresolved
+name, an ``Optional[...]``, a union or an annotation of unknown meaning is silence.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def _numpy_array(context: CheckContext, info: ClassInfo, item: ValueFact) -> str
 
 def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     """What the class declares ``self.<attribute>`` as, when that is certainly not a tensor; the first class
-    along the MRO that names the attribute at all decides, and a base that cannot be seen might."""
+    along the MRO that names the attribute at all (a field, a method or assignment, or a store in its
+    ``__init__``) decides, and a base that cannot be seen might."""
     if not attribute or info.unresolved_bases:
         return ""
     index = context.index
@@ -65,13 +67,23 @@ def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
             continue
         declared = next((f for f in cls.fields if f.name == attribute), None)
         if declared is not None:
-            match = _ANNOTATION.fullmatch(declared.annotation)
-            target = index.resolve(index.class_module[owner], match.group(1), cls.qualname) if match else None
-            kind = _NOT_TENSOR_TYPES.get(target or "", "")
+            kind = _not_tensor_type(context, owner, declared.annotation)
             return f"{kind} (field `{attribute}: {declared.annotation}`)" if kind else ""
         if cls.method(attribute) is not None or cls.assign(attribute) is not None:
             return ""
+        stored = next((f for f in cls.init_fields if f.name == attribute), None)
+        if stored is not None:
+            kind = _not_tensor_type(context, owner, stored.annotation)
+            return f"{kind} (`__init__` stores `self.{attribute}` as `{stored.annotation}`)" if kind else ""
     return ""
+
+
+def _not_tensor_type(context: CheckContext, owner: str, annotation: str) -> str:
+    """What an annotation in class ``owner`` says a value is, when that is certainly not a tensor."""
+    index = context.index
+    match = _ANNOTATION.fullmatch(annotation)
+    target = index.resolve(index.class_module[owner], match.group(1), index.classes[owner].qualname) if match else None
+    return _NOT_TENSOR_TYPES.get(target or "", "")
 
 
 RULE = Rule("PPA012", "non-tensor-pp-value", "A value returned by `to_pp_tensors` is certainly not a tensor", check)

@@ -1,6 +1,9 @@
 """PPA013: the same tensor name twice in one dict returned by ``to_pp_tensors``.
 
-The helper never sees the first entry: Python keeps the last, so one tensor silently stays home.
+The helper never sees the first entry: Python keeps the last, so one tensor silently stays home. A dict
+built step by step is not a literal: assigning a key again replaces its value, which is how such a dict is
+written (a default, then the real tensor), and the helper never sees either as a duplicate, so it is not
+reported.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 def check(context: CheckContext) -> Iterator[Finding]:
     for info, where, fact in sent.returns(context):
-        if fact.kind != "dict":
+        if fact.kind != "dict" or fact.built:
             continue
         seen: set[str] = set()
         for item in fact.items:

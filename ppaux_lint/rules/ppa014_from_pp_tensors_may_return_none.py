@@ -1,4 +1,9 @@
-"""PPA014: ``from_pp_tensors`` can return None, which the helper reports as a failed reconstruction."""
+"""PPA014: ``from_pp_tensors`` can return None, which the helper reports as a failed reconstruction.
+
+A ``return None`` (or falling off the end) is reported where it is. An ``Optional[...]`` annotation is reported
+only when the body may really return None, or returns something the inference cannot see (``inference.py``):
+a method annotated ``Optional[X]`` whose every path returns an instance never returns None.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from collections.abc import Iterator
 
 from ppaux_lint import pp_errors
 from ppaux_lint.findings import Finding
+from ppaux_lint.inference import NONE, UNKNOWN
 from ppaux_lint.names import FROM_PP
 from ppaux_lint.rules.base import CheckContext, Rule
 
@@ -20,9 +26,14 @@ def check(context: CheckContext) -> Iterator[Finding]:
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else "returns None on this path"
             yield RULE.finding(f"{where} {how}: {error}", info.path, fact.span, info.fqn)
-        if not none_returns and method.return_optional:
+        if not none_returns and method.return_optional and _may_return_none(context, info.fqn):
             yield RULE.finding(f"{where} is annotated `{method.return_annotation}`, so it may return None: {error}",
                                info.path, method.return_annotation_span or method.span, info.fqn)
+
+
+def _may_return_none(context: CheckContext, cls: str) -> bool:
+    values = context.index.inference.body_returns(cls, FROM_PP)
+    return values is None or NONE in values or UNKNOWN in values
 
 
 RULE = Rule("PPA014", "from-pp-tensors-may-return-none", "`from_pp_tensors` can return `None`", check)

@@ -1,7 +1,10 @@
 """PPA015: the keys an observer reads must be the keys its output sends.
 
 Both sides are compared only when both are known exactly: every return of ``to_pp_tensors`` is a dict
-literal of string keys, and (for unread keys) the received mapping is used only through literal-key reads.
+literal of string keys, or a dict built step by step whose every key is such a literal (``sent.sent_keys``:
+what any path puts in it), and (for unread keys) the received mapping is used only through literal-key reads.
+Which output an observer rebuilds is what its ``from_pp_tensors`` (else its ``after_sample``) returns, by any
+route the inference follows; an observer that never returns an output never receives any keys.
 The two ends usually live in different files, so each finding carries the other end as a related location:
 asking about either file reports it.
 """
@@ -21,7 +24,7 @@ from ppaux_lint.summary import MethodSummary
 def check(context: CheckContext) -> Iterator[Finding]:
     index = context.index
     for info in context.implementations():
-        if not info.is_observer or info.pair is None:
+        if not info.is_observer or info.pair is None or info.no_output:
             continue
         receiver_owner, receiver = _method_with_owner(index, info.fqn, FROM_PP)
         sender_owner, sender = _method_with_owner(index, info.pair, TO_PP)

@@ -7,12 +7,13 @@ plain absence), never two.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppaux_lint.index import Member, ProjectIndex
 from ppaux_lint.model import ClassInfo
+from ppaux_lint.names import FROM_PP
 from ppaux_lint.summary import MethodSummary
 
 if TYPE_CHECKING:
@@ -36,8 +37,12 @@ def absence(index: ProjectIndex, info: ClassInfo, method: str, role: str) -> Abs
     """How ``method`` is missing from a class in ``role``, or None when it is there or cannot be known.
 
     A Protocol stub counts whatever the class's role (the explicit PP base makes it a PP implementer).
-    An unresolved base might provide the method, so its absence is not known and nothing is said.
+    An unresolved base might provide the method, so its absence is not known and nothing is said. Neither
+    is anything said where no instance can meet the helper: a class with no instance of its own, or, for
+    ``from_pp_tensors``, an observer that never returns an output (``instances.py``).
     """
+    if info.not_instantiated or (method == FROM_PP and info.no_output):
+        return None
     member: Member | None = index.lookup(info.fqn, method)
     if member is not None and member.stub_of_protocol:
         return Absence(STUB, owner=member.owner)
@@ -52,9 +57,11 @@ def absence(index: ProjectIndex, info: ClassInfo, method: str, role: str) -> Abs
 
 
 def missing_findings(rule: Rule, index: ProjectIndex, infos: Iterable[ClassInfo], method: str, role: str, *,
-                     noun: str, purpose: str, helper: str, error: str) -> Iterator[Finding]:
+                     noun: str, purpose: str, helper: str, error: str,
+                     route: Callable[[ClassInfo], str] | None = None) -> Iterator[Finding]:
     """The findings of a missing-method rule (PPA001, PPA002): each class in ``role`` that lacks ``method``
-    outright or sets it to None, named with how it was recognised and the error ``helper`` raises."""
+    outright or sets it to None, named with how it was recognised and the error ``helper`` raises; ``route``
+    says, where it has something to say, how an instance reaches the helper."""
     from ppaux_lint import pp_errors
 
     for info in infos:
@@ -65,4 +72,7 @@ def missing_findings(rule: Rule, index: ProjectIndex, infos: Iterable[ClassInfo]
                if found.kind == ASSIGNED_NONE else f"has no `{method}`")
         message = (f"{noun} `{info.fqn}` ({info.recognized[role]}) {how}, so it cannot be {purpose}; "
                    f"with pipeline parallelism {helper} raises {pp_errors.raised(error)}")
+        reached = route(info) if route is not None else ""
+        if reached:
+            message = f"{message} ({reached})"
         yield rule.finding(message, info.path, info.summary.span, info.fqn)

@@ -1,8 +1,10 @@
 """What ``to_pp_tensors`` returns, as the contract rules (PPA010-PPA013, PPA015) read it.
 
 Each rule reads only the facts the summary recorded as certain: a key built at run time, a value of unknown
-type or a return of some variable is silence, never a guess. An ``async def`` or generator
-``to_pp_tensors`` returns no mapping at all (PPA016 says so), so what its body returns is not judged.
+type or a return of some variable is silence, never a guess. A local dict built step by step and returned
+counts as a dict (``ReturnFact.built``), with every key and value it may hold at that return. An ``async
+def`` or generator ``to_pp_tensors`` returns no mapping at all (PPA016 says so), so what its body returns is
+not judged.
 
 What the helper does with a return that is not a mapping is shared too: an empty one stops it at its
 emptiness check (PPA010), any other fails at ``.items()`` (PPA019).

@@ -116,18 +116,29 @@ def targets_from_analysis(analysis: Any) -> list[VerifyTarget]:
     asked = {Path(p) for p in analysis.discovery.targets}
     rows = {c.fqn for c in analysis.classes.values() if Path(c.path) in asked}
     targets = build_targets(analysis.classes.values(), settings, codes, rows, untransported(analysis.suppressed))
-    return [_skip_forward_only(target, analysis.classes) for target in targets]
+    return [_skip_never_sent(target, analysis.classes) for target in targets]
 
 
-def _skip_forward_only(target: VerifyTarget, classes: Mapping[str, Any]) -> VerifyTarget:
+def _skip_never_sent(target: VerifyTarget, classes: Mapping[str, Any]) -> VerifyTarget:
     """A forward output never meets the PP helpers (SGLang refuses a forward observer when ``pp_size > 1``),
-    so a round trip would test nothing that production does: its row says so instead."""
+    a class with no instance of its own (abstract, a base only subclassed) is sent only as one of its
+    subclasses, which have rows of their own, and an observer whose ``after_sample`` never returns an output
+    sends nothing: a round trip would test nothing that production does, so the row says why instead, as
+    ``check`` is silent about it."""
     info = classes.get(target.symbol)
-    forward_by = getattr(info, "forward_only_by", ()) if info is not None else ()
-    if target.skip or not forward_by:
+    if target.skip or info is None:
         return target
-    return replace(target, skip=f"a forward output of {', '.join(forward_by)}: forward observers are refused "
-                                "with pp_size > 1, so it never crosses a pipeline stage")
+    forward_by = getattr(info, "forward_only_by", ())
+    if forward_by:
+        return replace(target, skip=f"a forward output of {', '.join(forward_by)}: forward observers are refused "
+                                    "with pp_size > 1, so it never crosses a pipeline stage")
+    not_instantiated = getattr(info, "not_instantiated", "")
+    if not_instantiated:
+        return replace(target, skip=f"{not_instantiated}: its subclasses' rows judge what crosses a stage")
+    no_output = getattr(info, "no_output", "")
+    if no_output and not getattr(info, "is_output", False):
+        return replace(target, skip=f"{no_output}, so no output of it crosses a pipeline stage")
+    return target
 
 
 def untransported(suppressed: Iterable[Any]) -> dict[str, str]:

@@ -15,15 +15,20 @@ fields they read come from:
 
 - ``text``: decoding (coding cookie, BOM), character columns of every ``Span``, ``noqa``;
 - ``walker``: the single source-order pass that hands statements to the modules below, and ``defs``;
-- ``classes``: ``ClassSummary``, its bases, decorators, ``MemberAssign`` and ``Field`` facts;
+- ``classes``: ``ClassSummary``, its bases, decorators, ``MemberAssign`` and ``Field`` facts (``init_fields``:
+  what ``__init__`` stores, with the annotation it is stored from);
 - ``methods``: ``MethodSummary`` and ``Param``: signatures, return annotations, stub bodies;
 - ``returns``: ``ReturnFact``/``KeyFact``/``ValueFact`` of what a method returns, and generator-ness,
   judged with ``values`` (certainly not a tensor) and ``flow`` (falling off the end);
+- ``built``: the ``ReturnFact`` of a returned local that the method builds step by step (``out = {}``,
+  ``out["a"] = t``, ``return out``), followed path by path;
 - ``key_reads``: the keys a method reads from the mapping it receives;
 - ``imports``: ``Import`` (relative made absolute), ``all_names`` and module-level ``assignments``;
 - ``calls``: ``CallSite`` of the transport helpers and ``PrefixUse`` of the key prefix;
 - ``frames``: what a name is bound to, when certain (``observer = None``, ``_PREFIX = "..."``), for ``calls``;
 - ``handoffs``: ``Handoff`` of new objects passed to calls, which route outputs to forward observers;
+- ``flows``: ``FunctionFlow`` of what each function returns and binds, for the inference;
+- ``uses``: ``value_names``, the class-like names used other than as bases or annotations;
 - ``syntax``: dotted names, literals and scopes, read the same way by all of them.
 
 This module turns the file's bytes into a tree and the collected facts into a
@@ -39,6 +44,7 @@ from ppaux_lint.summarize import handoffs
 from ppaux_lint.summarize.calls import HELPER_NAMES, worth_scanning
 from ppaux_lint.summarize.syntax import dotted
 from ppaux_lint.summarize.text import Positions, Unreadable, decode, noqa_lines
+from ppaux_lint.summarize.uses import value_names
 from ppaux_lint.summarize.walker import Collector
 from ppaux_lint.summary import FileSummary, ParseError, Span
 
@@ -87,6 +93,8 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         defs=tuple(collector.defs),
         defines_helpers=set(collector.defs) >= HELPER_NAMES,
         handoffs=tuple(collector.handoffs.found),
+        flows=tuple(collector.flows.found),
+        value_names=value_names(tree),
     )
 
 

@@ -33,7 +33,7 @@ def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Po
     return_facts, is_generator = returns(node, positions) if detailed else ((), False)
     reads = KeyReads(_first_data_param(params, decorators) if detailed else "", positions)
     reads.scan(node.body)
-    return_type, optional = _annotation_target(node.returns)
+    return_type, optional = annotation_target(node.returns)
     return MethodSummary(
         name=node.name,
         span=positions.name_span(node),
@@ -75,7 +75,7 @@ def _first_data_param(params: Sequence[Param], decorators: Sequence[str]) -> str
     return positional[skip].name if len(positional) > skip else ""
 
 
-def _annotation_target(node: ast.expr | None) -> tuple[str, bool]:
+def annotation_target(node: ast.expr | None) -> tuple[str, bool]:
     """The class an annotation names and whether it admits None: ``Optional[X]`` -> ("X", True)."""
     if node is None:
         return "", False
@@ -88,14 +88,14 @@ def _annotation_target(node: ast.expr | None) -> tuple[str, bool]:
     if is_none(node):
         return "", True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _union([_annotation_target(node.left), _annotation_target(node.right)])
+        return _union([annotation_target(node.left), annotation_target(node.right)])
     if isinstance(node, ast.Subscript):
         head = dotted(node.value).rsplit(".", 1)[-1]
         args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if head == "Optional" and len(args) == 1:
-            return _annotation_target(args[0])[0], True
+            return annotation_target(args[0])[0], True
         if head == "Union":
-            return _union([_annotation_target(a) for a in args])
+            return _union([annotation_target(a) for a in args])
         return "", False
     return dotted(node), False
 

@@ -1,7 +1,8 @@
-"""Why a value put in a returned mapping is certainly not a tensor.
+"""One entry of a returned mapping: its key, and why its value is certainly not a tensor.
 
-Produces ``ValueFact.not_tensor``. The tables are what a rule about non-tensor
-values rests on, so they are kept apart and short: only expressions whose
+Produces ``KeyFact`` and ``ValueFact`` for ``returns`` (a dict literal) and ``built``
+(a dict filled step by step), and ``ValueFact.not_tensor``. The tables are what a rule
+about non-tensor values rests on, so they are kept apart and short: only expressions whose
 result is a non-tensor whatever their operands (a literal, a display, ``len()``,
 ``.tolist()``, ``.shape``) are listed; anything that might be a tensor gives "".
 """
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import ast
 
-from ppaux_lint.summarize.syntax import dotted
+from ppaux_lint.summarize.syntax import dotted, source, string
+from ppaux_lint.summarize.text import Positions
+from ppaux_lint.summary import KeyFact, Span, ValueFact
 
 # Calls whose result is certainly not a tensor, whatever their argument.
 _NON_TENSOR_CALLS = {
@@ -53,3 +56,32 @@ def not_tensor(value: ast.expr) -> str:
     if isinstance(value, ast.Attribute) and value.attr in _NON_TENSOR_ATTRIBUTES:
         return f"a tensor's .{value.attr}, not a tensor"
     return ""
+
+
+def key_fact(key: ast.expr, positions: Positions) -> KeyFact:
+    """A key as written: a string literal, another literal, or something only run time knows."""
+    span = positions.span(key)
+    text = string(key)
+    if text is not None:
+        return KeyFact("str" if text else "empty", text, span)
+    if isinstance(key, (ast.Constant, ast.Tuple)):
+        return KeyFact("nonstr", source(key), span)
+    return KeyFact("dynamic", source(key), span)
+
+
+def keyword_key(keyword: ast.keyword, positions: Positions) -> KeyFact:
+    """The key of ``dict(name=...)``, spanning the name, where a key written as a keyword stands."""
+    name = keyword.arg or ""
+    span = positions.span(keyword)
+    return KeyFact("str", name, Span(span.line, span.column, span.line, span.column + len(name)))
+
+
+def value_fact(key: KeyFact, value: ast.expr, receiver: str, positions: Positions, attribute: str = "") -> ValueFact:
+    """The entry ``key: value``; ``attribute`` names the receiver's attribute the value reads when the syntax
+    says so otherwise (``getattr(self, "ids")``)."""
+    reason = not_tensor(value)
+    call = dotted(value.func) if isinstance(value, ast.Call) and not reason and not attribute else ""
+    if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and receiver
+            and value.value.id == receiver and not reason):
+        attribute = value.attr
+    return ValueFact(key, reason, positions.span(value), call, attribute if not reason else "")

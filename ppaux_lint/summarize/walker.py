@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ppaux_lint.summarize.calls import HelperUses
 from ppaux_lint.summarize.classes import summarize_class
+from ppaux_lint.summarize.flows import Flows
 from ppaux_lint.summarize.frames import NAMED, UNKNOWN, Frame, Value
 from ppaux_lint.summarize.handoffs import Handoffs
 from ppaux_lint.summarize.imports import Bindings
@@ -34,6 +35,7 @@ class Collector:
         self.bindings = Bindings(module, is_package)
         self.uses = HelperUses(positions, self.bindings.imports)
         self.handoffs = Handoffs()
+        self.flows = Flows()
         self.defs: list[str] = []
         self.deep = False
         self.forward = False
@@ -46,6 +48,7 @@ class Collector:
         self.forward = forward
         self._walk(tree.body, scope=(), frame=Frame())
         self.uses.settle()
+        self.flows.finish()
 
     def _walk(self, body: Sequence[ast.stmt], scope: Scope, frame: Frame) -> None:
         for stmt in body:
@@ -53,7 +56,9 @@ class Collector:
                 self.classes.append(summarize_class(stmt, scope, self.positions))
                 self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
                 self._bind(frame, stmt.name, NAMED)
+                self.flows.enter_class()
                 self._walk(stmt.body, (*scope, ("class", stmt.name)), frame.class_body())
+                self.flows.leave_class()
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not scope:
                     self.defs.append(stmt.name)
@@ -63,7 +68,9 @@ class Collector:
                 body = frame.function()
                 for param in _params(stmt.args):
                     self._bind(body, param)
+                self.flows.enter_function(stmt, scope)
                 self._walk(stmt.body, (*scope, ("def", stmt.name)), body)
+                self.flows.leave_function(stmt)
             else:
                 self._statement(stmt, scope, frame)
                 children, bodies = _split_statement(stmt)
@@ -83,6 +90,7 @@ class Collector:
             frame.bind(name, value)
 
     def _statement(self, node: ast.stmt, scope: Scope, frame: Frame) -> None:
+        self.flows.statement(node)
         nested = bool(scope)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             before = len(self.bindings.imports)

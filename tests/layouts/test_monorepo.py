@@ -8,6 +8,10 @@ its sub-project), and a sub-project may build on another one's classes.
 - the root table adds a fork's output protocol and ignores PPA002; ``alpha`` has no table, so it follows it;
 - ``beta`` has its own table: none of the root's settings apply there, and it has its own excludes and
   per-file-ignores.
+
+The root keeps its sub-projects inside it because it says so (layout.py): it is a uv workspace listing them
+as members, or its table's ``src`` names their source roots. A root that does neither does not hold them:
+each sub-project is a project of its own (test_nested_project.py).
 """
 
 from __future__ import annotations
@@ -22,18 +26,13 @@ from .conftest import IMPORT_AUX, IMPORT_OBS, check, inventory_files, write
 
 ALPHA = "packages/alpha/src/alpha"
 BETA = "packages/beta/src/beta"
+# the root's pyproject.toml: how it declares its sub-projects, then its table
+ROOTS = {
+    "uv-workspace": '[tool.uv.workspace]\nmembers = ["packages/*"]\n\n[tool.ppaux-lint]\n',
+    "src-setting": '[tool.ppaux-lint]\nsrc = ["packages/alpha/src", "packages/beta/src"]\n',
+}
+ROOT_TABLE = 'ignore = ["PPA002"]\n\n[tool.ppaux-lint.protocols]\noutput = ["fork.aux.ForkOutput"]\n'
 FILES = {
-    "pyproject.toml": """
-        [project]
-        name = "monorepo"
-        version = "0"
-
-        [tool.ppaux-lint]
-        ignore = ["PPA002"]
-
-        [tool.ppaux-lint.protocols]
-        output = ["fork.aux.ForkOutput"]
-        """,
     "packages/alpha/pyproject.toml": '[project]\nname = "alpha"\nversion = "0"\n',
     f"{ALPHA}/__init__.py": "",
     f"{ALPHA}/base.py": IMPORT_AUX + """
@@ -54,7 +53,8 @@ class ForkBased(ForkOutput):  # an output under the root's protocols, which alph
 
 
 class AlphaObserver(SamplingObserver):  # PPA002, which the root's config ignores
-    pass
+    def after_sample(self, state, token_ids):
+        return token_ids  # may be an output, so the observer must rebuild it
 """,
     "packages/beta/pyproject.toml": """
         [project]
@@ -76,7 +76,8 @@ class BetaChild(AlphaBase):  # built on another sub-project's class
 
 
 class BetaObserver(SamplingObserver):  # PPA002: beta's own config does not ignore it
-    pass
+    def after_sample(self, state, token_ids):
+        return token_ids  # may be an output, so the observer must rebuild it
 
 
 class ForkInBeta(ForkOutput):  # beta's config knows no fork protocol: an unknown base, so silence
@@ -96,9 +97,12 @@ EXPECTED = {
 }
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = write(tmp_path / "repo", FILES)
+ROOT_PROJECT = '[project]\nname = "monorepo"\nversion = "0"\n\n'
+
+
+@pytest.fixture(params=sorted(ROOTS))
+def repo(request, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = write(tmp_path / "repo", {**FILES, "pyproject.toml": ROOT_PROJECT + ROOTS[request.param] + ROOT_TABLE})
     monkeypatch.chdir(root)
     return root
 

@@ -26,6 +26,9 @@ class SteerOutput(DeviceAuxiliaryOutput):
 
 
 class SteerObserverBase(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return SteerOutput()
+
     def from_pp_tensors(self, tensors):
         return SteerOutput()
 """

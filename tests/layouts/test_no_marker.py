@@ -28,6 +28,9 @@ class LooseBase(DeviceAuxiliaryOutput):
 
         class One(LooseBase):
             pass
+
+
+        DEFAULT = LooseBase()  # constructed: the base is judged itself, not only through One
         """,
 }
 

@@ -4,8 +4,9 @@ A ``Structure`` is drawn by hypothesis: classes C0..Cn-1, each in one module,
 each listing bases among earlier classes (so the graph is a DAG) and among
 external roots (SGLang's Protocols, known bases such as ``abc.ABC`` and
 ``typing.Generic[T]``, and an unknown third-party base), each defining or not
-the methods that make a class an output or an observer. Every reference to a
-class of another module goes through a randomly chosen import style.
+the methods that make a class an output or an observer, and constructed or not
+at module level. Every reference to a class of another module goes through a
+randomly chosen import style.
 
 The oracle never reads the generated files and never imports them: it builds
 stand-in classes in memory with ``type()`` from the structure, lets Python
@@ -49,6 +50,7 @@ class ClassSpec:
     bases: list[tuple[str, object, str]]  # ("cls", j, style) or ("root", key, style)
     members: dict[str, str]  # method name -> "method" | "stubbody" | "stub" | "none" | "helper"
     decorated: bool = False
+    constructed: bool = False  # a module-level ``SAMPLE_<i> = C<i>()`` follows the class
 
     @property
     def name(self) -> str:
@@ -70,6 +72,16 @@ class Structure:
         if spec.placement == "function":
             return f"{module}.f{spec.index}.<locals>.{spec.name}"
         return f"{module}.{spec.name}"
+
+    def used_as_value(self, spec: ClassSpec) -> bool:
+        """Whether the project may construct the class, as ``summarize.uses`` judges it: the name ``C<i>`` is
+        written as a value somewhere. Its module-level construction, the ``return C<i>`` of the function that
+        holds it, or an ``assign``-style reference (``Alias = C<i>``; for a nested class that binds ``H<i>``,
+        and ``C<i>`` itself stays in base lists only)."""
+        assigned = spec.placement == "top" and any(
+            kind == "cls" and target == spec.index and style == "assign"
+            for other in self.classes for kind, target, style in other.bases)
+        return spec.constructed or spec.placement == "function" or assigned
 
 
 @st.composite
@@ -105,7 +117,8 @@ def structures(draw, max_classes: int = 7) -> Structure:
             choice = draw(st.sampled_from([None, None, *kinds]))
             if choice is not None:
                 members[name] = choice
-        classes.append(ClassSpec(i, 0, placement, protocol, bases, members, decorated=draw(st.booleans())))
+        classes.append(ClassSpec(i, 0, placement, protocol, bases, members, decorated=draw(st.booleans()),
+                                 constructed=not protocol and draw(st.booleans())))
     for spec in classes:
         spec.module = draw(st.integers(0, n_modules - 1))
     for spec in classes:  # a base defined in the same module is named directly
@@ -271,7 +284,8 @@ def render(structure: Structure) -> dict[str, str]:
             elif kind == "stubbody":
                 body.append(f"def {name}({params}):\n    pass")
             elif kind == "method":
-                value = "{}" if name == TO_PP else "None"
+                # what after_sample returns is invisible to the inference (a parameter): it may be an output
+                value = "{}" if name == TO_PP else "token_ids" if name == "after_sample" else "None"
                 decorator = "@classmethod\n" if name == FROM_PP else ""
                 body.append(f"{decorator}def {name}({params}):\n    return {value}")
             elif kind == "none":
@@ -291,6 +305,8 @@ def render(structure: Structure) -> dict[str, str]:
         elif spec.placement == "function":
             lines = [f"def f{spec.index}():"] + ["    " + line for line in lines] + [f"    return {spec.name}"]
         user.body.append("\n".join(lines) + "\n")
+        if spec.constructed and spec.placement != "function":
+            user.body.append(f"SAMPLE_{spec.index} = {top_name(spec)}{inner(spec)}()\n")
 
     prefix = "src/" if structure.src_layout else ""
     files = {f"{prefix}{name.replace('.', '/')}.py": module.text() for name, module in modules.items()}
@@ -303,7 +319,12 @@ def render(structure: Structure) -> dict[str, str]:
 # -- the oracle --------------------------------------------------------------------------------------
 
 def oracle(structure: Structure) -> set[tuple[str, str]] | None:
-    """{(symbol, code)} for PPA001, PPA002 and PPA018, or None when Python would reject the hierarchy."""
+    """{(symbol, code)} for PPA001, PPA002 and PPA018, or None when Python would reject the hierarchy.
+
+    Only a class that can have an instance is judged (``instances.py``): an output that the project subclasses
+    and never uses as a value is a base only, judged through its subclasses. And an observer whose
+    ``after_sample`` never returns an output (the Protocol's stub, ``pass``, ``= None``, or none at all with
+    every base known) gets nothing about ``from_pp_tensors``: neither PPA002 nor PPA018."""
     stand_ins = {key: type(f"Ext_{key}", (), {}) for key in [*ROOTS, "PROTO"]}
     built: dict[int, type] = {}
     spec_of: dict[type, ClassSpec] = {}
@@ -341,10 +362,26 @@ def oracle(structure: Structure) -> set[tuple[str, str]] | None:
             return lookup(name) in ("method", "stub")
 
         unresolved = any(stand_ins["EXT"] in k.__bases__ for k in mro if k in spec_of)
+
+        def never_returns_an_output(mro: list = mro, unresolved: bool = unresolved) -> bool:
+            for k in mro:
+                owner = spec_of.get(k)
+                if owner is not None and "after_sample" in owner.members:
+                    # "stub" is `...` in a Protocol (its stub, returning None), "stubbody" is `pass`; a "method"
+                    # returns its parameter and a "helper" is a function the inference does not follow
+                    return owner.members["after_sample"] in ("stub", "stubbody", "none")
+            return not unresolved  # none anywhere, unless a base we cannot see defines it
+
         output = any(stand_ins[r] in mro for r in OUTPUT_ROOTS) or fits("copy_to_host")
         observer = any(stand_ins[r] in mro for r in OBSERVER_ROOTS) or (
             fits("after_sample") and (defines("is_active") or defines("before_grammar")))
+        subclassed = any(cls in built[other.index].__mro__[1:] for other in structure.classes)
+        if output and subclassed and not structure.used_as_value(spec):
+            continue  # a base only: no instance of its own meets the helpers
+        no_output = observer and never_returns_an_output()
         for role, method, code in ((output, TO_PP, "PPA001"), (observer, FROM_PP, "PPA002")):
+            if method == FROM_PP and no_output:
+                continue  # no output tensors cross: the helper returns before it looks at the observer
             found = lookup(method)
             if found == "stub":
                 expected.add((structure.symbol(spec), "PPA018"))

@@ -42,6 +42,7 @@ class Leaky(DeviceAuxiliaryOutput):
     def copy_to_host(self, copy_tensor, flag=default()):
         return self
 
+SAMPLE = Leaky()  # constructed: judged itself, not only through Deeper
 _os._exit(9)
 """,
         "evilpkg/meta.py": _trace(markers, "meta") + f"""

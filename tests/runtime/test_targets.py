@@ -171,6 +171,9 @@ def test_noqa_and_per_file_ignores_from_the_real_static_pass(tmp_path, monkeypat
     (tmp_path / "plug" / "debug_obs.py").write_text(
         "class Probe:\n"
         "    def is_active(self, s):\n        return True\n"
+        "    def after_sample(self, s, t):\n        return t\n\n\n"
+        "class Quiet:\n"
+        "    def is_active(self, s):\n        return True\n"
         "    def after_sample(self, s, t):\n        return None\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     targets = by_symbol(targets_from_analysis(analyze([str(tmp_path / "plug")])))
@@ -178,6 +181,8 @@ def test_noqa_and_per_file_ignores_from_the_real_static_pass(tmp_path, monkeypat
                                            "pipeline stage")
     assert targets["plug.debug_obs.Probe"].skip == ("per-file-ignores 'plug/debug_*.py' for PPA002 declares it "
                                                     "never crosses a pipeline stage")
+    assert targets["plug.debug_obs.Quiet"].skip == ("never returns an output: its `after_sample` returns None on every "
+                                                    "path, so no output of it crosses a pipeline stage")
 
 
 def test_a_forward_output_is_skipped_and_a_pp_output_beside_it_is_not(tmp_path, monkeypatch):
@@ -197,13 +202,18 @@ def test_a_forward_output_is_skipped_and_a_pp_output_beside_it_is_not(tmp_path, 
         "    def after_forward(self, batch, forward_batch, logits_output, *, can_run_graph) -> Optional[Capture]:\n"
         "        return Capture(logits_output.hidden_states)\n\n\n"
         "class Plain(DeviceAuxiliaryOutput):\n"
-        "    def copy_to_host(self, copy_tensor):\n        return None\n", encoding="utf-8")
+        "    def copy_to_host(self, copy_tensor):\n        return None\n\n\n"
+        "class Base(DeviceAuxiliaryOutput):\n"
+        "    def copy_to_host(self, copy_tensor):\n        return None\n\n\n"
+        "class Leaf(Base):\n    pass\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     targets = by_symbol(targets_from_analysis(analyze([str(tmp_path / "plug")])))
     assert targets["plug.capture.Capture"].skip == (
         "a forward output of plug.capture.CaptureObserver: forward observers are refused with pp_size > 1, so "
         "it never crosses a pipeline stage")
     assert targets["plug.capture.Plain"].skip == ""
+    assert targets["plug.capture.Base"].skip.startswith("a base only: the project subclasses it (plug.capture.Leaf)")
+    assert targets["plug.capture.Leaf"].skip == ""
 
 
 def test_the_worker_imports_each_module_from_where_its_name_starts(tmp_path):

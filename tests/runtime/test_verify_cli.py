@@ -162,13 +162,13 @@ PAIRS = plugin_module(
     output_class("StridedOutput", send='{"values": self.values.t()}'),
     observer_class("StridedObserver", "StridedOutput", "StridedOutput(state)",
                    'return StridedOutput(tensors["values"].t())'),
-    observer_class("LonelyObserver", "", "None", "return tensors"),
+    observer_class("LonelyObserver", "", "token_ids", "return tensors"),
     output_class("OverrideOutput"),
     """
     def _rebuild(tensors):
         return OverrideOutput(tensors["values"])
     """,
-    observer_class("OverrideObserver", "", "None", "return _rebuild(tensors)"),
+    observer_class("OverrideObserver", "", "token_ids", "return _rebuild(tensors)"),
     """
     class DebugOnlyOutput:  # noqa: PPA001
         def __init__(self, values: torch.Tensor):
