@@ -35,6 +35,9 @@ not memoised. Every value is a tuple, so sets of them are hashable and cheap to 
 
 from __future__ import annotations
 
+import ast
+import functools
+import weakref
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -58,11 +61,38 @@ _SUPER = "builtins.super"
 _DEPTH = 48
 
 
+@functools.lru_cache(maxsize=4096)
+def parse_expr(text: Expr) -> tuple:
+    """A summary's expression text back into the shape ``summarize.flows`` walked it as: ``("none",)``,
+    ``("name", id)``, ``("attr", shape, attribute)``, ``("call", shape, first argument shape or None)``,
+    ``("?",)``. Memoised: the same few texts recur across a project's flows."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return UNKNOWN
+    return _shape(node)
+
+
+def _shape(node: ast.expr) -> tuple:
+    if isinstance(node, ast.Name):
+        return ("name", node.id)
+    if isinstance(node, ast.Attribute):
+        return ("attr", _shape(node.value), node.attr)
+    if isinstance(node, ast.Call):
+        return ("call", _shape(node.func), _shape(node.args[0]) if node.args else None)
+    if isinstance(node, ast.Constant) and node.value is None:
+        return NONE
+    return UNKNOWN
+
+
 class Inference:
     """Answers about one index; memoised for the index's life."""
 
     def __init__(self, index: ProjectIndex) -> None:
-        self.index = index
+        # A proxy, not a reference: the index holds its inference, and a cycle between them would outlive the
+        # analysis until the (rarely run, collector.py) garbage collector, keeping every summary in memory
+        # while the replay record is written.
+        self.index = weakref.proxy(index)
         self._flows: dict[str, dict[str, FunctionFlow]] = {}
         self._memo: dict[tuple, Values] = {}
         self._active: set[tuple] = set()
@@ -151,12 +181,15 @@ class Inference:
         return frozenset(values | ({NONE} if flow.return_optional else set()))
 
     # -- expressions ---------------------------------------------------------------------------------------
-    def evaluate(self, expr: Expr | None, module: str, flow: FunctionFlow, receiver: Value | None,
+    def evaluate(self, expr: Expr | tuple | None, module: str, flow: FunctionFlow, receiver: Value | None,
                  reading: frozenset[str] = frozenset()) -> Values:
-        """Every value ``expr`` can have inside ``flow`` (of ``module``); ``reading`` the locals being read,
-        which a self-referring assignment (``out = out or make()``) must not read again."""
+        """Every value ``expr`` (a summary's text, or a shape parsed from one) can have inside ``flow`` (of
+        ``module``); ``reading`` the locals being read, which a self-referring assignment (``out = out or
+        make()``) must not read again."""
         if expr is None:
             return _UNKNOWN
+        if isinstance(expr, str):
+            expr = parse_expr(expr)
         kind = expr[0]
         if kind == "none":
             return _NONE
@@ -303,7 +336,7 @@ class Inference:
             return _NOTHING
         return _NONE if member.is_none else _UNKNOWN
 
-    def call(self, callee: Value, first: Expr | None, where: tuple | None) -> Values:
+    def call(self, callee: Value, first: tuple | None, where: tuple | None) -> Values:
         """What calling ``callee`` returns; ``first`` is its first positional argument, read in ``where``."""
         kind = callee[0]
         if kind == OUTSIDE and callee[1] == _SUPER and first is None and where is not None:

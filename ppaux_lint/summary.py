@@ -246,11 +246,13 @@ class PrefixUse:
     scope: str = ""  # qualname of the enclosing function/class ("" at module level)
 
 
-Expr = tuple
-"""What an expression is, as far as its syntax shows, for the inference (``inference.py``): ``("none",)``,
-``("name", id)``, ``("attr", Expr, attribute)``, ``("call", callee Expr, first positional argument Expr or
-None)``, or ``("?",)`` for anything else (a literal, a subscript, an await...). Produced by
-``summarize.flows``."""
+Expr = str
+"""What an expression is, as far as its syntax shows, for the inference (``inference.py``), kept as the Python
+source of a simplified expression: names, attribute chains, ``None``, calls with at most their first argument
+(``self._build()``, ``Capture.from_rows()``, ``dataclasses.replace(self._template)``), and ``...`` (``(...)``
+inside another) for anything else. Text rather than nested tuples: a summary holds one per return, local and
+store of every function of the file, and a string is a sixth of the memory. Produced by
+``summarize.flows``; read back by ``inference.parse_expr``."""
 
 
 @dataclass(frozen=True)
@@ -260,13 +262,13 @@ class FunctionFlow:
     ``qualname`` is the definition's path in its module (``make``, ``Obs.after_sample``, ``f.<locals>.g``);
     the module body itself is the flow with qualname "" (its ``locals`` only: names bound to a call).
     ``returns`` holds one ``Expr`` per value a ``return`` can give (a conditional expression or ``a or b``
-    gives one per branch), and ``("none",)`` for falling off the end. ``locals`` are the function's
-    names with every value assigned to them (``("?",)`` for a binding the syntax does not show, such as a
+    gives one per branch), and ``None`` for falling off the end. ``locals`` are the function's
+    names with every value assigned to them (``...`` for a binding the syntax does not show, such as a
     ``for`` target), kept only when a return or a store can read them; ``stores`` the values assigned to
-    ``<receiver>.attr``. ``params`` are (name, the class the annotation names, or ""), receiver included;
-    ``receiver`` is the first parameter's name for a method ("" otherwise); ``binding`` is "method",
-    "classmethod", "staticmethod", "property" or "function". A generator or a coroutine hands back
-    neither of its returns: ``opaque`` says so.
+    ``<receiver>.attr``. ``params`` are (name, the class its annotation names, or "") for the parameters
+    a return, a local or a store reads; ``receiver`` is the first parameter's name for a method ("" otherwise);
+    ``binding`` is "method", "classmethod", "staticmethod", "property" or "function". A generator or a
+    coroutine hands back neither of its returns: ``opaque`` says so.
     """
 
     qualname: str

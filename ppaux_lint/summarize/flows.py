@@ -23,15 +23,20 @@ from ppaux_lint.summarize.methods import annotation_target
 from ppaux_lint.summarize.syntax import called_name, qualname
 from ppaux_lint.summary import Expr, FunctionFlow
 
-NONE: Expr = ("none",)
-UNKNOWN: Expr = ("?",)
+Shape = tuple
+"""An expression while a function is walked: ``("none",)``, ``("name", id)``, ``("attr", Shape, attribute)``,
+``("call", callee Shape, first argument Shape or None)`` or ``("?",)``; ``render`` makes the ``Expr`` text a
+summary keeps, which ``inference.parse_expr`` reads back into the same shapes."""
+NONE: Shape = ("none",)
+UNKNOWN: Shape = ("?",)
 _BINDINGS = {"classmethod": "classmethod", "staticmethod": "staticmethod", "property": "property",
              "cached_property": "property"}
+_ARGUMENT_CALLS = frozenset({"replace", "copy", "deepcopy", "type"})
 _MAX_DEPTH = 12  # attribute/call nesting described before an expression is just unknown
 
 
-def describe(node: ast.expr | None, depth: int = 0) -> list[Expr]:
-    """Every value ``node`` can evaluate to, as ``Expr``s: one, or one per branch of a choice."""
+def describe(node: ast.expr | None, depth: int = 0) -> list[Shape]:
+    """Every value ``node`` can evaluate to, as ``Shape``s: one, or one per branch of a choice."""
     if node is None or (isinstance(node, ast.Constant) and node.value is None):
         return [NONE]
     if depth > _MAX_DEPTH:
@@ -45,43 +50,80 @@ def describe(node: ast.expr | None, depth: int = 0) -> list[Expr]:
     return [_one(node, depth)]
 
 
-def _one(node: ast.expr, depth: int) -> Expr:
+def _one(node: ast.expr, depth: int) -> Shape:
     if isinstance(node, ast.Name):
         return ("name", node.id)
     if isinstance(node, ast.Attribute):
         return ("attr", _one(node.value, depth + 1), node.attr)
     if isinstance(node, ast.Call):
-        first = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else None
+        first = node.args[0] if node.args and _hands_back_its_argument(node.func) else None
         return ("call", _one(node.func, depth + 1), _one(first, depth + 1) if first is not None else None)
     if isinstance(node, ast.Constant) and node.value is None:
         return NONE
     return UNKNOWN
 
 
+def render(shape: Shape, inner: bool = False) -> Expr:
+    """The source text of a shape: ``self._build()``, ``replace(self.proto)``, ``None``, ``...``."""
+    kind = shape[0]
+    if kind == "name":
+        return shape[1]
+    if kind == "attr":
+        return f"{render(shape[1], True)}.{shape[2]}"
+    if kind == "call":
+        return f"{render(shape[1], True)}({render(shape[2]) if shape[2] is not None else ''})"
+    if kind == "none":
+        return "None"
+    return "(...)" if inner else "..."
+
+
+def _hands_back_its_argument(func: ast.expr) -> bool:
+    """Whether a call may give its first argument's class back (``replace``, ``copy``, ``deepcopy``, ``type``):
+    only then is the argument worth a place in the summary, which is kept for every function of the file."""
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return name in _ARGUMENT_CALLS
+
+
 @dataclass
 class _Builder:
-    """One function's flow while its body is walked."""
+    """One function's flow while its body is walked. Annotations are read only for a flow that is kept, and
+    only for the parameters it reads: most functions of a file never need theirs."""
 
     qualname: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     receiver: str = ""
     binding: str = "function"
-    params: tuple[tuple[str, str], ...] = ()
-    return_type: str = ""
-    return_optional: bool = False
-    returns: list[Expr] = field(default_factory=list)
-    locals: dict[str, list[Expr]] = field(default_factory=dict)
-    stores: list[tuple[str, Expr]] = field(default_factory=list)
+    returns: list[Shape] = field(default_factory=list)
+    locals: dict[str, list[Shape]] = field(default_factory=dict)
+    stores: list[tuple[str, Shape]] = field(default_factory=list)
     opaque: bool = False
+    nested: bool = False  # defined in a function: its flow is never asked for
 
-    def bind(self, name: str, values: list[Expr]) -> None:
+    def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)
 
-    def flow(self) -> FunctionFlow:
-        return FunctionFlow(self.qualname, tuple(self.returns), self._read_locals(), tuple(self.stores),
-                            self.params, self.receiver, self.binding, self.return_type, self.return_optional,
-                            self.opaque)
+    def flow(self) -> FunctionFlow | None:
+        """The flow, or None when it would tell the inference nothing a missing one does not: every return
+        unknown and nothing stored. A local that only unknown values reach reads as unknown itself, and only
+        the parameters a return or a store reads are kept."""
+        arguments = _arguments(self.node) if self.node is not None else []
+        names = {a.arg for a in arguments}
+        dead = {name for name, values in self.locals.items() if name not in names and set(values) == {UNKNOWN}}
+        returns = [UNKNOWN if expr[0] == "name" and expr[1] in dead else expr for expr in self.returns]
+        if returns and not self.stores and self.binding != "property" and all(e == UNKNOWN for e in returns):
+            return None  # (a function with no return at all always raises: that is worth keeping)
+        self.returns = returns
+        read_locals = self._read_locals()
+        read = {name for expr in (*returns, *(v for _, v in self.stores),
+                                  *(v for _, values in read_locals for v in values)) for name in _names(expr)}
+        params = tuple((a.arg, annotation_target(a.annotation)[0]) for a in arguments if a.arg in read)
+        return_type, optional = annotation_target(self.node.returns if self.node is not None else None)
+        return FunctionFlow(self.qualname, tuple(map(render, returns)),
+                            tuple((name, tuple(map(render, values))) for name, values in read_locals),
+                            tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
+                            self.binding, return_type, optional, self.opaque)
 
-    def _read_locals(self) -> tuple[tuple[str, tuple[Expr, ...]], ...]:
+    def _read_locals(self) -> tuple[tuple[str, tuple[Shape, ...]], ...]:
         """The locals a return or a store can read, directly or through other locals: the rest is never
         asked about, and a summary is cached for every file."""
         wanted: set[str] = set()
@@ -94,7 +136,12 @@ class _Builder:
         return tuple((name, tuple(self.locals[name])) for name in sorted(wanted))
 
 
-def _names(expr: Expr | None) -> list[str]:
+def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    args = node.args
+    return [a for a in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg) if a is not None]
+
+
+def _names(expr: Shape | None) -> list[str]:
     """The names an expression reads: the head of each attribute chain, callee and first argument."""
     if expr is None or expr[0] not in ("name", "attr", "call"):
         return []
@@ -119,21 +166,22 @@ class Flows:
         in_class = bool(scope) and scope[-1][0] == "class"
         if in_class and binding == "function":
             binding = "method"
-        args = node.args
-        every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
-        params = tuple((a.arg, annotation_target(a.annotation)[0]) for a in every if a is not None)
-        positional = args.posonlyargs + args.args
+        positional = node.args.posonlyargs + node.args.args
         receiver = positional[0].arg if in_class and binding != "staticmethod" and positional else ""
-        return_type, optional = annotation_target(node.returns)
-        self._stack.append(_Builder(qualname(scope, node.name), receiver, binding, params, return_type, optional,
-                                    opaque=isinstance(node, ast.AsyncFunctionDef)))
+        self._stack.append(_Builder(qualname(scope, node.name), node, receiver, binding,
+                                    opaque=isinstance(node, ast.AsyncFunctionDef),
+                                    nested=bool(scope) and scope[-1][0] == "def"))
 
     def leave_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         builder = self._stack.pop()
         assert builder is not None
+        if builder.nested:
+            return  # a function defined in a function: no name the index resolves reaches it
         if can_fall_through(node.body):
             builder.returns.append(NONE)
-        self.found.append(builder.flow())
+        flow = builder.flow()
+        if flow is not None:
+            self.found.append(flow)
 
     def enter_class(self) -> None:
         self._stack.append(None)
@@ -148,7 +196,8 @@ class Flows:
         module.locals = {name: values for name, values in module.locals.items()
                          if any(v[0] == "call" for v in values)}
         if module.locals:
-            self.found.append(FunctionFlow("", locals=tuple((n, tuple(v)) for n, v in sorted(module.locals.items()))))
+            self.found.append(FunctionFlow("", locals=tuple((name, tuple(map(render, values)))
+                                                            for name, values in sorted(module.locals.items()))))
 
     def statement(self, stmt: ast.stmt) -> None:
         builder = self._stack[-1]
@@ -178,7 +227,7 @@ class Flows:
             for name in stmt.names:
                 builder.bind(name, [UNKNOWN])
 
-    def _assign(self, builder: _Builder, target: ast.expr, values: list[Expr]) -> None:
+    def _assign(self, builder: _Builder, target: ast.expr, values: list[Shape]) -> None:
         if isinstance(target, ast.Name):
             builder.bind(target.id, values)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and builder.receiver \
