@@ -21,9 +21,10 @@ It gives up, with ``UNKNOWN`` as a value among the others, on what it cannot see
 project class annotation, subscripts, literals, calls of functions outside the project, attributes that no
 method of the class assigns, generators and coroutines, recursion deeper than ``_DEPTH``. Where a function
 that gives up declares its return type, the annotation stands in for ``UNKNOWN``: a project class there is
-``SUBCLASS_OF`` it (that class or any subclass). A cycle (``a`` returns ``b()``, ``b`` returns ``a()``)
-contributes nothing from the repeated call, the least fixpoint; results computed while a cycle was cut are
-not memoised. Every value is a tuple, so sets of them are hashable and cheap to union:
+``SUBCLASS_OF`` it (that class or any subclass); an interface there (a Protocol every output fits) says
+nothing. A cycle (``a`` returns ``b()``, ``b`` returns ``a()``) contributes nothing from the repeated call,
+the least fixpoint; results computed while a cycle was cut are not memoised. Every value is a tuple, so
+sets of them are hashable and cheap to union:
 
 - ``("none",)``, ``("?",)``: None, and anything the inference cannot tell;
 - ``("i", fqn)``, ``("i+", fqn)``: an instance of the project class, and of it or a subclass;
@@ -173,12 +174,20 @@ class Inference:
         return self._union(self.evaluate(e, self.index.class_module[cls], flow, receiver) for e in flow.returns)
 
     def _declared(self, module: str, flow: FunctionFlow) -> Values:
-        """The annotation's class as a value, or nothing when it names no project class."""
-        target = self.index.resolve(module, flow.return_type, flow.qualname)
-        if target is None or target not in self.index.classes:
+        """The annotation's class as a value, or nothing when it names no class that says anything."""
+        bound = self._bound(module, flow.return_type, flow.qualname)
+        if bound == UNKNOWN:
             return _NOTHING
-        values = {(SUBCLASS_OF, target)}
-        return frozenset(values | ({NONE} if flow.return_optional else set()))
+        return frozenset({bound, NONE} if flow.return_optional else {bound})
+
+    def _bound(self, module: str, annotation: str, scope: str) -> Value:
+        """What an annotation names, as a value: that project class or a subclass; unknown for anything else,
+        and for an interface (a Protocol such as SGLang's ``DeviceAuxiliaryOutput``), which every output
+        fits and so names none in particular."""
+        target = self.index.resolve(module, annotation, scope) if annotation else None
+        if target is None or target not in self.index.classes or self.index.is_interface(target):
+            return UNKNOWN
+        return (SUBCLASS_OF, target)
 
     # -- expressions ---------------------------------------------------------------------------------------
     def evaluate(self, expr: Expr | tuple | None, module: str, flow: FunctionFlow, receiver: Value | None,
@@ -214,8 +223,7 @@ class Inference:
             return frozenset(values)
         param = next((annotated for param, annotated in flow.params if param == name), None)
         if param is not None:
-            target = self.index.resolve(module, param, flow.qualname) if param else None
-            values.add((SUBCLASS_OF, target) if target in self.index.classes else UNKNOWN)
+            values.add(self._bound(module, param, flow.qualname))
             return frozenset(values)
         if assigned is not None:
             return frozenset(values)

@@ -54,6 +54,8 @@ def find_routes(index: ProjectIndex, infos: Iterable[ClassInfo], silent: Collect
     sampled: dict[str, set[str]] = {}
     returns = index.inference.hook_returns
     for info in infos:
+        if info.is_interface:
+            continue  # a Protocol's stubs declare what implementations return; it is no observer of its own
         if info.forward_observer is not None:
             _credit(index, outputs, returns(info.fqn, AFTER_FORWARD, declared=True), info.fqn, forward)
         for hook in (AFTER_SAMPLE, FROM_PP) if info.is_observer and info.fqn not in silent else ():

@@ -421,3 +421,44 @@ def test_attributes_assigned_from_each_other_terminate(lint_project):
         FORWARD, "from pkg.outputs import Capture", "self.a = self.b or Capture(batch)\n        return self.a",
         "    def swap(self):\n        self.b = self.a\n")})
     assert run_analysis().classes[CAPTURE].forward_only_by == ("pkg.watch.Watcher",)
+
+
+def test_a_protocol_in_the_project_routes_nothing_and_its_annotation_names_no_output(lint_project):
+    """SGLang's own tree defines the ForwardObserver Protocol, annotated ``-> Optional[DeviceAuxiliaryOutput]``:
+    neither the Protocol (an interface, not an observer) nor that annotation (every output fits the Protocol)
+    makes each output a forward output, nor does a helper whose parameter is annotated with it."""
+    lint_project({"pkg/protocols.py": """
+        from typing import Optional, Protocol
+
+
+        class DeviceAuxiliaryOutput(Protocol):
+            def copy_to_host(self, copy_tensor): ...
+
+
+        class ForwardObserver(Protocol):
+            def after_forward(self, batch, forward_batch, logits_output, *,
+                              can_run_graph) -> Optional[DeviceAuxiliaryOutput]: ...
+        """, "pkg/impl.py": """
+        from pkg.protocols import DeviceAuxiliaryOutput
+
+
+        class Out(DeviceAuxiliaryOutput):
+            def copy_to_host(self, copy_tensor):
+                return self
+
+
+        def passthrough(output: DeviceAuxiliaryOutput) -> DeviceAuxiliaryOutput:
+            return output
+
+
+        class Watch:
+            def after_forward(self, batch, forward_batch, logits_output, *, can_run_graph):
+                return passthrough(logits_output)
+
+
+        SAMPLE = Out()
+        """}, config='[tool.ppaux-lint.protocols]\noutput = ["pkg.protocols.DeviceAuxiliaryOutput"]\n'
+                   'forward-observer = ["pkg.protocols.ForwardObserver"]\n')
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.impl.Out", "PPA001")}
+    assert analysis.classes["pkg.impl.Out"].forward_by == ()
