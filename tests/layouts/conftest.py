@@ -13,6 +13,25 @@ from lintkit import IMPORT_AUX, IMPORT_OBS, make_project
 __all__ = ["IMPORT_AUX", "IMPORT_OBS", "check", "inventory_files", "reported", "write"]
 
 
+AUX_SOURCE = """
+        from typing import Protocol
+
+
+        class DeviceAuxiliaryOutput(Protocol):
+            def copy_to_host(self, copy_tensor): ...
+
+
+        class CompositeDeviceAuxiliaryOutput:
+            def __init__(self, outputs):
+                self.outputs = outputs
+
+            def copy_to_host(self, copy_tensor):
+                return [output.copy_to_host(copy_tensor) for output in self.outputs]
+        """
+"""SGLang's ``auxiliary_output`` module in miniature: the Protocol and the composite output, the one class the
+SGLang layouts must report, under its full name."""
+
+
 def write(root: Path, files: Mapping[str, str]) -> Path:
     """``files`` (dedented) under ``root``, exactly as given: no pyproject.toml or __init__.py is added."""
     return make_project(root, files, pyproject=False, packages=False)

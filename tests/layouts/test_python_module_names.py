@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import IMPORT_AUX, check, inventory_files, reported, write
+from .conftest import AUX_SOURCE, IMPORT_AUX, check, inventory_files, reported, write
 
 OUTPUTS = IMPORT_AUX + """
 
@@ -57,21 +57,7 @@ def test_a_package_passed_keeps_its_name(corpus: Path, monkeypatch: pytest.Monke
 SGLANG = {  # an unpacked wheel in miniature: no marker around sglang/, which holds one pyproject.toml of its own
     "sglang/__init__.py": "",
     "sglang/utils.py": "",
-    "sglang/srt/managers/auxiliary_output.py": """
-        from typing import Protocol
-
-
-        class DeviceAuxiliaryOutput(Protocol):
-            def copy_to_host(self, copy_tensor): ...
-
-
-        class CompositeDeviceAuxiliaryOutput:
-            def __init__(self, outputs):
-                self.outputs = outputs
-
-            def copy_to_host(self, copy_tensor):
-                return [output.copy_to_host(copy_tensor) for output in self.outputs]
-        """,
+    "sglang/srt/managers/auxiliary_output.py": AUX_SOURCE,
     "sglang/srt/utils/__init__.py": "",
     "sglang/srt/utils/common.py": "",
     "sglang/srt/layers/moe/__init__.py": "",

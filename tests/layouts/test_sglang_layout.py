@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import inventory_files, reported, write
+from .conftest import AUX_SOURCE, inventory_files, reported, write
 
 AUX = "python/sglang/srt/managers/auxiliary_output.py"
 COMPOSITE = "sglang.srt.managers.auxiliary_output.CompositeDeviceAuxiliaryOutput"
@@ -34,21 +34,7 @@ FILES = {
         exclude = ["benchmark*", "docs*", "tests*"]
         """,
     "python/sglang/__init__.py": "",
-    AUX: """
-        from typing import Protocol
-
-
-        class DeviceAuxiliaryOutput(Protocol):
-            def copy_to_host(self, copy_tensor): ...
-
-
-        class CompositeDeviceAuxiliaryOutput:
-            def __init__(self, outputs):
-                self.outputs = outputs
-
-            def copy_to_host(self, copy_tensor):
-                return [output.copy_to_host(copy_tensor) for output in self.outputs]
-        """,
+    AUX: AUX_SOURCE,
     "python/sglang/srt/sampling/sampling_observer_pp.py": "def add_auxiliary_output_to_pp_tensors(d, o):\n"
                                                           "    return d\n",
     "test/registered/unit/test_auxiliary_output.py": """
