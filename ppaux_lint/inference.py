@@ -140,17 +140,15 @@ class Inference:
         key = (module, qualname, receiver)
         if key in self._memo:
             return self._memo[key]
-        if key in self._active:
-            self._cut = True
-            return _NOTHING
         flow = self.flow(module, qualname)
         if flow is None or flow.opaque or self._depth > _DEPTH:
             return _UNKNOWN
-        self._active.add(key)
+        if self._cycle(key):
+            return _NOTHING
         self._depth += 1
         outer_cut, self._cut = self._cut, False
         try:
-            values = self._union(self.evaluate(expr, module, flow, receiver) for expr in flow.returns)
+            values = self._body(module, flow, receiver)
             if UNKNOWN in values and flow.return_type:
                 declared = self._declared(module, flow)
                 if declared:
@@ -170,8 +168,20 @@ class Inference:
         flow = self.flow(self.index.class_module[cls], f"{summary.qualname}.{name}") if summary is not None else None
         if flow is None or flow.opaque:
             return None
-        receiver = (INSTANCE, cls)
-        return self._union(self.evaluate(e, self.index.class_module[cls], flow, receiver) for e in flow.returns)
+        return self._body(self.index.class_module[cls], flow, (INSTANCE, cls))
+
+    def _body(self, module: str, flow: FunctionFlow, receiver: Value | None) -> Values:
+        """Every value the function's returns can give, as written: no annotation stands in."""
+        return self._union(self.evaluate(expr, module, flow, receiver) for expr in flow.returns)
+
+    def _cycle(self, key: tuple) -> bool:
+        """Whether ``key`` is already being worked out further up (a cycle, cut here: the caller contributes
+        nothing and its result is not memoised); otherwise it is now, until the caller discards it."""
+        if key in self._active:
+            self._cut = True
+            return True
+        self._active.add(key)
+        return False
 
     def _declared(self, module: str, flow: FunctionFlow) -> Values:
         """The annotation's class as a value, or nothing when it names no class that says anything."""
@@ -307,10 +317,8 @@ class Inference:
         """Every value a method along the MRO assigns to ``self.<name>``; unknown when none does. An attribute
         assigned from itself, directly or not (``self.a = self.b``, ``self.b = self.a``), is a cycle."""
         key = ("stored", cls, name, receiver)
-        if key in self._active:
-            self._cut = True
+        if self._cycle(key):
             return _NOTHING
-        self._active.add(key)
         try:
             found: set[Value] = set()
             any_store = False

@@ -67,29 +67,36 @@ class Constructions:
     class's own name and every alias an import or assignment binds to it, in any module."""
 
     def __init__(self, summaries: Iterable[FileSummary]) -> None:
-        summaries = list(summaries)
-        self._used: set[str] = set()
+        self._summaries = summaries
+        self._used: set[str] | None = None  # read on the first question: most projects never ask one
         self._aliases: dict[str, set[str]] = {}  # a name -> the names bound to it
-        for summary in summaries:
+
+    def _read(self) -> set[str]:
+        if self._used is not None:
+            return self._used
+        self._used = set()
+        for summary in self._summaries:
             self._used.update(summary.value_names)
             for imported in summary.imports:
                 if not imported.star:
                     self._alias(imported.target.rsplit(".", 1)[-1], imported.local)
             for local, value in summary.assignments:
                 self._alias(value.rsplit(".", 1)[-1], local)
+        return self._used
 
     def _alias(self, name: str, local: str) -> None:
         if local != name:
             self._aliases.setdefault(name, set()).add(local)
 
     def possibly_constructed(self, name: str) -> bool:
+        used = self._read()
         names, todo = {name}, [name]
         while todo:
             for alias in self._aliases.get(todo.pop(), ()):
                 if alias not in names:
                     names.add(alias)
                     todo.append(alias)
-        return any(not is_class_like(n) for n in names) or not names.isdisjoint(self._used)
+        return any(not is_class_like(n) for n in names) or not names.isdisjoint(used)
 
 
 def not_instantiated(index: ProjectIndex, info: ClassInfo, subclasses: Iterable[str],

@@ -101,7 +101,7 @@ def project_roots(paths: Sequence[Path], cwd: Path, pyprojects: PyProjects,
         if start not in found:
             root = _project_root(start, pyprojects)
             if is_dir and not force_exclude and root != start and _excludes(root, start, pyprojects):
-                root = _package_below(start, root)
+                root = _top_package(start, root)
             found[start] = root
     roots: list[str] = []
     for root in sorted(set(found.values())):
@@ -131,27 +131,20 @@ def _project_root(start: str, pyprojects: PyProjects) -> str:
     return current
 
 
-def _package_below(start: str, outer: str) -> str:
-    """The outermost regular package holding ``start`` below ``outer``, else ``start``: a project of its own
-    inside one that leaves it out."""
-    top = start
-    parent = os.path.dirname(top)
-    while parent != outer and is_within(parent, outer) and os.path.isfile(os.path.join(parent, "__init__.py")):
-        top, parent = parent, os.path.dirname(parent)
-    return top
-
-
-def _top_package(start: str) -> str:
-    """With no marker above: the outermost regular package at or above ``start`` (Python imports it from its
-    parent; the directories without ``__init__.py`` between are its namespace portions), else ``start``."""
+def _top_package(start: str, outer: str | None = None) -> str:
+    """The outermost regular package at or above ``start`` (Python imports it from its parent; the directories
+    without ``__init__.py`` between are its namespace portions), else ``start``. With ``outer``, only below
+    it: with no marker above, the whole way up; inside a project that leaves ``start`` out, below that
+    project's root."""
     top = directory = start
-    while True:
+    while directory != outer:
         if os.path.isfile(os.path.join(directory, "__init__.py")):
             top = directory
         parent = os.path.dirname(directory)
         if parent == directory:
-            return top
+            break
         directory = parent
+    return top
 
 
 def is_project(data: dict[str, Any] | None) -> bool:

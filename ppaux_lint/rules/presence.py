@@ -38,10 +38,11 @@ def absence(index: ProjectIndex, info: ClassInfo, method: str, role: str) -> Abs
 
     A Protocol stub counts whatever the class's role (the explicit PP base makes it a PP implementer).
     An unresolved base might provide the method, so its absence is not known and nothing is said. Neither
-    is anything said where no instance can meet the helper: a class with no instance of its own, or, for
-    ``from_pp_tensors``, an observer that never returns an output (``instances.py``).
+    is anything said where no instance can meet the helper: callers pass ``CheckContext.concrete()``
+    classes, which have instances of their own, and ``from_pp_tensors`` is not asked of an observer that
+    never returns an output (``instances.py``).
     """
-    if info.not_instantiated or (method == FROM_PP and info.no_output):
+    if method == FROM_PP and info.no_output:
         return None
     member: Member | None = index.lookup(info.fqn, method)
     if member is not None and member.stub_of_protocol:
