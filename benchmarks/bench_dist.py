@@ -2,13 +2,15 @@
 """What ``verify --transport dist`` costs against ``--transport local`` on one machine (issue 16's third row),
 with and without ``--explore``.
 
-    python benchmarks/bench_dist.py [--pairs 3] [--runs 5] [--explore 50] [--workdir benchmarks/.work/dist]
+    python benchmarks/bench_dist.py [--pairs 3] [--runs 5] [--explore 50] [--driven] [--workdir DIR]
 
 The project is ``bench_torchrun.py``'s: N outputs, each with its observer (so ``--pairs 3`` is 6 classes),
 two float tensors of 4x256 each. Each round runs the four commands in turn (local, dist, then both with
 ``--explore``), so that the machine's drift hits all alike; the table shows the median wall time of each
 and the median of the per-round ratios dist/local. The cost of an explored example is what exploring added
 to a run, over the examples explored (two edge batches and N drawn, per round trip). CPU and gloo only.
+With ``--driven`` the observers have ``before_grammar``, so each class sends three driven examples beside
+its own, and ``--explore`` draws drives of the observer instead of variants of the output.
 """
 
 from __future__ import annotations
@@ -47,8 +49,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--explore", type=int, default=50, help="examples per class in the explored rows")
     parser.add_argument("--workdir", type=Path, default=REPO / "benchmarks" / ".work" / "dist")
+    parser.add_argument("--driven", action="store_true",
+                        help="observers verify can drive: three driven examples a class beside its own")
     args = parser.parse_args()
-    project = make_project(args.workdir, args.pairs)
+    project = make_project(args.workdir, args.pairs, args.driven)
     cases = [(t, n) for n in (0, args.explore) for t in ("local", "dist")]
     walls: dict[tuple[str, int], list[float]] = {case: [] for case in cases}
     for round_ in range(1, args.runs + 1):
@@ -64,7 +68,8 @@ def main() -> None:
     for explore in (0, args.explore):
         local, dist = walls["local", explore], walls["dist", explore]
         ratio = statistics.median(d / loc for d, loc in zip(dist, local, strict=True))
-        name = f"--explore {explore}" if explore else "one example a class"
+        name = f"--explore {explore}" if explore else ("driven + own a class" if args.driven else
+                                                       "one example a class")
         print(f"{name:<24}{statistics.median(local):9.2f}{statistics.median(dist):9.2f}{ratio:11.2f}x")
     if args.explore:
         examples = args.pairs * (args.explore + 2)

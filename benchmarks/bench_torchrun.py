@@ -51,7 +51,7 @@ class Output{i}:
 class Observer{i}:
     def is_active(self, sampling_info):
         return True
-
+{before}
     def after_sample(self, state, token_ids) -> Output{i}:
         return Output{i}(state, token_ids)
 
@@ -60,13 +60,21 @@ class Observer{i}:
 '''
 
 
-def make_project(root: Path, classes: int) -> Path:
-    project = root / f"plugin-{classes}"
+BEFORE = '''
+    def before_grammar(self, logits, sampling_info):
+        return logits.float()[:, :256].contiguous()
+'''
+
+
+def make_project(root: Path, classes: int, driven: bool = False) -> Path:
+    """N output/observer pairs; with ``driven`` the observers have ``before_grammar``, so that verify drives
+    them (three batches) and sends what they return beside each output's own example."""
+    project = root / f"plugin-{classes}{'-driven' if driven else ''}"
     package = project / "benchplug"
     package.mkdir(parents=True, exist_ok=True)
     (project / "pyproject.toml").write_text('[project]\nname = "benchplug"\nversion = "0"\n')
     (package / "__init__.py").write_text("")
-    body = "\n".join(textwrap.dedent(CLASS).format(i=i) for i in range(classes))
+    body = "\n".join(textwrap.dedent(CLASS).format(i=i, before=BEFORE if driven else "") for i in range(classes))
     (package / "outputs.py").write_text(f"from dataclasses import dataclass\n\nimport torch\n{body}")
     return project
 

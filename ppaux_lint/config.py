@@ -67,6 +67,7 @@ class VerifySettings:
     helpers: str | None = None  # "auto", "bundled" or "sglang"; None: not set, so --helpers' default
     explore: int | None = None  # variants per class (--explore); None: not set
     seed: int | None = None  # the exploring seed (--seed); None: not set, so one at random
+    attn_tp_size: int | None = None  # the attention-TP size verify sends for (--attn-tp-size); None: not set, so 1
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ _PROTOCOL_KEYS = {"output": "output", "observer": "observer", "pp-output": "pp_o
                   "forward-observer": "forward_observer"}
 _VERIFY_KEYS = {"examples": "a table of strings", "devices": "a table of strings",
                 "pairs": "a table of strings", "timeout": "a number", "helpers": "auto, bundled or sglang",
-                "explore": "a non-negative integer", "seed": "a non-negative integer"}
+                "explore": "a non-negative integer", "seed": "a non-negative integer",
+                "attn-tp-size": "a positive integer"}
 
 
 def load_config(root: Path, explicit: Path | None = None) -> Config:
@@ -246,10 +248,11 @@ def _verify(value: Any, where: str) -> VerifySettings:
             if isinstance(item, bool) or not isinstance(item, (int, float)) or item <= 0:
                 raise ConfigError(f"{where}'{name}' must be a positive number, not {_kind(item)}")
             continue
-        if key in ("explore", "seed"):
-            if isinstance(item, bool) or not isinstance(item, int) or item < 0:
+        if key in ("explore", "seed", "attn-tp-size"):
+            least = 1 if key == "attn-tp-size" else 0
+            if isinstance(item, bool) or not isinstance(item, int) or item < least:
                 shown = repr(item) if type(item) is int else _kind(item)
-                raise ConfigError(f"{where}'{name}' must be a non-negative integer, not {shown}")
+                raise ConfigError(f"{where}'{name}' must be {_VERIFY_KEYS[key]}, not {shown}")
             continue
         if key == "helpers":
             if item not in HELPERS_CHOICES:
@@ -261,4 +264,4 @@ def _verify(value: Any, where: str) -> VerifySettings:
                 raise ConfigError(f"{where}'{name}.{sub}' must be a string, not {_kind(text)}")
         tables[key] = dict(entries)
     return VerifySettings(timeout=table.get("timeout"), helpers=table.get("helpers"), explore=table.get("explore"),
-                          seed=table.get("seed"), **tables)
+                          seed=table.get("seed"), attn_tp_size=table.get("attn-tp-size"), **tables)

@@ -8,9 +8,15 @@ and a marker, nothing else.
 ``--ppaux-verify`` adds to pytest's own collection, it does not replace it: for each file pytest walks that
 holds output or observer classes, a collector whose items are verify's rows, one per class
 (``src/acme/outputs.py::ppaux-verify::acme.outputs.TopKOutput``). The rows are planned once, by the same
-``plan_verify`` as ``ppaux-lint verify PATHS``, over the paths pytest was given, and each item runs its
-round trip only when pytest runs it, in one shared worker: a class that ``-k`` deselects or ``-x`` never
-reaches never runs.
+``plan_verify`` as ``ppaux-lint verify PATHS``, over the paths pytest was given (given none, over the whole
+project too, whose sources ``testpaths`` often leave out: those rows are collected at the session), and each
+item runs its round trip only when pytest runs it, in one shared worker: a class that ``-k`` deselects or
+``-x`` never reaches never runs.
+
+Where SGLang is not installed, a plugin's ``import sglang...`` fails in the test process as in verify's
+workers. The workers always get ppaux-lint's stand-ins for SGLang's protocol modules (``runtime/stand_ins``);
+the test process gets them too under ``--ppaux-verify`` (its tests would otherwise stop the run at
+collection) or when the project sets ``ppaux_stand_ins`` (for ``pp_round_trip``), and never otherwise.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ GROUP = "ppaux-verify"  # the collector between a file and its rows, and the mid
 _PLUGIN = "ppaux-lint-verify"
 DETAIL_SECTION = "ppaux-lint verify: detail"
 REPRODUCER_SECTION = "ppaux-lint verify: reproducer"
+STAND_INS_INI = "ppaux_stand_ins"
+_STAND_INS = pytest.StashKey[bool]()  # the stand-ins serve this run
 
 
 def _seconds(text: str) -> float:
@@ -79,12 +87,42 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ppaux-seed", type=_count, metavar="S",
                     help="draw the explored variants from this seed (default: [tool.ppaux-lint.verify] seed, "
                          "else a random one, shown in the header)")
+    group.addoption("--ppaux-attn-tp-size", type=_count, metavar="N",
+                    help="send as SGLang does between stages of N attention-TP ranks, as verify's --attn-tp-size "
+                         "(default: [tool.ppaux-lint.verify] attn-tp-size, else 1)")
+    parser.addini(STAND_INS_INI, type="bool", default=False,
+                  help="where sglang is not installed, serve ppaux-lint's stand-ins for its protocol modules to "
+                       "this test process too (--ppaux-verify does), so that tests importing a plugin can run")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}: a class's pipeline-parallel round trip (--ppaux-verify)")
+    if config.getoption("ppaux_verify") or config.getini(STAND_INS_INI):
+        _serve_stand_ins(config)
     if config.getoption("ppaux_verify"):
         config.pluginmanager.register(_Verify(config), _PLUGIN)
+
+
+def _serve_stand_ins(config: pytest.Config) -> None:
+    """Where SGLang is not installed, let this process import ppaux-lint's stand-ins for its protocol modules
+    (``runtime/stand_ins``) until pytest is done, so that test modules importing a plugin collect.
+
+    Only for a run that uses ppaux-lint (``--ppaux-verify``) or a project that asks (``ppaux_stand_ins``): in
+    any other run a ``pytest.importorskip("sglang")`` must go on skipping. The header says when they serve.
+    """
+    from ppaux_lint.runtime import stand_ins
+
+    if stand_ins.sglang_installed():
+        return
+    stand_ins.install()
+    config.add_cleanup(stand_ins.uninstall)
+    config.stash[_STAND_INS] = True
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if not config.stash.get(_STAND_INS, False):
+        return []
+    return ["ppaux-lint: sglang is not installed: this run imports ppaux-lint's stand-ins for its protocol modules"]
 
 
 @pytest.fixture(scope="session")
@@ -96,7 +134,8 @@ def pp_round_trip(pytestconfig: pytest.Config) -> Any:
     that a test behaves alike on every machine), ``--ppaux-transport``, and ``--ppaux-helpers`` and
     ``--ppaux-timeout`` (else ``[tool.ppaux-lint.verify]``'s). It raises what SGLang's helpers raise.
     ``explore=N`` (a property test of your own instance) also round-trips N variants of it, drawn from
-    ``--ppaux-seed`` (else the config's ``seed``, else a random one), and raises the shrunk failure.
+    ``--ppaux-seed`` (else the config's ``seed``, else a random one), and raises the shrunk failure. Where
+    SGLang is not installed, a test module that imports a plugin needs ``ppaux_stand_ins = true``.
     """
     from ppaux_lint.project import Options, load_project
     from ppaux_lint.runtime import round_trip
@@ -117,20 +156,30 @@ class _Verify:
         self.config = config
         self.plan: Plan  # by pytest_sessionstart, before anything else asks
         self.rows: dict[Path, list[VerifyTarget]] = {}
+        self.paths: list[Path] = []
+        self._walked: set[Path] = set()  # the files with rows that pytest's own collection reached
         self._session: Session | None = None
 
     def pytest_sessionstart(self) -> None:
-        """Plan the rows before collection, so that a usage error stops the run as pytest's own would."""
+        """Plan the rows before collection, so that a usage error stops the run as pytest's own would.
+
+        Given no paths, pytest collects its ``testpaths``, which often leave out the sources (``tests`` only);
+        the classes are then looked for in the whole project, as ``ppaux-lint verify`` at its root would.
+        """
         from ppaux_lint.errors import UsageError
         from ppaux_lint.runtime.plan import plan_verify
 
         option = self.config.getoption
         here = self.config.invocation_params.dir
+        self.paths = [here / arg.partition("::")[0] for arg in self.config.args]
+        if self.config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+            self.paths.append(self.config.rootpath)
         try:
-            self.plan = plan_verify([here / arg.partition("::")[0] for arg in self.config.args],
+            self.plan = plan_verify(self.paths,
                                     device=option("ppaux_device") or "auto", transport=option("ppaux_transport"),
                                     timeout=option("ppaux_timeout"), helpers=option("ppaux_helpers"),
                                     explore=option("ppaux_explore"), seed=option("ppaux_seed"),
+                                    attn_tp_size=option("ppaux_attn_tp_size"),
                                     option_prefix="--ppaux-")
         except UsageError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -147,7 +196,40 @@ class _Verify:
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         targets = self.rows.get(file_path.resolve())
-        return VerifyFile.from_parent(parent, path=file_path, targets=targets) if targets else None
+        if not targets:
+            return None
+        self._walked.add(file_path.resolve())
+        return VerifyFile.from_parent(parent, path=file_path, targets=targets)
+
+    @pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect choose among the items
+    def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
+        """Collect the rows of files that pytest's own walk did not reach.
+
+        Only a run given no paths has such rows (its classes are looked for beyond ``testpaths``); each file
+        still answers to ``--ignore`` and ``norecursedirs`` as if pytest had walked to it.
+        """
+        if self.config.args_source == pytest.Config.ArgsSource.ARGS:
+            return
+        for path, targets in sorted(self.rows.items()):
+            if path not in self._walked and not self._ignored(path):
+                items.extend(session.genitems(VerifyFile.from_parent(session, path=path, targets=targets)))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """Warn, last before the counts, when no class was found: an option that quietly adds nothing looks
+        like a pass."""
+        if not self.plan.targets:
+            outermost = [p for p in self.paths if not any(p != q and p.is_relative_to(q) for q in self.paths)]
+            shown = ", ".join(_shown(p, self.config.rootpath) for p in outermost)
+            terminalreporter.write_line(f"ppaux-lint: warning: --ppaux-verify found no output or observer class "
+                                        f"in {shown}: nothing was verified", yellow=True, bold=True)
+
+    def _ignored(self, path: Path) -> bool:
+        """Whether pytest would leave ``path`` out had its walk come there: the file, or a directory on the
+        way down from the root."""
+        root = self.config.rootpath
+        ancestors = [p for p in reversed(path.parents) if p.is_relative_to(root) and p != root]
+        ignore = self.config.hook.pytest_ignore_collect
+        return any(ignore(collection_path=p, config=self.config) for p in (*ancestors, path))
 
     def run(self, target: VerifyTarget) -> VerifyResult:
         """The row of ``target``, in the worker the first row started."""
@@ -243,6 +325,13 @@ class VerifyItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, max(_own_class(self.target).line - 1, 0), f"{GROUP} {self.target.symbol}"
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` as the user would name it: relative to pytest's root, which itself is the project."""
+    if path == root:
+        return "the project"
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def _own_class(target: VerifyTarget) -> ClassRef:

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Where the round trips run; auto means CUDA when it is there.")
 @click.option("--transport", type=click.Choice(("local", "dist")), default="local", show_default=True,
-              help="local: in-process copies to fresh buffers; dist: two torch.distributed ranks, or under "
+              help="local: in-process copies to fresh buffers, of the pieces SGLang sends (see --attn-tp-size); "
+                   "dist: two torch.distributed ranks sending those pieces, or under "
                    "torchrun the launch's own ranks (the last one sends, rank 0 receives and reports).")
 @click.option("--output-format", type=click.Choice(("full", "json")), default="full", show_default=True,
               help="A table for people, or JSON for tools.")
@@ -49,18 +50,23 @@ if TYPE_CHECKING:
 @click.option("--seed", type=click.IntRange(min=0), metavar="S",
               help="Draw the explored variants from this seed, to repeat a run (default: [tool.ppaux-lint.verify] "
                    "seed, else a random one, printed).")
+@click.option("--attn-tp-size", type=click.IntRange(min=1), metavar="N",
+              help="Send as SGLang's scheduler does between stages of N attention-TP ranks: a tensor whose numel "
+                   "divides by N crosses as N rows of tensor.reshape(N, -1), any other whole, and a row or tensor "
+                   "that is a non-contiguous view is refused, as torch.distributed.send refuses it (default: "
+                   "[tool.ppaux-lint.verify] attn-tp-size, else 1).")
 @click.pass_context
 def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: str, output_format: str,
            junit_xml: Path | None, strict: bool, timeout: float | None, config_path: Path | None,
-           helpers: str | None, explore: int | None, seed: int | None) -> None:
+           helpers: str | None, explore: int | None, seed: int | None, attn_tp_size: int | None) -> None:
     """Import the classes found in PATHS and put each through a real pipeline-parallel round trip."""
     ctx.exit(guarded(ctx, lambda: _verify(list(paths), device, transport, output_format, junit_xml, strict,
-                                          timeout, config_path, helpers, explore, seed)))
+                                          timeout, config_path, helpers, explore, seed, attn_tp_size)))
 
 
 def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,
             strict: bool, timeout: float | None, config_path: Path | None, helpers: str | None,
-            explore: int | None, seed: int | None) -> int:
+            explore: int | None, seed: int | None, attn_tp_size: int | None) -> int:
     from ppaux_lint.runtime.launch import Launch
 
     launch = Launch.from_env(os.environ) if transport == "dist" else None
@@ -71,7 +77,7 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         if junit_xml is not None and (launch is None or launch.rank == 0) and not junit_xml.resolve().parent.is_dir():
             raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: its directory does not exist")
         planned = plan_verify(paths, device=device, transport=transport, timeout=timeout, config_path=config_path,
-                              helpers=helpers, explore=explore, seed=seed)
+                              helpers=helpers, explore=explore, seed=seed, attn_tp_size=attn_tp_size)
         for warning in planned.warnings:
             click.echo(f"ppaux-lint: warning: {warning}", err=True)
         if planned.explore is not None and (launch is None or launch.rank == 0):

@@ -53,6 +53,12 @@ def _is_abstract_stub(method: MethodSummary) -> bool:
     return method.body_is_stub and any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in method.decorators)
 
 
+MAY_NOT_REACH = "its examples may not reach the code the finding is about"
+AT_RUN_TIME = ("at run time the {role} had a working {method}, which check did not see defined (a decorator, a "
+               "metaclass or a dynamic assignment may add it)")
+"""For the rules that find a method missing: the round trip called it, so it exists at run time."""
+
+
 @dataclass(frozen=True)
 class Rule:
     """One rule. ``code`` is a public interface (CI configs and ``# noqa`` comments name it): it is never
@@ -67,6 +73,10 @@ class Rule:
     # A noqa comment naming this rule on a class declares that the class never crosses a pipeline stage, so
     # ``verify`` skips it instead of failing it.
     declares_untransported: bool = False
+    # Why a ``verify`` round trip can pass beside this rule's finding, ending "this round trip passed because
+    # ...", with ``{role}``, ``{method}`` and ``{observer}`` filled in by ``verify``: a pass beside a finding
+    # looks like a contradiction, and the rule knows best why it is not one.
+    passed_despite: str = MAY_NOT_REACH
 
     def finding(self, message: str, path: str, span, symbol: str, **extra) -> Finding:
         return Finding(code=self.code, message=message, path=path, span=span, symbol=symbol, **extra)

@@ -22,7 +22,7 @@ from ppaux_lint.findings import Finding
 from ppaux_lint.model import OUTPUT, ClassInfo
 from ppaux_lint.names import ADD_HELPER, FROM_PP, TO_PP
 from ppaux_lint.rules import presence
-from ppaux_lint.rules.base import UNSAFE_FIX, CheckContext, Rule
+from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan, Planner
@@ -75,4 +75,5 @@ def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
 
 RULE = Rule("PPA001", "output-missing-to-pp-tensors",
             "An auxiliary output has no `to_pp_tensors`, so it cannot be sent to the next PP stage",
-            check, UNSAFE_FIX, plan_fix, declares_untransported=True)
+            check, UNSAFE_FIX, plan_fix, declares_untransported=True,
+            passed_despite=AT_RUN_TIME)

@@ -20,7 +20,7 @@ from ppaux_lint.findings import Finding
 from ppaux_lint.model import OBSERVER
 from ppaux_lint.names import FROM_PP, POP_HELPER
 from ppaux_lint.rules import presence
-from ppaux_lint.rules.base import UNSAFE_FIX, CheckContext, Rule
+from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan, Planner
@@ -73,4 +73,5 @@ def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
 
 RULE = Rule("PPA002", "observer-missing-from-pp-tensors",
             "A sampling observer has no `from_pp_tensors`, so it cannot rebuild its output on the first PP stage",
-            check, UNSAFE_FIX, plan_fix, declares_untransported=True)
+            check, UNSAFE_FIX, plan_fix, declares_untransported=True,
+            passed_despite=AT_RUN_TIME)

@@ -86,4 +86,6 @@ def _not_tensor_type(context: CheckContext, owner: str, annotation: str) -> str:
     return _NOT_TENSOR_TYPES.get(target or "", "")
 
 
-RULE = Rule("PPA012", "non-tensor-pp-value", "A value returned by `to_pp_tensors` is certainly not a tensor", check)
+RULE = Rule("PPA012", "non-tensor-pp-value", "A value returned by `to_pp_tensors` is certainly not a tensor", check,
+            passed_despite=("its examples did not reach that value, or it held a tensor this time (SGLang checks each"
+                            " one)"))

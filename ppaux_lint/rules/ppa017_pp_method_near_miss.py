@@ -15,7 +15,7 @@ from ppaux_lint.findings import Finding
 from ppaux_lint.model import OBSERVER, OUTPUT
 from ppaux_lint.names import FROM_PP, TO_PP
 from ppaux_lint.rules import presence
-from ppaux_lint.rules.base import SAFE_FIX, CheckContext, Rule
+from ppaux_lint.rules.base import AT_RUN_TIME, SAFE_FIX, CheckContext, Rule
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan, Planner
@@ -58,4 +58,5 @@ def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
 
 
 RULE = Rule("PPA017", "pp-method-near-miss", "A method name is a near miss of `to_pp_tensors`/`from_pp_tensors`",
-            check, SAFE_FIX, plan_fix)
+            check, SAFE_FIX, plan_fix,
+            passed_despite=AT_RUN_TIME)

@@ -32,4 +32,5 @@ def check(context: CheckContext) -> Iterator[Finding]:
 
 
 RULE = Rule("PPA019", "pp-tensors-not-a-mapping",
-            "`to_pp_tensors` returns a list, tuple, set or iterator instead of a mapping", check)
+            "`to_pp_tensors` returns a list, tuple, set or iterator instead of a mapping", check,
+            passed_despite="its examples did not reach that return, or SGLang would have raised")

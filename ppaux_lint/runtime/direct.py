@@ -6,10 +6,17 @@ exception to ``pytest.raises``. So this runs verify's own halves (``send_half`` 
 one of its transports, here, and turns their verdicts back into what raised: the exception itself when the
 helpers or the project's code raised one (the ``Outcome`` it became says so by its ``__cause__``), else a
 ``RoundTripFailed`` with verify's message.
+
+Either comes out of ``round_trip`` without ppaux-lint's own frames in its traceback, so that a failing test
+shows the caller's line, then the project's code that raised if any, then the error: the machinery that
+ran the round trip stands between those and says nothing the message does not (``__tracebackhide__`` hides
+``round_trip``'s own frame from pytest).
 """
 
 from __future__ import annotations
 
+import os
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +29,7 @@ from ppaux_lint.runtime.transport import local_transfer
 
 LOCAL, DIST = "local", "dist"
 DIST_TIMEOUT = 60.0
+_OWN_CODE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")  # ppaux_lint/
 
 
 class RoundTripFailed(AssertionError):
@@ -56,6 +64,7 @@ def round_trip(output: Any, observer: Any, *, device: str = "cpu", transport: st
     ``RoundTripFailed`` whatever it raised, so that the counterexample is in the message. The rebuilt
     ``output`` itself is returned.
     """
+    __tracebackhide__ = True
     if transport not in (LOCAL, DIST):
         raise ValueError(f"unknown transport {transport!r}: use {LOCAL} or {DIST}")
     if explore and transport != LOCAL:
@@ -85,10 +94,24 @@ def round_trip(output: Any, observer: Any, *, device: str = "cpu", transport: st
     cause = failure.__cause__
     if cause is None:
         raise RoundTripFailed(failure.message)
-    raise cause
+    raise cause.with_traceback(_outside_ppaux_lint(cause.__traceback__))
+
+
+def _outside_ppaux_lint(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """``tb`` less the frames of ppaux-lint's own code (the helpers, the halves, the transport)."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_OWN_CODE):
+            kept.append(tb)
+        tb = tb.tb_next
+    trimmed = None
+    for entry in reversed(kept):
+        trimmed = types.TracebackType(trimmed, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return trimmed
 
 
 def _explore(output: Any, judged: Callable[[Any], Any], count: int, seed: int | None) -> None:
+    __tracebackhide__ = True
     import random
 
     from ppaux_lint.runtime.explore import explore

@@ -20,6 +20,7 @@ import dataclasses
 import enum
 import inspect
 import itertools
+import sys
 import types
 import typing
 from collections import abc
@@ -29,8 +30,9 @@ from typing import Any
 
 import torch
 
+from ppaux_lint.runtime.consume import Scene
 from ppaux_lint.runtime.loader import Unimportable, load_class, load_factory
-from ppaux_lint.runtime.results import ERROR, SKIP
+from ppaux_lint.runtime.results import ANNOTATIONS, DRIVEN, ERROR, OWN, SKIP
 from ppaux_lint.runtime.roundtrip import Outcome, Steps, format_detail
 from ppaux_lint.runtime.targets import ClassRef
 
@@ -51,31 +53,48 @@ class ExampleFailed(Exception):
 
 @dataclass(frozen=True)
 class Example:
-    """One instance to put through the round trip; ``variant`` tells it from its siblings ("" if it has none)."""
+    """One instance to put through the round trip; ``variant`` tells it from its siblings ("" if it has none).
+
+    A driven example (``drive.py``) carries the ``scene`` its observer sampled, which the host objects then
+    consume; the others get one made up from their shape."""
 
     value: Any
     synthesised: bool
     variant: str = ""
+    scene: Scene | None = None
+
+    @property
+    def how(self) -> str:
+        """How it was made, as rows report it: ``driven``, ``own`` (the user's) or ``annotations``."""
+        return DRIVEN if self.scene is not None else ANNOTATIONS if self.synthesised else OWN
 
 
 def build_examples(cls: type, device: torch.device, factory: str | None, vary: bool = True) -> list[Example]:
     """The instances of ``cls`` to test: the user's one, else one synthesised and, with ``vary``, a second
     with its optional tensors set (see the module doc)."""
-    own = inspect.getattr_static(cls, "ppaux_example", None)
+    own = own_example(cls, device, factory)
     if own is not None:
-        return [Example(_call_user(f"{cls.__qualname__}.ppaux_example", lambda: cls.ppaux_example(device)), False)]
-    if factory:
-        try:
-            func = load_factory(factory)
-        except Exception as exc:
-            raise ExampleFailed(f"example factory {factory!r} cannot be loaded: {_describe(exc)}") from exc
-        return [Example(_call_user(f"example factory {factory!r}", lambda: _call_with_device(func, device)), False)]
+        return [own]
     optional = optional_tensor_parameters(cls) if vary else []
     if not optional:
         return [Example(synthesize(cls, device), True)]
     names = ", ".join(optional)
     return [Example(synthesize(cls, device), True, f"with {names} left None"),
             Example(synthesize(cls, device, optional), True, f"with {names} set")]
+
+
+def own_example(cls: type, device: torch.device, factory: str | None) -> Example | None:
+    """The user's example of ``cls``: its ``ppaux_example`` classmethod, else the configured ``factory``;
+    ``None`` without either. Raises ``ExampleFailed`` when the user's code does."""
+    if inspect.getattr_static(cls, "ppaux_example", None) is not None:
+        return Example(_call_user(f"{cls.__qualname__}.ppaux_example", lambda: cls.ppaux_example(device)), False)
+    if not factory:
+        return None
+    try:
+        func = load_factory(factory)
+    except Exception as exc:
+        raise ExampleFailed(f"example factory {factory!r} cannot be loaded: {_describe(exc)}") from exc
+    return Example(_call_user(f"example factory {factory!r}", lambda: _call_with_device(func, device)), False)
 
 
 def synthesize(cls: type, device: torch.device, fill: Collection[str] = ()) -> Any:
@@ -168,26 +187,46 @@ def _init_parameters(cls: type) -> list[inspect.Parameter]:
 
 
 def _hints(cls: type) -> dict[str, Any]:
-    """Resolved annotations of the constructor (dataclass fields included), best effort.
+    """The annotations that may describe ``cls``'s constructor parameters, each resolved where it can be.
 
-    Names imported only under TYPE_CHECKING do not resolve; the raw strings
-    are still usable for the common spellings, so failure is not an error.
+    Under ``from __future__ import annotations`` every annotation is a string, and a NamedTuple's are
+    ``ForwardRef`` objects on its generated ``__new__``, whose globals are not its module's; so each is
+    evaluated in the namespace of the class that wrote it (its module, then its own body), as
+    ``typing.get_type_hints`` does for a class. The class's own annotations (fields of a dataclass,
+    NamedTuple or attrs class; the attributes of a plain one) come first, and the constructor's override
+    them. One at a time, because one name imported only under ``TYPE_CHECKING`` must not cost the others
+    their resolution: what does not resolve stays as it was written, for the text spellings to read.
     """
     hints: dict[str, Any] = {}
-    sources: list[Any] = [cls] if dataclasses.is_dataclass(cls) else []
-    if cls.__init__ is not object.__init__:
-        sources.append(cls.__init__)
-    for source in sources:
-        try:
-            hints.update(typing.get_type_hints(source))
-        except Exception:  # noqa: BLE001 - best effort: annotations that do not resolve are read as text
-            continue
+    for owner in reversed(cls.__mro__):
+        hints.update(_resolved(vars(owner).get("__annotations__", {}), owner))
+    for method in ("__new__", "__init__"):
+        owner = next((base for base in cls.__mro__ if method in vars(base)), object)
+        if owner is not object:
+            hints.update(_resolved(getattr(getattr(cls, method), "__annotations__", {}), owner))
+    hints.pop("return", None)
     return hints
+
+
+def _resolved(annotations: dict[str, Any], owner: type) -> dict[str, Any]:
+    module = sys.modules.get(owner.__module__)
+    globalns = dict(vars(module)) if module is not None else {}
+    localns = dict(vars(owner))
+    resolved = {}
+    for name, annotation in annotations.items():
+        holder = types.SimpleNamespace(__annotations__={name: annotation})
+        try:
+            resolved[name] = typing.get_type_hints(holder, globalns, localns, include_extras=True)[name]
+        except Exception:  # noqa: BLE001 - any annotation may fail to evaluate; its text is still read
+            resolved[name] = annotation
+    return resolved
 
 
 def _value(annotation: Any, name: str, device: torch.device, counter: Iterator[int], depth: int) -> Any:
     if depth > _MAX_DEPTH:
         raise ExampleUnavailable(f"{name!r} nests too deeply")
+    if isinstance(annotation, typing.ForwardRef):  # one that did not resolve (see _hints), read as text
+        annotation = annotation.__forward_arg__
     if isinstance(annotation, str):
         return _value_from_text(annotation, name, device, counter, depth)
     origin = typing.get_origin(annotation)
@@ -243,7 +282,7 @@ def _value_of_type(tp: type, name: str, device: torch.device, counter: Iterator[
             return members[0]
     if tp in (list, tuple, dict, set, frozenset):
         return tp()
-    if dataclasses.is_dataclass(tp):
+    if dataclasses.is_dataclass(tp) or (issubclass(tp, tuple) and hasattr(tp, "_fields")):  # or a NamedTuple
         args, kwargs = _arguments(tp, device, counter, depth + 1)
         return tp(*args, **kwargs)
     raise ExampleUnavailable(f"no value for {name!r} of type {tp.__qualname__}")
@@ -299,7 +338,7 @@ def _alternatives(text: str) -> list[str]:
     text = text.strip().strip("'\"")
     if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
         text = text[text.index("[") + 1 : -1].strip()
-    alternatives = [part.strip() for part in text.split("|")]
+    alternatives = [part.strip().strip("'\"") for part in text.split("|")]  # Optional["torch.Tensor"]
     return [alt for alt in alternatives if alt != "None"] or alternatives
 
 
@@ -310,6 +349,8 @@ def _names_tensor(text: str) -> bool:
 def _admits_tensor(annotation: Any) -> bool:
     """Whether ``annotation`` (resolved or not) lets the value be a tensor, through Optional, unions and
     Annotated; a bare ``torch.Tensor`` with a ``None`` default counts, as sloppy typing often is."""
+    if isinstance(annotation, typing.ForwardRef):
+        annotation = annotation.__forward_arg__
     if isinstance(annotation, str):
         return any(_names_tensor(alt) for alt in _alternatives(annotation))
     origin = typing.get_origin(annotation)
@@ -329,14 +370,15 @@ def examples_of(ref: ClassRef, device: torch.device, steps: Steps, vary: bool = 
     """Import ``ref`` and build its examples (see ``build_examples``), mapping each failure to a status.
 
     An import that raises is an ``error`` (the project's code cannot even be
-    loaded); a class the static pass knows to be unimportable, or one with no
-    example and no way to synthesise one, is a ``skip``.
+    loaded); a class that cannot be imported through no fault of its own
+    (``Unimportable``), or one with no example and no way to synthesise one,
+    is a ``skip``.
     """
     with steps.step(f"import {ref.symbol}", ERROR):
         try:
             cls = load_class(ref)
         except Unimportable as exc:
-            raise Outcome(SKIP, f"{ref.symbol} is {exc}") from None
+            raise Outcome(SKIP, str(exc)) from None
     with steps.step(f"example of {ref.symbol}", ERROR):
         try:
             return build_examples(cls, device, ref.factory, vary)

@@ -9,6 +9,11 @@ check and fails calling ``None`` (a ``TypeError``), while the bundled core sees 
 its ``RuntimeError``. Only SGLang's own module can give SGLang's answer there, and only it follows SGLang
 when a release changes the helpers; hence ``auto``, which takes it whenever it imports.
 
+Where SGLang is not installed at all, the plugin's own ``import sglang...`` would fail before anything is
+judged; there ``auto`` and ``bundled`` resolve to the ``stand-ins`` source: the bundled core, in processes
+that also serve ppaux-lint's stand-ins for SGLang's protocol modules (``stand_ins``). Its label says so on
+every row. The driver only decides; a worker that loads that source installs the stand-ins in itself.
+
 Torch-free at import: the CLI names the choices (kept in ``config.py``, which reads them from a config
 before anyone knows torch is there), and the driver hands a ``Helpers`` to its workers without loading
 either module itself.
@@ -19,15 +24,21 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from ppaux_lint.config import HELPERS_CHOICES as CHOICES
+from ppaux_lint.runtime import stand_ins
 
 AUTO, BUNDLED, SGLANG = CHOICES
+STAND_INS = "stand-ins"
+"""A source, not a choice: the bundled core where SGLang is not installed, its protocol modules stood in."""
+STAND_INS_LABEL = "bundled (sglang stand-ins)"
 SGLANG_MODULE = "sglang.srt.sampling.sampling_observer_pp"
-_MODULES = {BUNDLED: "ppaux_lint.runtime.core", SGLANG: SGLANG_MODULE}
+_CORE = "ppaux_lint.runtime.core"
+_MODULES = {BUNDLED: _CORE, STAND_INS: _CORE, SGLANG: SGLANG_MODULE}
 # What verify calls; a module without them is not (this release of) SGLang's helper module.
 _NEEDED = ("_OUTPUT_PREFIX", "PipelineParallelAuxiliaryOutput", "PipelineParallelSamplingObserver",
            "add_auxiliary_output_to_pp_tensors", "pop_auxiliary_output_from_pp_tensors")
@@ -39,9 +50,10 @@ class HelpersUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Helpers:
-    """One implementation of the helpers: ``source`` (``bundled`` or ``sglang``) says which module a process
-    loads, ``label`` is what the report shows (``bundled``, ``sglang 0.5.23``). The module is looked up, not
-    held, so that this value crosses to worker processes as two strings."""
+    """One implementation of the helpers: ``source`` (``bundled``, ``stand-ins`` or ``sglang``) says which
+    module a process loads, ``label`` is what the report shows (``bundled``, ``bundled (sglang stand-ins)``,
+    ``sglang 0.5.23``). The module is looked up, not held, so that this value crosses to worker processes as
+    two strings."""
 
     source: str
     label: str
@@ -70,19 +82,30 @@ class Helpers:
 
 
 BUNDLED_HELPERS = Helpers(BUNDLED, BUNDLED)
+STAND_IN_HELPERS = Helpers(STAND_INS, STAND_INS_LABEL)
 
 
-def load_helpers(choice: str) -> Helpers:
-    """The helpers for ``auto``, ``bundled`` or ``sglang``, imported and ready in this process.
+def load_helpers(choice: str, roots: Sequence[str] = ()) -> Helpers:
+    """The helpers for ``auto``, ``bundled`` or ``sglang``, imported and ready in this process; or for a source
+    a driver resolved them to, which is how its workers load them.
 
     ``auto`` takes SGLang's module when it imports (any exception while importing it, not only an
     ImportError, means it cannot be used) and has every name verify calls, else the bundled core;
-    ``sglang`` raises ``HelpersUnavailable`` instead of falling back.
+    ``sglang`` raises ``HelpersUnavailable`` instead of falling back. Where SGLang is not installed (asked of
+    the import system, not by importing it, here or in the project's import ``roots``) ``auto`` and
+    ``bundled`` give the ``stand-ins`` source, and loading that source installs the stand-ins in this process.
     """
+    if choice == STAND_INS:
+        stand_ins.install()
+        return _bundled(STAND_IN_HELPERS)
     if choice not in CHOICES:
         raise ValueError(f"unknown helpers {choice!r}: use {', '.join(CHOICES)}")
+    if not stand_ins.sglang_installed(roots):
+        if choice == SGLANG:
+            raise HelpersUnavailable(f"cannot import {SGLANG_MODULE}: sglang is not installed")
+        return _bundled(STAND_IN_HELPERS)
     if choice == BUNDLED:
-        return _bundled()
+        return _bundled(BUNDLED_HELPERS)
     try:
         module = importlib.import_module(SGLANG_MODULE)
     except Exception as exc:  # noqa: BLE001 - whatever its import raises, SGLang's module cannot be used
@@ -95,12 +118,12 @@ def load_helpers(choice: str) -> Helpers:
                    f"{', '.join(missing)}, so it is not SGLang's helper module")
     if choice == SGLANG:
         raise HelpersUnavailable(problem)
-    return _bundled()
+    return _bundled(BUNDLED_HELPERS)
 
 
-def _bundled() -> Helpers:
-    importlib.import_module(_MODULES[BUNDLED])  # torch is needed from here on: fail now, not mid-trip
-    return BUNDLED_HELPERS
+def _bundled(helpers: Helpers) -> Helpers:
+    importlib.import_module(_CORE)  # torch is needed from here on: fail now, not mid-trip
+    return helpers
 
 
 def _sglang_version() -> str:

@@ -125,7 +125,7 @@ def _run(launch: Launch, host: str, make_plan: Callable[[], Plan], report: Calla
     if plan is not None:
         info.update(targets=[t.to_json() for t in plan.targets], helpers=plan.helpers.label,
                     device=rank_device(device, plan.device, launch.local_rank),
-                    explore=astuple(plan.explore) if plan.explore else None)
+                    explore=astuple(plan.explore) if plan.explore else None, attn_tp_size=plan.attn_tp_size)
     infos: list[Any] = [None] * launch.world_size
     try:
         dist.all_gather_object(infos, info)
@@ -140,7 +140,9 @@ def _run(launch: Launch, host: str, make_plan: Callable[[], Plan], report: Calla
                   _backend([(i["host"], i["device"]) for i in infos]))
     mail = Mailbox(launch.master_addr, launch.master_port, world.namespace, launch.rank)
     explore = Exploration(*infos[0]["explore"]) if infos[0]["explore"] else None  # rank 0's seed, on the sender
-    half = Half(world, mail, Runner(plan.paths, plan.helpers, die_with_parent=True, explore=explore), info["device"])
+    runner = Runner(plan.paths, plan.helpers, die_with_parent=True, explore=explore,
+                    attn_tp_size=infos[0]["attn_tp_size"])  # rank 0's, as the sender cuts the stage for it
+    half = Half(world, mail, runner, info["device"])
     try:
         try:
             if launch.rank == 0:

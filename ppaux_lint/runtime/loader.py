@@ -9,19 +9,30 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ppaux_lint.runtime import stand_ins
 from ppaux_lint.runtime.targets import ClassRef
 
 
 class Unimportable(Exception):
-    """The static pass already knows the class cannot be imported; verify skips it."""
+    """Verify cannot import the class, through no fault of the class, and skips it; the message says why.
+
+    Either the static pass already knows (a class defined in a function), or the class needs a part of
+    SGLang that the stand-ins do not provide where SGLang is not installed (``stand_ins.beyond``).
+    """
 
 
 def load_class(ref: ClassRef) -> type:
     if ref.unimportable:
-        raise Unimportable(ref.unimportable)
-    if ref.module:
-        return _walk(importlib.import_module(ref.module), ref.qualname, ref.module)
-    return _load_dotted(ref.symbol)
+        raise Unimportable(f"{ref.symbol} is {ref.unimportable}")
+    try:
+        if ref.module:
+            return _walk(importlib.import_module(ref.module), ref.qualname, ref.module)
+        return _load_dotted(ref.symbol)
+    except ImportError as exc:
+        needs = stand_ins.beyond(exc)
+        if needs is None:
+            raise
+        raise Unimportable(f"{ref.symbol} {needs}") from None
 
 
 def load_factory(spec: str) -> Any:

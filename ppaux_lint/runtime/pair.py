@@ -29,7 +29,7 @@ from ppaux_lint.runtime.helpers import Helpers
 from ppaux_lint.runtime.results import ERROR
 from ppaux_lint.runtime.roundtrip import Outcome, Shipment, Steps, receive_half
 from ppaux_lint.runtime.targets import ClassRef
-from ppaux_lint.runtime.transport import Link, check_sendable, receive_stage, send_stage
+from ppaux_lint.runtime.transport import Link, pack, receive_stage, send_stage
 
 SEND, RECEIVE, ALONE = "send", "receive", "alone"
 """A rank's part in a class: the sender, the receiver, or the only rank involved (an observer probed alone,
@@ -57,13 +57,16 @@ class PairSpec:
 
 class PairLink(Link):
     """The pair's group, joined on entry and left on exit; ``deliver`` for the sender, ``receive`` for the
-    receiver."""
+    receiver. The sender cuts each stage for ``attn_tp_size`` (``transport.pack``); the receiver learns the
+    size from the metadata."""
 
-    def __init__(self, spec: PairSpec, device: torch.device, deadline: float, steps: Steps) -> None:
+    def __init__(self, spec: PairSpec, device: torch.device, deadline: float, steps: Steps,
+                 attn_tp_size: int = 1) -> None:
         self._spec = spec
         self._device = device
         self._deadline = deadline
         self._steps = steps
+        self._attn_tp_size = attn_tp_size
 
     def __enter__(self) -> PairLink:
         spec = self._spec
@@ -89,10 +92,10 @@ class PairLink(Link):
 
     def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
         """Send one example's stage and wait for the receiver's verdict; raise it unless it is a pass."""
-        check_sendable(stage)  # before the header, so that a refused stage leaves the exchange in step
+        parcel = pack(stage, self._attn_tp_size)  # before the header: a refused stage leaves the exchange in step
         with self._steps.step("transport: sending", ERROR), self.guard():
             self._send({"variant": example.variant})
-            send_stage(stage, shipment, self._spec.backend)
+            send_stage(parcel, shipment, self._spec.backend)
         with self._steps.step("transport: waiting for the receiving rank's verdict", ERROR), self.guard():
             verdict = self._receive()
         if verdict is not None:

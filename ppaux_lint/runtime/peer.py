@@ -37,8 +37,8 @@ from ppaux_lint.runtime.roundtrip import Outcome, Shipment, Steps
 from ppaux_lint.runtime.targets import ClassRef
 from ppaux_lint.runtime.transport import (
     Link,
+    Parcel,
     backend_for,
-    check_sendable,
     join,
     loopback_env,
     send_stage,
@@ -116,13 +116,13 @@ class ClassLink(Link):
         self._backend = backend
         self.joined = False
 
-    def deliver(self, stage: dict[str, Any], shipment: Shipment, steps: Steps) -> None:
-        """Send one example and raise the receiving rank's verdict unless it is a pass."""
-        check_sendable(stage)  # before the example is announced, so that a refused stage leaves the ranks in step
+    def deliver(self, parcel: Parcel, shipment: Shipment, steps: Steps) -> None:
+        """Send one example, packed already (so that a refused stage never reaches the receiving rank, which
+        stays in step), and raise the receiving rank's verdict unless it is a pass."""
         self._watch.child.send({"op": "example"})
         try:
             with steps.step("transport: sending", ERROR), self.guard():
-                send_stage(stage, shipment, self._backend)
+                send_stage(parcel, shipment, self._backend)
         except Outcome as failure:
             self._watch.account_for(failure)
             raise

@@ -43,6 +43,7 @@ class Plan:
     helpers: Helpers
     warnings: list[str]
     explore: Exploration | None = None
+    attn_tp_size: int = 1
 
     def run(self, on_start: Callable[[VerifyTarget], None] | None = None,
             on_result: Callable[[VerifyResult], None] | None = None) -> list[VerifyResult]:
@@ -51,14 +52,14 @@ class Plan:
 
         return verify(self.targets, device=self.device, transport=self.transport, timeout=self.timeout,
                       paths=self.paths, helpers=self.helpers, on_start=on_start, on_result=on_result,
-                      explore=self.explore)
+                      explore=self.explore, attn_tp_size=self.attn_tp_size)
 
     def session(self) -> Session:
         """A session to run the targets one by one, as their caller chooses."""
         from ppaux_lint.runtime.verify import Session
 
         return Session(device=self.device, transport=self.transport, timeout=self.timeout, paths=self.paths,
-                       helpers=self.helpers, explore=self.explore)
+                       helpers=self.helpers, explore=self.explore, attn_tp_size=self.attn_tp_size)
 
 
 def plan_verify(
@@ -71,14 +72,15 @@ def plan_verify(
     helpers: str | None = None,
     explore: int | None = None,
     seed: int | None = None,
+    attn_tp_size: int | None = None,
     option_prefix: str = "--",
 ) -> Plan:
     """Run the static pass over ``paths`` and plan a round trip for every class found in them.
 
     ``timeout`` and ``helpers`` default to ``[tool.ppaux-lint.verify]``'s, then to ``DEFAULT_TIMEOUT`` and
     ``auto``; ``explore`` and ``seed`` to its ``explore`` (else 0: no exploring) and ``seed`` (else one drawn
-    at random, which the front end prints so that the run can be repeated). Raises ``VerifyUsageError`` for
-    anything the user must fix.
+    at random, which the front end prints so that the run can be repeated); ``attn_tp_size`` to its
+    ``attn-tp-size``, else 1. Raises ``VerifyUsageError`` for anything the user must fix.
     """
     from ppaux_lint.runtime import require_torch
 
@@ -109,14 +111,16 @@ def plan_verify(
             devices[spec] = resolve_device(spec)
         except DeviceError as exc:
             raise VerifyUsageError(f"'tool.ppaux-lint.verify.devices.{key}': {exc}") from None
+    roots = import_roots(analysis.project.root, analysis.discovery.files)
     try:
-        judges = load_helpers(helpers or settings.helpers or AUTO)
+        judges = load_helpers(helpers or settings.helpers or AUTO, roots)
     except HelpersUnavailable as exc:
         chosen_by = f"{option_prefix}helpers sglang" if helpers else (
             f"'tool.ppaux-lint.verify.helpers' = \"sglang\" in {analysis.project.config.path}")
         raise VerifyUsageError(f"{chosen_by}: {exc}") from None
     targets = [replace(t, device=devices[t.device]) if t.device else t for t in targets_from_analysis(analysis)]
-    root = analysis.project.root
+    if attn_tp_size is not None and attn_tp_size < 1:
+        raise VerifyUsageError(f"{option_prefix}attn-tp-size must be at least 1, not {attn_tp_size}")
     count = settings.explore if explore is None else explore
     if count and importlib.util.find_spec("hypothesis") is None:
         raise VerifyUsageError(f"{option_prefix}explore needs hypothesis: pip install 'ppaux-lint[runtime]'")
@@ -125,10 +129,11 @@ def plan_verify(
         device=run_device,
         transport=transport,
         timeout=timeout or settings.timeout or DEFAULT_TIMEOUT,
-        paths=import_roots(root, analysis.discovery.files),
+        paths=roots,
         helpers=judges,
         warnings=list(analysis.discovery.warnings),
         explore=_exploration(count, settings.seed if seed is None else seed),
+        attn_tp_size=attn_tp_size or settings.attn_tp_size or 1,
     )
 
 

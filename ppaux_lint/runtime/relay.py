@@ -21,7 +21,7 @@ import torch.distributed as dist
 
 from ppaux_lint.runtime.procs import Channel, Child, ChildGone
 from ppaux_lint.runtime.roundtrip import Shipment
-from ppaux_lint.runtime.transport import join, loopback_env, receive_stage, send_stage
+from ppaux_lint.runtime.transport import join, loopback_env, pack, receive_stage, send_stage
 
 BACKEND = "gloo"
 
@@ -31,6 +31,7 @@ def relay_transfer(stage: dict[str, Any], shipment: Shipment, device: torch.devi
     if dist.is_initialized():
         raise RuntimeError("the dist transport starts its own torch.distributed group, and this process is "
                            "already in one; use transport='local'")
+    parcel = pack(stage)  # a refused stage fails here, before any rank starts
     for key, value in loopback_env().items():
         os.environ.setdefault(key, value)
     deadline = time.monotonic() + timeout
@@ -47,7 +48,7 @@ def relay_transfer(stage: dict[str, Any], shipment: Shipment, device: torch.devi
             raise RuntimeError(f"the relay rank {relay.exit_description()}: {relay.stderr_tail()}") from None
         join(store, 0, BACKEND, deadline - time.monotonic())
         try:
-            send_stage(stage, shipment, BACKEND)
+            send_stage(parcel, shipment, BACKEND)
             received, _ = receive_stage(device, BACKEND, peer=1)
         finally:
             dist.destroy_process_group()
@@ -69,6 +70,6 @@ def main(argv: list[str]) -> None:
     join(store, 1, BACKEND, timeout)
     try:
         received, shipment = receive_stage(torch.device("cpu"), BACKEND)
-        send_stage(received, shipment, BACKEND, peer=0)
+        send_stage(pack(received), shipment, BACKEND, peer=0)
     finally:
         dist.destroy_process_group()

@@ -13,9 +13,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ppaux_lint.runtime.helpers import STAND_INS_LABEL
 from ppaux_lint.runtime.results import ERROR, FAIL, PASS, SKIP, STATUSES, VerifyResult
 
 _STYLES = {PASS: "green", FAIL: "bold red", SKIP: "yellow", ERROR: "bold magenta"}
+STAND_INS_NOTE = ("sglang is not installed: its protocol modules were ppaux-lint's stand-ins and the bundled "
+                  "helpers judged; install sglang to verify against it")
 # Characters XML 1.0 cannot carry at all; exception messages and worker stderr may hold them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -28,7 +31,9 @@ def render_table(results: Sequence[VerifyResult], console: Console, helpers: str
     """The table, then a footer with the counts and ``helpers``, the label of the helpers that judged.
 
     Rows from a launched run (``launch.py``) add the ranks each one crossed, sender first: ``2→0``. After
-    the table, each counterexample that ``--explore`` shrank comes as a ``ppaux_example`` to paste.
+    the table, each counterexample that ``--explore`` shrank comes as a ``ppaux_example`` to paste. Where
+    SGLang is not installed, the footer says what judged instead (``STAND_INS_NOTE``): a pass there is a pass
+    against the contract, not against an installed SGLang.
     """
     table = Table(show_edge=False, header_style="bold", expand=False)
     launched = any(r.ranks is not None for r in results)
@@ -46,6 +51,8 @@ def render_table(results: Sequence[VerifyResult], console: Console, helpers: str
             console.print(f"\n{r.symbol}: to reproduce, paste into the class:")
             console.print(Text(r.reproducer), soft_wrap=True)
     console.print(summary_line(results, helpers))
+    if helpers == STAND_INS_LABEL:
+        console.print(STAND_INS_NOTE)
 
 
 def summary_line(results: Sequence[VerifyResult], helpers: str) -> str:

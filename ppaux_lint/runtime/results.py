@@ -11,6 +11,12 @@ SKIP = "skip"
 ERROR = "error"
 STATUSES = (PASS, FAIL, SKIP, ERROR)
 
+DRIVEN = "driven"  # how a row's example was made: by its observer's own hooks,
+OWN = "own"  # ... by the user (ppaux_example, a configured factory),
+ANNOTATIONS = "annotations"  # ... or from the constructor's annotations
+
+SURVIVED = "survived the round trip"  # what a passing round trip's message says, whatever precedes or follows
+
 SENDING = "sending"  # the phase of a round trip that the output's own code runs in
 RECEIVING = "receiving"  # ... and the one where the observer's code runs
 
@@ -44,7 +50,9 @@ class VerifyResult:
     ``(2, 0)`` at pp-size 3; one rank for a half that runs alone; none for a
     row that never ran) and ``hosts`` their hosts; a single-machine run has
     neither (``None``). A failure that ``--explore`` found carries the shrunk ``counterexample`` (each
-    tensor's shape, dtype and first values) and a ``reproducer``, a ``ppaux_example`` to paste.
+    tensor's shape, dtype and first values) and a ``reproducer``, a ``ppaux_example`` to paste. ``example``
+    says how the examples that crossed were made (``driven``, ``own``, ``annotations``, several joined by
+    ``+``; "" when none crossed).
     """
 
     symbol: str
@@ -61,6 +69,7 @@ class VerifyResult:
     hosts: tuple[str, ...] | None = None
     counterexample: dict[str, Any] | None = None
     reproducer: str = ""
+    example: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The documented ``--output-format json`` object; ``ranks`` and ``hosts`` only under a launcher."""
@@ -73,6 +82,7 @@ class VerifyResult:
             "tensors": [t.to_json() for t in self.tensors],
             "seconds": round(self.seconds, 6),
             "helpers": self.helpers,
+            "example": self.example,
         }
         if self.ranks is not None:
             data.update(ranks=list(self.ranks), hosts=list(self.hosts or ()))
@@ -101,6 +111,7 @@ class VerifyResult:
             hosts=None if data.get("hosts") is None else tuple(str(h) for h in data["hosts"]),
             counterexample=data.get("counterexample"),
             reproducer=str(data.get("reproducer", "")),
+            example=str(data.get("example", "")),
         )
 
 

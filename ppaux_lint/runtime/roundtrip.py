@@ -27,6 +27,7 @@ from ppaux_lint.runtime.compare import (
     tensor_difference,
     tensor_summary,
 )
+from ppaux_lint.runtime.consume import Scene, consume, first_difference
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, SGLANG_MODULE, Helpers
 from ppaux_lint.runtime.results import ERROR, FAIL, TensorInfo
 
@@ -116,26 +117,38 @@ class Shipment:
     ``others`` are snapshots (the receiving side must leave those tensors
     alone, so their values before are needed); ``sent`` and ``host`` are the
     original's own tensors, which nothing on the receiving side can reach
-    once the transport has made new buffers.
+    once the transport has made new buffers. ``scene`` is the batch the
+    original's host object consumed (``consume.py``), ``consumed`` what it
+    wrote there (``None``: it has no ``consume``) and ``consume_error`` what
+    its ``consume`` raised, if it did.
     """
 
     others: dict[str, torch.Tensor]
     sent: dict[str, torch.Tensor]
     host: dict[str, torch.Tensor]
+    scene: Scene | None = None
+    consumed: Any = None
+    consume_error: str = ""
 
     def to_cpu(self) -> Shipment:
-        """A copy that unpickles in a process on any device, for the ``dist`` transport."""
-        return Shipment(*({k: v.cpu() for k, v in part.items()} for part in (self.others, self.sent, self.host)))
+        """A copy that unpickles in a process on any device, for the ``dist`` transport (``consumed`` is a
+        snapshot, on the CPU already)."""
+        parts = ({k: v.cpu() for k, v in part.items()} for part in (self.others, self.sent, self.host))
+        return Shipment(*parts, self.scene, self.consumed, self.consume_error)
 
 
 OTHER_STAGE_TENSORS = ("hidden_states", "residual")
 
 
 def send_half(
-    output: Any, device: torch.device, steps: Steps, helpers: Helpers = BUNDLED_HELPERS
+    output: Any, device: torch.device, steps: Steps, helpers: Helpers = BUNDLED_HELPERS,
+    scene: Scene | None = None,
 ) -> tuple[dict[str, Any], Shipment, tuple[TensorInfo, ...]]:
     """Run ``helpers``' ``add`` on a stage dict like the scheduler's; return it, the shipment and the tensors'
-    shapes."""
+    shapes. With a ``scene`` (a driven example's), the original's host object consumes it here, before
+    anything crosses, as it would had the stage not been split. Other examples consume nothing: the plain
+    values a host object writes (a label, a window) come from whoever built the example, and only a driven
+    example was built by an observer configured as the rebuilding one is."""
     stage: dict[str, Any] = {
         name: torch.arange(8, dtype=torch.float32, device=device).reshape(2, 4) * (i + 1)
         for i, name in enumerate(OTHER_STAGE_TENSORS)
@@ -147,8 +160,14 @@ def send_half(
     sent = {key[len(prefix) :]: value.detach() for key, value in stage.items() if key.startswith(prefix)}
     infos = tuple(TensorInfo(name, *tensor_summary(tensor)) for name, tensor in sent.items())
     with steps.step("original.copy_to_host"):
-        host = flatten(copy_to_host(output, device))
-    return stage, Shipment(others, sent, host), infos
+        host_object = copy_to_host(output, device)
+    host = flatten(host_object)
+    consumed, consume_error = None, ""
+    try:
+        consumed = consume(host_object, scene) if scene is not None else None
+    except Exception as exc:  # noqa: BLE001 - judged against the rebuilt output's consume, on the receiving side
+        consume_error = describe(exc)
+    return stage, Shipment(others, sent, host, scene, consumed, consume_error), infos
 
 
 def receive_half(
@@ -174,11 +193,30 @@ def receive_half(
             again = dict(rebuilt.to_pp_tensors())
         problems += _tensor_problems(shipment.sent, again, device)
     with steps.step("rebuilt.copy_to_host"):
-        host = flatten(copy_to_host(rebuilt, device))
-    problems += [f"copy_to_host differs: {d}" for d in differences(shipment.host, host)]
+        host_object = copy_to_host(rebuilt, device)
+    problems += [f"copy_to_host differs: {d}" for d in differences(shipment.host, flatten(host_object))]
+    if not problems:
+        problems += _consume_problems(host_object, shipment, steps)
     if problems:
         raise Outcome(FAIL, "; ".join(problems))
     return rebuilt
+
+
+def _consume_problems(host: Any, shipment: Shipment, steps: Steps) -> list[str]:
+    """What ``consume`` wrote for the rebuilt output, against what it wrote for the original.
+
+    Asked only once the host tensors match (a difference there already explains any here). When the
+    original's own ``consume`` raised on the stand-in batch, the stand-in is what may be wrong, so there is
+    nothing to compare; the rebuilt one's raising where the original's did not is the output's fault.
+    """
+    if shipment.consume_error or shipment.scene is None:
+        return []
+    with steps.step("rebuilt host.consume"):
+        consumed = consume(host, shipment.scene)
+    if shipment.consumed is None:
+        return []
+    difference = first_difference(shipment.consumed, consumed)
+    return [f"consume(batch, commits) wrote differently for the rebuilt output: {difference}"] if difference else []
 
 
 def copy_to_host(output: Any, device: torch.device) -> Any:

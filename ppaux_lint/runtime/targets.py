@@ -20,6 +20,7 @@ from ppaux_lint.rules import all_rules
 
 OUTPUT = "output"
 OBSERVER = "observer"
+PRODUCER = "producer"
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,10 @@ class VerifyTarget:
     is only probed: if it cannot take part in PP transport at all it fails
     with SGLang's error, else it is skipped with ``reason``. ``skip``
     short-circuits the row; ``device`` overrides the run's device.
+    ``producer`` is the sampling observer whose hooks verify drives to make
+    the output's examples (``drive.py``): one the static pass saw return the
+    output, the rebuilding observer first; else the rebuilding observer,
+    whose ``after_sample`` may still return it. None: nothing to drive.
     """
 
     symbol: str
@@ -69,21 +74,23 @@ class VerifyTarget:
     device: str | None = None
     skip: str = ""
     reason: str = ""
+    producer: ClassRef | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> VerifyTarget:
-        refs = {k: ClassRef.from_json(data[k]) if data.get(k) else None for k in (OUTPUT, OBSERVER)}
+        refs = {k: ClassRef.from_json(data[k]) if data.get(k) else None for k in (OUTPUT, OBSERVER, PRODUCER)}
         return cls(**{**data, **refs})
 
     @property
-    def run_key(self) -> tuple[str, str, str | None]:
+    def run_key(self) -> tuple[str, str, str, str | None]:
         """Rows with the same key share one round trip, so each pair runs once."""
         return (
             self.output.symbol if self.output else "",
             self.observer.symbol if self.observer else "",
+            self.producer.symbol if self.producer else "",
             self.device,
         )
 
@@ -202,6 +209,13 @@ def build_targets(
         rebuilders[out] = [obs] + [o for o in rebuilders.get(out, []) if o != obs]
     claimed = {obs: out for out, obs in settings.pairs.items()}
 
+    def producer(output: str, observer: str | None) -> ClassRef | None:
+        info = known.get(output)
+        returned = [o for o in getattr(info, "returned_by", ()) if o in known and known[o].is_observer]
+        chosen = observer if observer is not None and (observer in returned or not returned) else (
+            returned[0] if returned else None)
+        return ref(chosen) if chosen else None
+
     targets = []
     for fqn, info in sorted(known.items()):
         if rows is not None and fqn not in rows:
@@ -209,12 +223,14 @@ def build_targets(
         device = settings.devices.get(fqn)
         if info.is_output:
             observer = rebuilders.get(fqn, [None])[0]
-            targets.append(VerifyTarget(fqn, OUTPUT, ref(fqn), ref(observer) if observer else None, device))
+            targets.append(VerifyTarget(fqn, OUTPUT, ref(fqn), ref(observer) if observer else None, device,
+                                        producer=producer(fqn, observer)))
             continue
         output = claimed.get(fqn) or info.pair
         if output is not None and (fqn in claimed or (output in known and known[output].is_output)):
             device = device or settings.devices.get(output)
-            targets.append(VerifyTarget(fqn, OBSERVER, ref(output), ref(fqn), device))
+            targets.append(VerifyTarget(fqn, OBSERVER, ref(output), ref(fqn), device,
+                                        producer=producer(output, rebuilders.get(output, [fqn])[0])))
             continue
         how = "no known output class" if output is None else f"{output}, which is not a discovered output class"
         reason = (

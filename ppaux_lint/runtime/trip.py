@@ -14,16 +14,18 @@ from typing import Any, Protocol
 
 import torch
 
-from ppaux_lint.runtime.examples import HOW_TO_PROVIDE, Example, examples_of, instantiate
+from ppaux_lint.runtime.examples import HOW_TO_PROVIDE, Example, instantiate
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
 from ppaux_lint.runtime.pair import ALONE, SEND, PairLink, PairSpec
 from ppaux_lint.runtime.peer import ClassLink, ReceivingRank
 from ppaux_lint.runtime.results import (
+    DRIVEN,
     ERROR,
     PASS,
     RECEIVING,
     SENDING,
     SKIP,
+    SURVIVED,
     TensorInfo,
     VerifyResult,
 )
@@ -37,8 +39,9 @@ from ppaux_lint.runtime.roundtrip import (
     receive_half,
     send_half,
 )
+from ppaux_lint.runtime.supply import Supply, supply
 from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
-from ppaux_lint.runtime.transport import backend_for, local_transfer, sender_device
+from ppaux_lint.runtime.transport import backend_for, local_transfer, pack, sender_device
 
 
 def run_request(
@@ -52,6 +55,7 @@ def run_request(
     explore: int = 0,
     seed: int = 0,
     receiver: ReceivingRank | None = None,
+    attn_tp_size: int = 1,
 ) -> VerifyResult:
     """Run ``target``'s round trip (or, without an output, its observer probe) here, judged by ``helpers``;
     never raises.
@@ -59,7 +63,8 @@ def run_request(
     ``notify(step, status, phase)`` hears of each step before it starts. ``pair`` (a ``PairSpec``) makes
     this one rank's half of a launched run instead (see ``pair.py``); without one, the ``dist`` transport
     sends to ``receiver``, the worker's receiving rank. ``explore`` variants of the example, drawn from
-    ``seed``, follow a passing round trip (see ``explore.py``).
+    ``seed``, follow a passing round trip (see ``explore.py``). Every transport sends each stage as SGLang
+    does between stages of ``attn_tp_size`` attention-TP ranks (see ``transport.py``).
     """
     started = time.perf_counter()
     progress = _Progress(notify)
@@ -69,7 +74,7 @@ def run_request(
     trip = _Trip(target, device, steps, progress, helpers, explore, seed)
     status, detail, found, reproducer = PASS, "", None, ""
     try:
-        message = _run(trip, spec, transport, deadline, receiver)
+        message = _run(trip, spec, transport, deadline, receiver, attn_tp_size)
     except Outcome as outcome:
         status, message, detail = outcome.status, outcome.message, outcome.detail
         if isinstance(outcome, Falsified):
@@ -89,23 +94,24 @@ def run_request(
         helpers=helpers.label,
         counterexample=found,
         reproducer=reproducer,
+        example=trip.example,
     )
 
 
 def _run(trip: _Trip, spec: PairSpec | None, transport: str, deadline: float,
-         receiver: ReceivingRank | None) -> str:
+         receiver: ReceivingRank | None, attn_tp_size: int) -> str:
     """Pick how the stage dict travels, then run: in this process, to the receiving rank, or to another rank."""
     target, steps, helpers = trip.target, trip.steps, trip.helpers
     if spec is None or spec.role == ALONE:
         if transport == "dist" and spec is None:
             assert receiver is not None, "the dist transport sends to the worker's receiving rank"
-            delivery = _Spawned(receiver, target.observer, deadline, steps)
+            delivery = _Spawned(receiver, target.observer, deadline, steps, attn_tp_size)
             try:
                 return trip.run(delivery)
             finally:
                 delivery.close()
-        return trip.run(_Local(target.observer, steps, helpers))
-    with PairLink(spec, torch.device(trip.device), deadline, steps) as link:
+        return trip.run(_Local(target.observer, steps, helpers, attn_tp_size))
+    with PairLink(spec, torch.device(trip.device), deadline, steps, attn_tp_size) as link:
         if spec.role == SEND:
             return trip.run(link)
         assert target.observer is not None
@@ -130,10 +136,11 @@ class _Local:
     """In-process: fresh buffers on the target device, rebuilt by one observer for every example, as on a
     real stage."""
 
-    def __init__(self, observer: ClassRef | None, steps: Steps, helpers: Helpers) -> None:
+    def __init__(self, observer: ClassRef | None, steps: Steps, helpers: Helpers, attn_tp_size: int) -> None:
         self._ref = observer
         self._steps = steps
         self._helpers = helpers
+        self._attn_tp_size = attn_tp_size
         self._observer: Any = None
 
     def sender_device(self, device: torch.device) -> torch.device:
@@ -144,7 +151,7 @@ class _Local:
         if self._observer is None:
             self._observer = instantiate(self._ref, device, self._steps)
         with self._steps.step("transport", ERROR):
-            received = local_transfer(stage, device)
+            received = local_transfer(stage, device, self._attn_tp_size)
         receive_half(received, self._observer, shipment, device, self._steps, self._helpers)
 
 
@@ -152,11 +159,13 @@ class _Spawned:
     """``dist`` on one machine: the worker's receiving rank rebuilds, over a group of the class's own, made
     when its first example crosses (``peer.py``)."""
 
-    def __init__(self, receiver: ReceivingRank, observer: ClassRef | None, deadline: float, steps: Steps) -> None:
+    def __init__(self, receiver: ReceivingRank, observer: ClassRef | None, deadline: float, steps: Steps,
+                 attn_tp_size: int) -> None:
         self._receiver = receiver
         self._ref = observer
         self._deadline = deadline
         self._steps = steps
+        self._attn_tp_size = attn_tp_size
         self._link: ClassLink | None = None
 
     def sender_device(self, device: torch.device) -> torch.device:
@@ -164,9 +173,10 @@ class _Spawned:
 
     def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
         assert self._ref is not None
+        parcel = pack(stage, self._attn_tp_size)  # a refused stage fails before the receiving rank hears of it
         if self._link is None:
             self._link = self._receiver.open(self._ref, device, self._deadline, self._steps)
-        self._link.deliver(stage, shipment, self._steps)
+        self._link.deliver(parcel, shipment, self._steps)
 
     def close(self) -> None:
         if self._link is not None:
@@ -195,6 +205,7 @@ class _Trip:
         self.progress = progress
         self.helpers = helpers
         self.tensors: tuple[TensorInfo, ...] = ()
+        self.example = ""
 
     def run(self, delivery: _Delivery) -> str:
         target = self.target
@@ -204,7 +215,9 @@ class _Trip:
         here = delivery.sender_device(target_device)
         if here.type == "cuda":
             torch.cuda.set_device(here)
-        examples = examples_of(target.output, here, self.steps)
+        supplied = supply(target, here, self.steps)
+        examples = supplied.examples
+        self.example = "+".join(dict.fromkeys(e.how for e in examples))
         for example in examples:
             try:
                 self.trip(example, here, target_device, delivery)
@@ -213,27 +226,33 @@ class _Trip:
                     raise
                 raise outcome.within(example.variant) from None
         if target.observer is None:
-            raise Outcome(SKIP, _unpaired(target.output.symbol, len(self.tensors)))
-        notes = [e.variant for e in examples] if len(examples) > 1 else []
+            raise Outcome(SKIP, f"{_unpaired(target.output.symbol, len(self.tensors))} ({supplied.note})")
+        notes = [supplied.note] + [e.variant for e in examples if e.how != DRIVEN and e.variant]
         if self.explore:
-            notes.append(self.explored(examples[-1], here, target_device, delivery))
-        survived = f"{_count(len(self.tensors))} and the host copy survived the round trip"
-        return f"{survived} ({'; '.join(notes)})" if notes else survived
+            notes.append(self.explored(supplied, examples[-1], here, target_device, delivery))
+        survived = f"{_count(len(self.tensors))} and the host copy {SURVIVED}"
+        return f"{survived} ({'; '.join(notes)})"
 
-    def explored(self, example: Example, here: torch.device, target_device: torch.device,
+    def explored(self, supplied: Supply, example: Example, here: torch.device, target_device: torch.device,
                  delivery: _Delivery) -> str:
-        """Explore around the example with the most tensors set; the row keeps the base example's tensors.
+        """Explore around the examples: by driving the observer with drawn inputs when they were driven, else
+        around the example with the most tensors set; the row keeps the base example's tensors.
 
         Hypothesis is imported only here, so that a worker that does not explore runs without it."""
-        from ppaux_lint.runtime.explore import explore
-
         tensors = self.tensors
 
-        def judge(value: Any) -> None:
-            self.trip(Example(value, False), here, target_device, delivery)
+        def judge(value: Example) -> None:
+            self.trip(value, here, target_device, delivery)
 
         try:
-            return explore(example.value, judge, self.explore, self.seed)
+            if supplied.observer is not None and supplied.drives:
+                from ppaux_lint.runtime.explore_drive import explore_drives
+
+                return explore_drives(supplied.observer, type(example.value), judge, self.explore, self.seed,
+                                      here, self.steps)
+            from ppaux_lint.runtime.explore import explore
+
+            return explore(example.value, lambda value: judge(Example(value, False)), self.explore, self.seed)
         finally:
             self.tensors = tensors
 
@@ -241,7 +260,7 @@ class _Trip:
         """One example's round trip; without an observer, only its sending half."""
         self.progress.phase = SENDING
         try:
-            stage, shipment, self.tensors = send_half(example.value, here, self.steps, self.helpers)
+            stage, shipment, self.tensors = send_half(example.value, here, self.steps, self.helpers, example.scene)
         except Outcome as outcome:
             if example.synthesised and outcome.in_project:
                 raise Outcome(SKIP, f"{outcome.message}, on a synthesised example that may not be realistic; "

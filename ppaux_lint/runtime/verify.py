@@ -16,9 +16,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from ppaux_lint import pp_errors
+from ppaux_lint.rules import by_code
+from ppaux_lint.rules.base import MAY_NOT_REACH
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
 from ppaux_lint.runtime.procs import Child, ChildGone
-from ppaux_lint.runtime.results import ERROR, FAIL, PASS, SENDING, SKIP, VerifyResult
+from ppaux_lint.runtime.results import ANNOTATIONS, ERROR, FAIL, OWN, PASS, SENDING, SKIP, SURVIVED, VerifyResult
 from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, VerifyTarget
 
 STARTUP_TIMEOUT = 120.0
@@ -42,11 +45,12 @@ def verify(
     on_result: Callable[[VerifyResult], None] | None = None,
     runner: RoundTrips | None = None,
     explore: Exploration | None = None,
+    attn_tp_size: int = 1,
 ) -> list[VerifyResult]:
     """Run each target's round trip and return one result per target, in order (see ``Session``)."""
     results = []
     with Session(device=device, transport=transport, timeout=timeout, paths=paths, helpers=helpers,
-                 runner=runner, explore=explore) as session:
+                 runner=runner, explore=explore, attn_tp_size=attn_tp_size) as session:
         for target in targets:
             if on_start is not None:
                 on_start(target)
@@ -68,13 +72,15 @@ class Session:
     on an exception (an interrupt) kills the worker instead of waiting for it, as it may be stuck in the
     project's code. ``runner`` replaces the worker with another way to run round trips (under a launcher,
     ``stages.Leader`` runs each across two ranks). ``explore`` has each worker round trip explore
-    (``explore.py``); it is for the worker's runner only.
+    (``explore.py``), and ``attn_tp_size`` has it send as SGLang does between stages of that many
+    attention-TP ranks (``transport.py``); both are for the worker's runner only.
     """
 
     def __init__(self, *, device: str, transport: str, timeout: float, paths: Sequence[str] = (),
                  helpers: Helpers = BUNDLED_HELPERS, runner: RoundTrips | None = None,
-                 explore: Exploration | None = None) -> None:
-        self._runner = runner or Runner(list(paths), helpers, explore=explore, receiver=transport == "dist")
+                 explore: Exploration | None = None, attn_tp_size: int = 1) -> None:
+        self._runner = runner or Runner(list(paths), helpers, explore=explore, receiver=transport == "dist",
+                                        attn_tp_size=attn_tp_size)
         self._runs: dict[tuple, VerifyResult] = {}
         self._device = device
         self._transport = transport
@@ -116,11 +122,14 @@ def _row(
         return _with_findings(runner.run(target, device, transport, timeout), target)
     key = target.run_key
     if key not in runs:
-        trip = VerifyTarget(target.output.symbol, OUTPUT, target.output, target.observer, target.device)
+        trip = VerifyTarget(target.output.symbol, OUTPUT, target.output, target.observer, target.device,
+                            producer=target.producer)
         runs[key] = runner.run(trip, device, transport, timeout)
-    result = replace(runs[key], symbol=target.symbol)
+    result = _nothing_to_send(replace(runs[key], symbol=target.symbol), target)
     if target.role == OUTPUT and result.status == PASS and target.observer is not None:
-        result = replace(result, message=f"{result.message} through {target.observer.symbol}")
+        # Named right after the round trip it made, before the note on how the examples were made.
+        through = f"{SURVIVED} through {target.observer.symbol}"
+        result = replace(result, message=result.message.replace(SURVIVED, through, 1))
     if target.role == OBSERVER:
         if result.phase == SENDING and result.status != PASS:
             # The output broke before the observer ran: judge the observer on its own instead.
@@ -131,12 +140,80 @@ def _row(
     return _with_findings(result, target)
 
 
-def _with_findings(result: VerifyResult, target: VerifyTarget) -> VerifyResult:
-    """Name the static findings on the classes involved, which a failure typically confirms."""
-    codes = [f"{code} on {ref.symbol}" for ref in (target.output, target.observer) if ref for code in ref.findings]
-    if not codes or result.status not in (PASS, FAIL):
+_EMPTY_SENT = "add_auxiliary_output_to_pp_tensors: " + pp_errors.raised(pp_errors.EMPTY_OUTPUT)
+_EMPTY_RAISES = f'SGLang raises "{pp_errors.EMPTY_OUTPUT}"'
+_PROVIDE = "a ppaux_example classmethod, or a factory in [tool.ppaux-lint.verify.examples]"
+
+
+def _nothing_to_send(result: VerifyResult, target: VerifyTarget) -> VerifyResult:
+    """Say what an output that sent no tensor proves, which depends on the example that sent nothing.
+
+    SGLang raises for every output whose ``to_pp_tensors()`` is empty, so the row stays a fail: what the
+    example shows is what SGLang does with it. Whether production ever sends such an output is another
+    matter. One that the observer's own hooks returned, or the user's own, or one synthesised with a tensor
+    for every tensor parameter, says the class sends nothing as production makes it. One synthesised with
+    its optional tensors left at their default ``None`` (``examples.build_examples`` tries it first) shows
+    only that the class sends nothing in that state, which production reaches only if something makes such
+    an output; and its sibling with them set never ran. The example is read off the variant that
+    ``Outcome.within`` put before the step's message, and ``result.example``; an explored failure (its
+    variant ``explored, ...``) says what it is already and is left as it is.
+    """
+    if result.status != FAIL or not result.message.endswith(_EMPTY_SENT):
         return result
-    return replace(result, message=f"{result.message} (static findings: {', '.join(codes)})")
+    variant = result.message[: -len(_EMPTY_SENT)].removesuffix(": ")
+    if variant.startswith("with ") and variant.endswith(" left None"):
+        names = variant[len("with "):-len(" left None")]
+        sets = f"at least one of {names}" if ", " in names else names
+        why = (f"for the example built from the annotations with {names} left None (the constructor's default): "
+               "its to_pp_tensors() sends no tensor then. That is a production failure only if such an output is "
+               f"ever made; if the code that makes its outputs always sets {sets}, the example is at fault, not the "
+               f"class (provide a realistic one: {_PROVIDE}). The example with {names} set was not tried")
+    elif variant.startswith("driven at "):
+        producer = target.producer.symbol if target.producer else "its observer"
+        why = (f"for the output that {producer}.after_sample returned, {variant}: its to_pp_tensors() sends no "
+               "tensor, so SGLang raises the same way in production whenever the observer returns such an output")
+    elif not variant and OWN in result.example.split("+"):
+        why = ("for your own example (ppaux_example or the configured factory): its to_pp_tensors() sends no "
+               "tensor, so an output like it fails the same way on a real pipeline stage")
+    elif (not variant and result.example == ANNOTATIONS) or (variant.startswith("with ") and variant.endswith(" set")):
+        filled = f" {variant}" if variant else ""
+        why = (f"for the example built from the annotations{filled}, which has a tensor for each tensor parameter "
+               "its constructor has, if any: its to_pp_tensors() still sends none, so every output of the class "
+               "fails this way in production, unless its tensors come from arguments made empty here, such as an "
+               f"unparameterised list or dict (then provide an example: {_PROVIDE})")
+    else:
+        return result
+    return replace(result, message=f"{_EMPTY_RAISES} {why}")
+
+
+def _with_findings(result: VerifyResult, target: VerifyTarget) -> VerifyResult:
+    """Relate the static findings on the classes involved to the verdict.
+
+    A failure typically confirms them, so a failed row just names them. A pass beside a finding looks like a
+    contradiction and mostly is not one: the finding may be about a path the examples never took, or about
+    something no round trip can see. Each rule says which (``Rule.passed_despite``); for a code no rule has,
+    the row says no more than that the examples may not reach the code.
+    """
+    found = [(code, ref.symbol, role) for role, ref in ((OUTPUT, target.output), (OBSERVER, target.observer))
+             if ref for code in ref.findings]
+    if not found or result.status not in (PASS, FAIL):
+        return result
+    if result.status == FAIL:
+        codes = ", ".join(f"{code} on {symbol}" for code, symbol, _ in found)
+        return replace(result, message=f"{result.message} (static findings: {codes})")
+    observer = target.observer.symbol if target.observer else "the observer"
+    notes = [_passed_despite(code, symbol, role, observer) for code, symbol, role in found]
+    return replace(result, message="; ".join([result.message, *notes]))
+
+
+def _passed_despite(code: str, symbol: str, role: str, observer: str) -> str:
+    """One finding beside a pass: what check says (its rule's summary), then why this round trip passed all
+    the same, in the rule's own words (``Rule.passed_despite``)."""
+    rule = by_code(code)
+    why = rule.passed_despite if rule else MAY_NOT_REACH
+    fill = {"role": role, "method": "to_pp_tensors" if role == OUTPUT else "from_pp_tensors", "observer": observer}
+    said = f" ({rule.summary.replace('`', '')})" if rule else ""
+    return f"check reports {code} on {symbol}{said}; this round trip passed because {why.format(**fill)}"
 
 
 class RoundTrips(Protocol):
@@ -164,14 +241,16 @@ class Runner:
 
     ``die_with_parent`` is for workers of a launched rank (see ``procs.Child``). With ``explore``, every
     request asks the worker to explore too, inside the class's own deadline. With ``receiver`` (the
-    ``dist`` transport on one machine) each worker starts its receiving rank as it starts itself.
+    ``dist`` transport on one machine) each worker starts its receiving rank as it starts itself. Every
+    request carries ``attn_tp_size``, the attention-TP size the worker sends for.
     """
 
     def __init__(self, paths: list[str], helpers: Helpers, *, die_with_parent: bool = False,
-                 explore: Exploration | None = None, receiver: bool = False) -> None:
+                 explore: Exploration | None = None, receiver: bool = False, attn_tp_size: int = 1) -> None:
         self._paths = paths
         self.helpers = helpers
         self._explore = explore
+        self._attn_tp_size = attn_tp_size
         self._die_with_parent = die_with_parent
         self._receiver = receiver
         self._worker: Child | None = None
@@ -203,7 +282,8 @@ class Runner:
         worker, problem = self._ready_worker()
         if worker is None:
             return verdict(ERROR, f"the verify worker did not start: {problem}"), True
-        request = {"target": target.to_json(), "device": device, "transport": transport, "timeout": timeout}
+        request = {"target": target.to_json(), "device": device, "transport": transport, "timeout": timeout,
+                   "attn_tp_size": self._attn_tp_size}
         if self._explore is not None:
             request.update(explore=self._explore.count, seed=self._explore.seed)
         worker.send({**request, "pair": pair} if pair else request)

@@ -2,7 +2,7 @@
 
 A long-lived worker pays for importing torch and the project once, not once
 per class; the driver replaces it only after it hangs or dies. It loads the
-transport helpers the driver names (``bundled`` or ``sglang``) once, after the
+transport helpers the driver names (``bundled``, ``stand-ins`` or ``sglang``) once, after the
 project's paths are in place, and every round trip it runs is judged by them.
 This module itself imports no torch, so that a worker without torch can still
 say so.
@@ -55,6 +55,7 @@ def main(argv: list[str]) -> None:
                 int(request.get("explore", 0)),
                 int(request.get("seed", 0)),
                 receiver,
+                attn_tp_size=int(request.get("attn_tp_size", 1)),
             )
             channel.send({"event": "result", "result": result.to_wire()})
     finally:

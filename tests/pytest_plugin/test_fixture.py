@@ -68,3 +68,62 @@ def test_the_fixture_round_trips_the_user_s_own_instances(pytester: pytest.Pytes
     result = pytester.runpytest_subprocess("tests", "--ppaux-helpers", "bundled", "-rA")
 
     result.assert_outcomes(passed=6)
+
+
+FAILING = '''
+import torch
+
+from acme.broken import NoSendOutput
+from acme.good import GoodObserver, GoodOutput, SwappingObserver
+
+
+class TypoObserver(GoodObserver):
+    def from_pp_tensors(self, tensors):
+        return GoodOutput(tensors["value"])
+
+
+def test_swapped(pp_round_trip):
+    rebuilt = pp_round_trip(GoodOutput(torch.tensor([1.0, 2.0])), SwappingObserver())
+
+
+def test_not_sendable(pp_round_trip):
+    pp_round_trip(NoSendOutput(torch.ones(2)), GoodObserver())
+
+
+def test_typo(pp_round_trip):
+    pp_round_trip(GoodOutput(torch.ones(2)), TypoObserver())
+'''
+
+
+@pytest.mark.parametrize("tb", ["auto", "long"])
+def test_a_failing_round_trip_shows_the_test_s_line_and_the_error_not_ppaux_lint_s_frames(pytester: pytest.Pytester,
+                                                                                           tb: str):
+    write_project(pytester.path, tests=FAILING)
+
+    result = pytester.runpytest_subprocess("tests", f"--tb={tb}")
+
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines([
+        ">       rebuilt = pp_round_trip(GoodOutput(torch.tensor([1.0, 2.0])), SwappingObserver())",
+        "*",
+        "E       ppaux_lint.runtime.direct.RoundTripFailed: the rebuilt 'values' differs: values differ; *",
+        "",
+        "tests/test_acme.py:13: RoundTripFailed",
+    ])
+    result.stdout.fnmatch_lines([
+        ">       pp_round_trip(NoSendOutput(torch.ones(2)), GoodObserver())",
+        "E       RuntimeError: auxiliary output does not support pipeline-parallel transport",
+        "",
+        "tests/test_acme.py:17: RuntimeError",
+    ])
+    result.stdout.fnmatch_lines([  # the project's own code that raised is still shown
+        ">       pp_round_trip(GoodOutput(torch.ones(2)), TypoObserver())",
+        "*",
+        "tests/test_acme.py:21: ",
+        "*",
+        "    def from_pp_tensors(self, tensors):",
+        '>       return GoodOutput(tensors["value"])',
+        "*",
+        "E       KeyError: 'value'",
+    ])
+    assert [line for line in result.stdout.lines if "/ppaux_lint/" in line] == []

@@ -90,3 +90,40 @@ def test_a_device_that_does_not_exist_is_a_usage_error(pytester: pytest.Pytester
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --ppaux-device: device 'cuda:99' does not exist*"])
+
+
+def with_testpaths(root, *testpaths: str) -> None:
+    """Have pytest, given no paths, collect ``testpaths`` only (the acme project keeps its classes in src/)."""
+    config = root / "pyproject.toml"
+    config.write_text(config.read_text() + f"testpaths = {list(testpaths)!r}\n".replace("'", '"'))
+
+
+def test_given_no_paths_the_classes_beyond_testpaths_are_found(pytester: pytest.Pytester):
+    root = write_project(pytester.path, tests="def test_plain():\n    pass\n")
+    with_testpaths(root, "tests")
+
+    result = pytester.runpytest_subprocess("--ppaux-verify", "-rA", "-k", "plain or NoSendOutput or GoodOutput")
+
+    result.assert_outcomes(passed=2, failed=1, deselected=7)  # -k chooses among the rows found beyond tests/
+    assert has_line(result, "ppaux-lint verify: 9 classes, *")
+    for nodeid, outcome in {"tests/test_acme.py::test_plain": "PASSED",
+                            "src/acme/good.py::ppaux-verify::acme.good.GoodOutput": "PASSED",
+                            "src/acme/broken.py::ppaux-verify::acme.broken.NoSendOutput": "FAILED"}.items():
+        assert has_line(result, f"{outcome} {nodeid}*"), nodeid
+    assert NOT_SENDABLE in result.stdout.lines
+
+    ignored = pytester.runpytest_subprocess("--ppaux-verify", "--ignore=src/acme/good.py")
+    ignored.assert_outcomes(passed=1, failed=2)  # the rows answer to --ignore as pytest's own files do
+
+
+def test_a_run_that_finds_no_class_says_so(pytester: pytest.Pytester):
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    pytester.mkdir("tests")
+    pytester.makepyfile(**{"tests/test_plain": "def test_plain():\n    pass\n"})
+
+    for args, where in (((), "the project"), (("tests",), "tests")):
+        result = pytester.runpytest_subprocess("--ppaux-verify", *args)
+        result.assert_outcomes(passed=1)
+        assert has_line(result, "ppaux-lint verify: 0 classes, *")
+        assert has_line(result, f"ppaux-lint: warning: --ppaux-verify found no output or observer class in {where}: "
+                                "nothing was verified"), result.stdout.str()

@@ -23,11 +23,12 @@ torch = pytest.importorskip("torch")
 from ppaux_lint.runtime import core  # noqa: E402
 from ppaux_lint.runtime.helpers import (  # noqa: E402
     SGLANG_MODULE,
+    STAND_INS,
+    STAND_INS_LABEL,
     HelpersUnavailable,
     load_helpers,
 )
 
-STUB = Path(__file__).resolve().parents[2] / "fixtures" / "sglang_stub"
 LABEL = f"sglang {SGLANG_VERSION}"
 NOT_PP = "RuntimeError: auxiliary output does not support pipeline-parallel transport"
 OBSERVER_NOT_PP = "RuntimeError: sampling observer does not support pipeline-parallel transport"
@@ -55,14 +56,17 @@ def broken_site(root: Path, body: str) -> Path:
     return root
 
 
-def test_bundled_means_the_core():
+def test_bundled_means_the_core(importable, tmp_path):
+    importable(broken_site(tmp_path, ""))  # an SGLang is installed, so the plugin imports its own modules
     helpers = load_helpers("bundled")
     assert (helpers.source, helpers.label, helpers.module) == ("bundled", "bundled", core)
 
 
-def test_without_sglang_auto_is_bundled_and_sglang_is_refused(no_sglang):
-    assert load_helpers("auto").source == "bundled"
-    with pytest.raises(HelpersUnavailable, match=f"cannot import {SGLANG_MODULE}: ModuleNotFoundError"):
+def test_without_sglang_auto_and_bundled_judge_among_stand_ins_and_sglang_is_refused(no_sglang):
+    for choice in ("auto", "bundled"):
+        helpers = load_helpers(choice)
+        assert (helpers.source, helpers.label, helpers.module) == (STAND_INS, STAND_INS_LABEL, core)
+    with pytest.raises(HelpersUnavailable, match=f"^cannot import {SGLANG_MODULE}: sglang is not installed$"):
         load_helpers("sglang")
 
 
@@ -74,9 +78,11 @@ def test_any_failure_while_importing_sglang_falls_back(importable, tmp_path):
     assert str(caught.value).endswith("RuntimeError: CUDA driver is too old")  # one line for the CLI
 
 
-def test_a_module_without_sglangs_names_is_not_taken_for_sglang(importable):
-    """fixtures/sglang_stub imports, but is a stand-in without ``_OUTPUT_PREFIX``: it must not judge."""
-    importable(STUB)
+def test_a_module_without_sglangs_names_is_not_taken_for_sglang(importable, tmp_path):
+    """A hand-made stand-in at SGLang's path imports, but without ``_OUTPUT_PREFIX`` it must not judge."""
+    names = ("PipelineParallelAuxiliaryOutput", "PipelineParallelSamplingObserver",
+             "add_auxiliary_output_to_pp_tensors", "pop_auxiliary_output_from_pp_tensors")
+    importable(broken_site(tmp_path, " = ".join(names) + " = None\n"))
     assert load_helpers("auto").source == "bundled"
     with pytest.raises(HelpersUnavailable, match="has no _OUTPUT_PREFIX, so it is not SGLang's helper module"):
         load_helpers("sglang")
@@ -305,7 +311,7 @@ def test_sglang_helpers_that_cannot_be_imported_are_a_usage_error(plain, run_cli
     result = run_cli(str(plain.root), "--device", "cpu", "--helpers", "sglang")
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith(f"ppaux-lint: error: --helpers sglang: cannot import {SGLANG_MODULE}: ModuleNotFoundError")
+    assert line == f"ppaux-lint: error: --helpers sglang: cannot import {SGLANG_MODULE}: sglang is not installed"
 
 
 def test_sglang_helpers_asked_for_in_the_config_name_the_config(plain, run_cli, no_sglang):

@@ -23,6 +23,7 @@ import pytest
 from explore_bugs import PAIRS as BUGS
 
 from .conftest import Project, observer_class, output_class, plugin_module
+from .test_send_rule import PROJECT as VIEWS
 
 torch = pytest.importorskip("torch")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
@@ -181,6 +182,22 @@ def test_a_launch_explores_on_the_sender_with_the_seed_rank_0_printed(tmp_path, 
     rows = launched.rows()
     assert f"explored 12 examples around it, seed {printed[0]}" in rows["TopkOutput"]["message"]
     assert rows["SqueezeOutput"]["counterexample"]["ids"]["shape"] == [1, 4]
+    assert _leftovers(process_marker, leftover_processes) == []
+
+
+# -- --attn-tp-size under a launch: the sender cuts each stage as SGLang does at that size -------------------
+
+
+def test_a_launch_sends_as_sglang_does_at_the_attention_tp_size_asked(tmp_path, process_marker, leftover_processes):
+    project = Project(tmp_path / "views")
+    project.package("views", {"m": VIEWS})
+    [launched] = _launch([(project.root, ["--standalone", "--nproc-per-node", "2"], "")], process_marker,
+                         ("--attn-tp-size", "2"))
+    rows = launched.rows()
+    assert rows["TransposedOutput"]["status"] == "pass", rows["TransposedOutput"]["message"]
+    assert rows["OddOutput"]["status"] == "fail"
+    assert "rank 1 (" in rows["OddOutput"]["message"]  # the sender refused it
+    assert "because its numel 9 does not divide by 2" in rows["OddOutput"]["message"]
     assert _leftovers(process_marker, leftover_processes) == []
 
 

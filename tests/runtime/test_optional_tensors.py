@@ -111,8 +111,8 @@ def trip(mod: str, output: str, observer: str | None):
 def test_a_class_that_sends_the_field_only_when_set_passes_both_ways(mod):
     result, steps = trip(mod, "Careful", "CarefulObs")
     assert result.status == "pass", result.message
-    assert result.message == ("2 tensors and the host copy survived the round trip "
-                              "(with mask left None; with mask set)")
+    assert result.message == ("2 tensors and the host copy survived the round trip (example built from "
+                              "annotations: no observer is known to return it; with mask left None; with mask set)")
     assert [t.name for t in result.tensors] == ["values", "mask"]  # the fuller example's
     names = [step for step, _, _ in steps]
     assert names.count("add_auxiliary_output_to_pp_tensors") == names.count("rebuilt.copy_to_host") == 2

@@ -1,0 +1,135 @@
+"""Driving an observer through the hooks SGLang's last stage calls, to get the output it really makes.
+
+An example built from the output's annotations is a fresh contiguous tensor per field, so it passes where
+the observer's own code would not: an output that keeps ``topk.indices[:, 0]`` holds a strided view that
+SGLang's send refuses, a ``squeeze()`` changes rank at batch 1, a state kept on the observer never reaches
+the first stage. So verify runs what SGLang runs on the last stage (``model_runner.sample``): ``is_active(
+sampling_info)``; when active, ``state = before_grammar(logits, sampling_info)``; when there is a state,
+``after_sample(state, token_ids)`` with the sampled ids; and round-trips what that returns.
+
+The logits are ``[batch, vocab]`` in the drive's dtype, drawn from a seeded generator (so a failure
+repeats), and the token ids are sampled from them at SGLang's stand-in temperature, as int64 ``[batch]``.
+A plain verify drives at a few batch sizes (``DEFAULT_BATCHES``: 1, 2 and an odd one above 2, since
+batch-dependent bugs hide at one size), in float32, and on devices with fast half types in bfloat16 and
+float16 too; ``--explore`` draws more (``explore_drive.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ppaux_lint.runtime.batch_info import TEMPERATURE, sampling_info
+from ppaux_lint.runtime.roundtrip import Steps
+
+DEFAULT_BATCHES = (1, 2, 3)
+DEFAULT_VOCAB = 128
+HALF_TYPES = ("bfloat16", "float16")
+VALUE_KINDS = ("normal", "peaked", "flat", "extreme")
+"""How the logits are drawn: ``normal`` N(0, 3); ``peaked`` one token per row far above the rest; ``flat``
+all equal (ties everywhere); ``extreme`` values near the dtype's range with most tokens masked to -inf,
+as a grammar mask leaves them."""
+
+
+@dataclass(frozen=True)
+class Drive:
+    """The inputs of one drive: the batch, the vocabulary, the logits' dtype, how their values are drawn
+    and the generator's seed."""
+
+    batch: int
+    vocab: int = DEFAULT_VOCAB
+    dtype: str = "float32"
+    values: str = "normal"
+    seed: int = 0
+
+    def describe(self) -> str:
+        """``batch 3``, with whatever else differs from the defaults."""
+        parts = [f"batch {self.batch}"]
+        if self.vocab != DEFAULT_VOCAB:
+            parts.append(f"vocab {self.vocab}")
+        if self.dtype != "float32":
+            parts.append(self.dtype)
+        if self.values != "normal":
+            parts.append(f"{self.values} logits")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"batch": self.batch, "vocab": self.vocab, "dtype": self.dtype, "values": self.values,
+                "seed": self.seed}
+
+
+class NotDriven(Exception):
+    """The observer produced no output on this drive (inactive, no state, ``None``, another class); the
+    message says which, in words that complete "the observer ...". Not a failure: SGLang sends nothing then."""
+
+
+@dataclass(frozen=True)
+class Driven:
+    """What one drive produced: the output, and the token ids the sampler picked (the requests' new tokens)."""
+
+    output: Any
+    token_ids: tuple[int, ...]
+    drive: Drive
+
+
+def default_drives(device: torch.device) -> list[Drive]:
+    """The drives a plain verify runs: each default batch in float32, and on CUDA the largest in each half
+    type (CPU kernels for them are slow and often missing, so only ``--explore`` tries them there)."""
+    drives = [Drive(batch) for batch in DEFAULT_BATCHES]
+    if device.type == "cuda":
+        drives += [Drive(DEFAULT_BATCHES[-1], dtype=dtype) for dtype in HALF_TYPES]
+    return drives
+
+
+def drive(observer: Any, plan: Drive, device: torch.device, steps: Steps, expected: type | None = None) -> Driven:
+    """Run the last stage's hooks once; raise ``NotDriven`` when they produce no output (of ``expected``),
+    or an ``Outcome`` (through ``steps``) when a hook raises."""
+    logits = make_logits(plan, device)
+    info = sampling_info(plan.batch, plan.vocab, device)
+    with steps.step("observer.is_active"):
+        active = observer.is_active(info)
+    if not active:
+        raise NotDriven("is not active for the stand-in batch (is_active returned a false value)")
+    with steps.step("observer.before_grammar"):
+        state = observer.before_grammar(logits, info)
+    if state is None:
+        raise NotDriven("returned no state from before_grammar, so SGLang skips after_sample")
+    token_ids = sample(logits, plan)
+    with steps.step("observer.after_sample"):
+        output = observer.after_sample(state, token_ids)
+    if output is None:
+        raise NotDriven("returned None from after_sample, so nothing crosses the stage")
+    if expected is not None and not isinstance(output, expected):
+        raise NotDriven(f"returned a {type(output).__qualname__} from after_sample, not a {expected.__qualname__}")
+    return Driven(output, tuple(int(t) for t in token_ids.tolist()), plan)
+
+
+def make_logits(plan: Drive, device: torch.device) -> torch.Tensor:
+    """``[batch, vocab]`` logits drawn from the plan's seed on the CPU (the same on every device), then moved."""
+    generator = torch.Generator().manual_seed(plan.seed)
+    shape = (plan.batch, plan.vocab)
+    dtype = getattr(torch, plan.dtype)
+    if plan.values == "flat":
+        logits = torch.zeros(shape)
+    elif plan.values == "peaked":
+        logits = torch.randn(shape, generator=generator)
+        peaks = torch.randint(plan.vocab, (plan.batch,), generator=generator)
+        logits[torch.arange(plan.batch), peaks] += 30.0
+    elif plan.values == "extreme":
+        bound = float(torch.finfo(dtype).max) / 4
+        logits = (torch.rand(shape, generator=generator) * 2 - 1) * bound
+        masked = torch.rand(shape, generator=generator) < 0.9
+        masked[:, 0] = False  # every row keeps a token it can sample
+        logits = logits.masked_fill(masked, float("-inf"))
+    else:
+        logits = torch.randn(shape, generator=generator) * 3
+    return logits.to(device=device, dtype=dtype)
+
+
+def sample(logits: torch.Tensor, plan: Drive) -> torch.Tensor:
+    """int64 ``[batch]`` token ids drawn from the logits at the stand-in temperature, on the logits' device."""
+    generator = torch.Generator().manual_seed(plan.seed + 1)
+    probs = torch.softmax(logits.detach().float().cpu() / TEMPERATURE, dim=-1)
+    return torch.multinomial(probs, 1, generator=generator).squeeze(1).to(logits.device)

@@ -1,0 +1,100 @@
+"""``verify --explore N`` for a driven output: the observer driven with drawn inputs, failures shrunk.
+
+When the output's examples come from its observer (``supply.py``), the variants worth trying are the
+observer's inputs, not the output's fields: other batch sizes, vocabularies, logits dtypes and kinds of
+values (``drive.VALUE_KINDS``). Each draw drives the observer once and sends what it returns through the
+same round trip as the base examples; hypothesis shrinks a failure towards batch 1, the default vocabulary,
+float32 and normal logits, so the drive a failure is reported at is the simplest one that shows it.
+
+A draw on which the observer produces nothing is not a failure (SGLang sends nothing then), and neither is
+a half-precision kernel that this device's torch lacks: the draw is discarded. A hook that raises on any
+other draw is a failure, as on the base drives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import hypothesis
+import torch
+from hypothesis import HealthCheck, Phase, Verbosity, assume, example, given, settings
+from hypothesis import strategies as st
+
+from ppaux_lint.runtime.consume import Scene
+from ppaux_lint.runtime.drive import DEFAULT_VOCAB, HALF_TYPES, VALUE_KINDS, Drive, NotDriven, drive
+from ppaux_lint.runtime.examples import Example
+from ppaux_lint.runtime.roundtrip import Falsified, Outcome, Steps
+
+MAX_BATCH = 8
+VOCABS = (DEFAULT_VOCAB, 1000, 4096, 32000, 151936)
+"""Vocabularies drawn: never below the default, as a real one never is (an observer's ``topk(20)`` is
+right to assume twenty tokens)."""
+
+DRIVES = st.builds(
+    Drive,
+    batch=st.integers(1, MAX_BATCH),
+    vocab=st.sampled_from(VOCABS),
+    dtype=st.sampled_from(("float32", *HALF_TYPES)),
+    values=st.sampled_from(VALUE_KINDS),
+    seed=st.integers(0, 2**16),
+)
+
+
+def explore_drives(observer: Any, expected: type, judge: Callable[[Example], None], count: int, seed: int,
+                   device: torch.device, steps: Steps) -> str:
+    """Drive ``observer`` with ``count`` drawn inputs and ``judge`` each output (``judge`` raises an
+    ``Outcome`` on failure); return what was explored, or raise ``Falsified`` at the smallest failing drive."""
+    tried = 0
+    failed: dict[str, Any] = {}
+
+    @given(DRIVES)
+    @example(Drive(MAX_BATCH - 1, values="extreme"))
+    @example(Drive(1, dtype=HALF_TYPES[0]))
+    def check(plan: Drive) -> None:
+        nonlocal tried
+        try:
+            driven = drive(observer, plan, device, steps, expected)
+        except NotDriven:
+            assume(False)
+        except Outcome as outcome:
+            assume("not implemented for" not in outcome.message)
+            failed.update(plan=plan, outcome=outcome)
+            raise
+        tried += 1
+        try:
+            judge(Example(driven.output, False, f"driven at {plan.describe()}", Scene(driven.token_ids)))
+        except Outcome as outcome:
+            failed.update(plan=plan, outcome=outcome)
+            raise
+
+    rules = settings(max_examples=count, database=None, deadline=None,
+                     phases=(Phase.explicit, Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+                     report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
+    try:
+        hypothesis.seed(seed)(rules(check))()
+    except Outcome:
+        plan, outcome = failed["plan"], failed["outcome"]
+        message = f"explored, seed {seed}: fails driven at {plan.describe()}: {outcome.message}"
+        raise Falsified(Outcome(outcome.status, message, outcome.detail, outcome.in_project),
+                        {"drive": plan.to_json()}, reproducer(type(observer), plan)) from None
+    return f"explored {tried} drives around them, seed {seed}"
+
+
+def reproducer(observer: type, plan: Drive) -> str:
+    """Python that drives the observer as the failing draw did, to paste into a test."""
+    name = observer.__qualname__
+    return "\n".join([
+        "import torch",
+        "from ppaux_lint.runtime.batch_info import sampling_info",
+        "from ppaux_lint.runtime.drive import Drive, make_logits, sample",
+        f"from {observer.__module__} import {name.split('.')[0]}",
+        "",
+        f"plan = Drive(batch={plan.batch}, vocab={plan.vocab}, dtype={plan.dtype!r}, values={plan.values!r}, "
+        f"seed={plan.seed})",
+        'device = torch.device("cpu")',
+        f"observer = {name}()  # built as in your deployment",
+        "logits = make_logits(plan, device)",
+        "info = sampling_info(plan.batch, plan.vocab, device)",
+        "output = observer.after_sample(observer.before_grammar(logits, info), sample(logits, plan))",
+    ])

@@ -1,0 +1,114 @@
+"""Which examples of an output a round trip sends: the ones its observer makes, when it can be driven.
+
+The order of preference follows what is realistic. The outputs the producing observer's own hooks return
+(``drive.py``) are what production sends, so they come first; a user's own ``ppaux_example`` (or
+configured factory) is sent beside them, since the user asked for it. Only when the observer cannot be
+driven (there is none, it cannot be built, it is not active or returns nothing for the stand-in batch,
+every drive raised) are the examples built as before (``examples.py``), and the row says why.
+
+A hook that raises at some of the drives while the others produce an output is a failure of its own: the
+bug depends on the batch, and SGLang would meet it at that batch whether or not the pipeline is split.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ppaux_lint.runtime.consume import Scene
+from ppaux_lint.runtime.drive import Drive, NotDriven, default_drives, drive
+from ppaux_lint.runtime.examples import Example, examples_of, instantiate, own_example
+from ppaux_lint.runtime.loader import load_class
+from ppaux_lint.runtime.results import ERROR, SKIP
+from ppaux_lint.runtime.roundtrip import Outcome, Steps
+from ppaux_lint.runtime.targets import VerifyTarget
+
+
+@dataclass(frozen=True)
+class Supply:
+    """The examples to send, and ``note``: how they were made, for the row (``driven through X at batches 1,
+    2, 3``, or why they were built from annotations instead). ``observer`` and ``drives`` are the driven
+    observer and the drives that produced an output, which ``--explore`` goes on from."""
+
+    examples: list[Example]
+    note: str
+    observer: Any = None
+    drives: tuple[Drive, ...] = ()
+
+
+def supply(target: VerifyTarget, device: torch.device, steps: Steps, drives: list[Drive] | None = None) -> Supply:
+    """The examples for ``target``'s output on ``device`` (see the module doc)."""
+    assert target.output is not None
+    driven, why_not, observer = _drive_all(target, device, steps, drives or default_drives(device))
+    if driven:
+        assert target.producer is not None
+        with steps.step(f"example of {target.output.symbol}", ERROR):
+            own = own_example(load_class(target.output), device, target.output.factory)
+        note = f"driven through {target.producer.symbol} at {describe_drives([d.drive for d in driven])}"
+        examples = [d.example for d in driven] + ([own] if own is not None else [])
+        return Supply(examples, note, observer, tuple(d.drive for d in driven))
+    try:
+        examples = examples_of(target.output, device, steps)
+    except Outcome as outcome:
+        if outcome.status == SKIP and why_not and target.producer is not None:
+            raise Outcome(SKIP, f"{outcome.message}; and it could not be driven: {why_not}") from None
+        raise
+    kind = examples[0].how
+    note = f"example {'built from annotations' if kind == 'annotations' else 'of your own'}"
+    return Supply(examples, f"{note}: {why_not}" if why_not else note)
+
+
+@dataclass(frozen=True)
+class _Driven:
+    example: Example
+    drive: Drive
+
+
+def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps,
+               drives: list[Drive]) -> tuple[list[_Driven], str, Any]:
+    """Drive the producer once per drive; return the examples it made (with their drives), why it made
+    none, and the observer instance."""
+    producer, output = target.producer, target.output
+    if producer is None:
+        return [], "no observer is known to return it", None
+    try:
+        observer = instantiate(producer, device, steps)
+        with steps.step(f"import {output.symbol}", ERROR):
+            expected = load_class(output)
+    except Outcome as outcome:
+        return [], f"{producer.symbol} cannot be built ({outcome.message})", None
+    made: list[_Driven] = []
+    idle: list[str] = []
+    raised: list[tuple[Drive, Outcome]] = []
+    for plan in drives:
+        try:
+            result = drive(observer, plan, device, steps, expected)
+        except NotDriven as exc:
+            idle.append(f"{producer.symbol} {exc} at {plan.describe()}")
+            continue
+        except Outcome as outcome:
+            raised.append((plan, outcome))
+            continue
+        made.append(_Driven(Example(result.output, False, f"driven at {plan.describe()}", Scene(result.token_ids)),
+                            plan))
+    if raised and made:
+        plan, outcome = raised[0]
+        worked = describe_drives([d.drive for d in made])
+        raise outcome.within(f"driving {producer.symbol} at {plan.describe()} ({worked} drove fine)")
+    if raised:
+        plan, outcome = raised[0]
+        return [], f"driving {producer.symbol} raised at every drive, first at {plan.describe()}: {outcome.message}", \
+            observer
+    if not made:
+        return [], idle[0], observer
+    return made, "", observer
+
+
+def describe_drives(drives: list[Drive]) -> str:
+    """``batches 1, 2, 3`` when only the batch differs from the defaults, else each drive described."""
+    if all(d.describe() == f"batch {d.batch}" for d in drives):
+        sizes = ", ".join(str(d.batch) for d in drives)
+        return f"batch{'es' if len(drives) > 1 else ''} {sizes}"
+    return "; ".join(d.describe() for d in drives)

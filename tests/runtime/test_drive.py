@@ -1,0 +1,340 @@
+"""Driving the observer through its own hooks (``drive.py``, ``supply.py``) and comparing what the host
+consumes (``consume.py``): units first, then ``verify`` end to end on bugs that only a driven observer
+shows, next to the same classes' annotation-built verdicts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import plugin_module
+
+torch = pytest.importorskip("torch")
+
+from ppaux_lint.runtime.batch_info import SamplingInfoStandIn, sampling_info  # noqa: E402
+from ppaux_lint.runtime.consume import Scene, consume, first_difference, snapshot  # noqa: E402
+from ppaux_lint.runtime.drive import Drive, NotDriven, default_drives, drive, make_logits, sample  # noqa: E402
+from ppaux_lint.runtime.roundtrip import Outcome, Steps  # noqa: E402
+
+CPU = torch.device("cpu")
+
+
+class _Recorder:
+    """An observer that records what it was called with and returns what it is told to."""
+
+    def __init__(self, active=True, state="logits", output=None):
+        self.active, self.state, self.output = active, state, output
+        self.calls = []
+
+    def is_active(self, sampling_info):
+        self.calls.append(("is_active", sampling_info))
+        return self.active
+
+    def before_grammar(self, logits, sampling_info):
+        self.calls.append(("before_grammar", logits, sampling_info))
+        return logits if self.state == "logits" else self.state
+
+    def after_sample(self, state, token_ids):
+        self.calls.append(("after_sample", state, token_ids))
+        return self.output if self.output is not None else {"ids": token_ids}
+
+
+def test_the_hooks_run_in_sglangs_order_with_logits_and_sampled_ids():
+    observer = _Recorder()
+    driven = drive(observer, Drive(3, vocab=50), CPU, Steps())
+    names = [call[0] for call in observer.calls]
+    assert names == ["is_active", "before_grammar", "after_sample"]
+    logits, info = observer.calls[1][1], observer.calls[1][2]
+    assert logits.shape == (3, 50) and logits.dtype == torch.float32
+    assert info is observer.calls[0][1] and info.vocab_size == 50
+    ids = observer.calls[2][2]
+    assert ids.dtype == torch.int64 and ids.shape == (3,) and bool(((ids >= 0) & (ids < 50)).all())
+    assert driven.token_ids == tuple(ids.tolist())
+
+
+def test_a_drive_repeats_from_its_seed_and_differs_across_seeds():
+    first, again, other = (make_logits(Drive(2, seed=s), CPU) for s in (4, 4, 5))
+    assert torch.equal(first, again) and not torch.equal(first, other)
+    assert torch.equal(sample(first, Drive(2, seed=4)), sample(again, Drive(2, seed=4)))
+
+
+@pytest.mark.parametrize("values", ["normal", "peaked", "flat", "extreme"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_every_kind_of_logits_can_be_sampled(values, dtype):
+    plan = Drive(4, vocab=64, dtype=dtype, values=values)
+    logits = make_logits(plan, CPU)
+    assert logits.dtype == getattr(torch, dtype) and logits.shape == (4, 64)
+    ids = sample(logits, plan)
+    assert bool((torch.gather(logits.float(), 1, ids[:, None]) > float("-inf")).all())
+
+
+@pytest.mark.parametrize(("observer", "words"), [
+    (_Recorder(active=False), "is not active"),
+    (_Recorder(state=None), "no state from before_grammar"),
+])
+def test_an_observer_that_produces_nothing_is_not_driven(observer, words):
+    with pytest.raises(NotDriven, match=words):
+        drive(observer, Drive(1), CPU, Steps())
+    assert "after_sample" not in [call[0] for call in observer.calls]
+
+
+def test_an_output_of_another_class_is_not_driven():
+    with pytest.raises(NotDriven, match="returned a dict from after_sample, not a list"):
+        drive(_Recorder(), Drive(1), CPU, Steps(), expected=list)
+
+
+def test_a_hook_that_raises_is_an_outcome_naming_the_hook():
+    class Broken(_Recorder):
+        def after_sample(self, state, token_ids):
+            return state.squeeze().argmax(dim=1)  # fine at batch 2, an IndexError at batch 1
+
+    assert drive(Broken(), Drive(2), CPU, Steps()).output.shape == (2,)
+    with pytest.raises(Outcome, match=r"observer\.after_sample: IndexError"):
+        drive(Broken(), Drive(1), CPU, Steps())
+
+
+def test_half_types_are_driven_only_where_they_are_fast():
+    assert {d.dtype for d in default_drives(CPU)} == {"float32"}
+    assert sorted({d.batch for d in default_drives(CPU)}) == [1, 2, 3]
+    assert {d.dtype for d in default_drives(torch.device("cuda"))} == {"float32", "bfloat16", "float16"}
+
+
+def test_the_stand_in_sampling_info_is_shaped_as_sglangs():
+    info = sampling_info(3, 16, CPU)
+    assert isinstance(info, SamplingInfoStandIn)  # SGLang itself is not installed here
+    assert info.temperatures.shape == (3, 1) and info.top_ks.dtype == torch.int32
+    assert info.top_ps.shape == info.min_ps.shape == (3,) and info.vocab_size == 16
+    assert int(info.top_ks.max()) <= 16
+
+
+class _Host:
+    def __init__(self, scores, label):
+        self.scores, self.label = scores, label
+
+    def consume(self, batch, commits):
+        for row, (req, commit) in enumerate(zip(batch.reqs, commits, strict=True)):
+            req.customized_info = {self.label: [float(self.scores[row])]}
+            req.seen = commit.token_ids
+
+
+def test_consume_writes_are_snapshotted_per_request():
+    scene = Scene((5, 9))
+    written = consume(_Host(torch.tensor([0.5, 0.25]), "p"), scene)
+    reqs = written["reqs"]
+    assert [r["customized_info"] for r in reqs] == [{"'p'": [0.5]}, {"'p'": [0.25]}]
+    assert [r["seen"] for r in reqs] == [[5], [9]]
+
+
+def test_the_first_difference_is_named_by_its_path():
+    scene = Scene((5, 9))
+    original = consume(_Host(torch.tensor([0.5, 0.25]), "p"), scene)
+    assert first_difference(original, consume(_Host(torch.tensor([0.5, 0.25]), "p"), scene)) == ""
+    assert first_difference(original, consume(_Host(torch.tensor([0.5, 0.75]), "p"), scene)) == (
+        "batch.reqs[1].customized_info['p'][0]: 0.75 != 0.25")
+    assert first_difference(original, consume(_Host(torch.tensor([0.5, 0.25]), "q"), scene)) == (
+        "batch.reqs[0].customized_info['p'] was written for the original only")
+
+
+def test_a_host_without_consume_has_nothing_to_compare():
+    assert consume(object(), Scene((1,))) is None
+
+
+def test_snapshots_hold_tensors_as_cpu_copies_and_nan_matches_nan():
+    value = torch.tensor([1.0, float("nan")])
+    shot = snapshot({"t": value, "f": float("nan")})
+    value[0] = 7.0
+    assert shot["'t'"][0] == 1.0
+    assert first_difference(shot, snapshot({"t": torch.tensor([1.0, float("nan")]), "f": float("nan")})) == ""
+
+
+# End to end: each observer's bug lives in its own code; the annotation-built example of the same output
+# (an observer that cannot be driven because it needs a handle it is not given) passes.
+DRIVEN = plugin_module(
+    """
+    from __future__ import annotations
+
+    from dataclasses import dataclass
+
+    import torch
+
+
+    @dataclass
+    class Host:
+        ids: torch.Tensor
+        note: float
+
+        def consume(self, batch, commits):
+            for row, req in enumerate(batch.reqs):
+                req.customized_info = {"top": [int(self.ids[row])], "note": [self.note]}
+
+
+    @dataclass
+    class TopOutput:
+        ids: torch.Tensor
+        note: float = 0.0
+
+        def copy_to_host(self, copy_tensor):
+            return Host(copy_tensor(self.ids), self.note)
+
+        def to_pp_tensors(self):
+            return {"ids": self.ids}
+
+
+    class _Base:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            return torch.log_softmax(logits.float(), dim=-1)
+
+        def from_pp_tensors(self, tensors) -> TopOutput:
+            return TopOutput(tensors["ids"])
+
+
+    class ColumnObserver(_Base):
+        def after_sample(self, state, token_ids) -> TopOutput:
+            return TopOutput(state.topk(2, dim=-1).indices[:, 0])
+
+
+    class HealedObserver(_Base):
+        def after_sample(self, state, token_ids) -> TopOutput:
+            return TopOutput(state.topk(2, dim=-1).indices.t())
+
+
+    class NoteObserver(_Base):
+        def after_sample(self, state, token_ids) -> TopOutput:
+            return TopOutput(token_ids.clone(), note=float(state.max()))
+
+
+    class BatchOneObserver(_Base):
+        def after_sample(self, state, token_ids) -> TopOutput:
+            return TopOutput(state.squeeze().argmax(dim=1))
+
+
+    class InactiveObserver(_Base):
+        def is_active(self, sampling_info):
+            return bool(sampling_info.custom_params)
+
+        def after_sample(self, state, token_ids) -> TopOutput:
+            return TopOutput(token_ids)
+    """
+)
+_OUTPUTS = {name: f"TopOutput{name}" for name in ("Column", "Healed", "Note", "BatchOne", "Inactive")}
+
+
+def _project_source() -> str:
+    """One output class per observer (a subclass each), so that each row's producer is its observer."""
+    lines = [DRIVEN]
+    for name, output in _OUTPUTS.items():
+        lines += ["", "", "@dataclass", f"class {output}(TopOutput):", "    pass", "", "",
+                  f"class {name}Observer2({name}Observer):",
+                  f"    def after_sample(self, state, token_ids) -> {output}:",
+                  "        made = super().after_sample(state, token_ids)",
+                  f"        return {output}(made.ids, made.note)",
+                  "", f"    def from_pp_tensors(self, tensors) -> {output}:",
+                  f'        return {output}(tensors["ids"])']
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def driven_rows(module_project, run_cli):
+    module_project.write("plug/__init__.py", "")
+    module_project.write("plug/observers.py", _project_source())
+    result = run_cli(str(module_project.root), "--device", "cpu", "--output-format", "json")
+    return {row["symbol"].rsplit(".", 1)[1]: row for row in json.loads(result.stdout)}
+
+
+def test_over_the_dist_transport_the_receiving_rank_judges_consume_the_same_way(driven_rows, module_project,
+                                                                                run_cli):
+    """The original's consume runs on the sending rank; what it wrote crosses as a snapshot."""
+    result = run_cli(str(module_project.root), "--device", "cpu", "--output-format", "json", "--transport", "dist")
+    rows = {row["symbol"].rsplit(".", 1)[1]: row for row in json.loads(result.stdout)}
+    for name in _OUTPUTS:
+        assert rows[_OUTPUTS[name]]["status"] == driven_rows[_OUTPUTS[name]]["status"], rows[_OUTPUTS[name]]
+    assert "batch.reqs[0].customized_info['note'][0]" in _row(rows, "Note")["message"]
+
+
+def _row(rows, name):
+    return rows[_OUTPUTS[name]]
+
+
+def test_a_strided_view_kept_by_the_observer_is_refused(driven_rows):
+    row = _row(driven_rows, "Column")
+    assert row["status"] == "fail" and row["example"] == "driven", row["message"]
+    assert "driven at batch 2" in row["message"] and "contiguous" in row["message"]
+
+
+def test_a_view_that_sglangs_reshape_copies_arrives(driven_rows):
+    row = _row(driven_rows, "Healed")
+    assert row["status"] == "pass" and row["example"] == "driven", row["message"]
+    assert "driven through plug.observers.HealedObserver2 at batches 1, 2, 3" in row["message"]
+
+
+def test_a_value_the_host_consumes_but_the_stage_never_sent_is_a_difference(driven_rows):
+    row = _row(driven_rows, "Note")
+    assert row["status"] == "fail", row["message"]
+    assert "consume(batch, commits) wrote differently" in row["message"]
+    assert "batch.reqs[0].customized_info['note'][0]: 0.0 != " in row["message"]
+
+
+def test_a_hook_that_breaks_at_one_batch_fails_naming_it(driven_rows):
+    row = _row(driven_rows, "BatchOne")
+    assert row["status"] == "fail", row["message"]
+    assert "at batch 1 (batches 2, 3 drove fine)" in row["message"]
+    assert "observer.after_sample: IndexError" in row["message"]
+
+
+def test_an_observer_that_makes_no_output_falls_back_to_annotations_and_says_why(driven_rows):
+    row = _row(driven_rows, "Inactive")
+    assert row["status"] == "pass" and row["example"] == "annotations", row["message"]
+    assert ("example built from annotations: plug.observers.InactiveObserver2 is not active for the stand-in "
+            "batch") in row["message"]
+
+
+NARROW = plugin_module(
+    """
+    from dataclasses import dataclass
+
+    import torch
+
+
+    @dataclass
+    class IdsOutput:
+        ids: torch.Tensor
+
+        def copy_to_host(self, copy_tensor):
+            return copy_tensor(self.ids)
+
+        def to_pp_tensors(self):
+            return {"ids": self.ids}
+
+
+    class NarrowObserver:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            return logits
+
+        def after_sample(self, state, token_ids) -> IdsOutput:
+            return IdsOutput(token_ids.clone())
+
+        def from_pp_tensors(self, tensors) -> IdsOutput:
+            return IdsOutput(tensors["ids"].to(torch.int16).to(torch.int64))  # wraps past 32767
+    """
+)
+
+
+def test_explore_drives_the_observer_with_drawn_vocabularies_and_shrinks(project, run_cli):
+    """The default drives' vocabulary hides the bug; a drawn one shows it, and the row says at which drive."""
+    project.write("narrow.py", NARROW)
+    plain = json.loads(run_cli(str(project.root), "--device", "cpu", "--output-format", "json").stdout)
+    assert {row["status"] for row in plain} == {"pass"}
+    explored = run_cli(str(project.root), "--device", "cpu", "--output-format", "json", "--explore", "30",
+                       "--seed", "3")
+    row = next(r for r in json.loads(explored.stdout) if r["symbol"] == "narrow.IdsOutput")
+    assert row["status"] == "fail", row["message"]
+    assert row["message"].startswith("explored, seed 3: fails driven at batch 1, vocab ")
+    assert row["counterexample"]["drive"]["vocab"] > 32768
+    assert "observer = NarrowObserver()" in row["reproducer"]
