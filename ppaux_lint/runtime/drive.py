@@ -24,6 +24,8 @@ import torch
 from ppaux_lint.runtime.batch_info import TEMPERATURE, sampling_info
 from ppaux_lint.runtime.roundtrip import Steps
 
+HOOKS = ("is_active", "before_grammar", "after_sample")
+"""What SGLang's last stage calls, in order; an observer without one of them cannot be driven at all."""
 DEFAULT_BATCHES = (1, 2, 3)
 DEFAULT_VOCAB = 128
 HALF_TYPES = ("bfloat16", "float16")

@@ -17,6 +17,7 @@ ANNOTATIONS = "annotations"  # ... or from the constructor's annotations
 
 SURVIVED = "survived the round trip"  # what a passing round trip's message says, whatever precedes or follows
 
+DRIVING = "driving"  # the phase in which the producing observer's hooks make the examples (on the sending side)
 SENDING = "sending"  # the phase of a round trip that the output's own code runs in
 RECEIVING = "receiving"  # ... and the one where the observer's code runs
 

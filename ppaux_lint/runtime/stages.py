@@ -23,7 +23,7 @@ from typing import Any
 from ppaux_lint.runtime.helpers import Helpers
 from ppaux_lint.runtime.mailbox import Mailbox, RankLost
 from ppaux_lint.runtime.pair import ALONE, RECEIVE, SEND, PairSpec
-from ppaux_lint.runtime.results import ERROR, FAIL, PASS, RECEIVING, SENDING, VerifyResult
+from ppaux_lint.runtime.results import DRIVING, ERROR, FAIL, PASS, RECEIVING, SENDING, VerifyResult
 from ppaux_lint.runtime.targets import VerifyTarget
 from ppaux_lint.runtime.verify import DIST_GRACE, STARTUP_TIMEOUT, Runner
 
@@ -238,7 +238,8 @@ def combine(halves: dict[int, HalfResult], world: World) -> VerifyResult:
         chosen, blamed = base.result, None
     else:
         blamed, half = min(failed, key=lambda item: (
-            item[1].stopped, not (item[0] == world.sender and item[1].result.phase == SENDING), item[0] != 0))
+            item[1].stopped, not (item[0] == world.sender and item[1].result.phase in (DRIVING, SENDING)),
+            item[0] != 0))
         # An explored failure: the sender shrank it, so its row says more than the first the receiver saw.
         chosen = next((h.result for h in halves.values() if h.result.counterexample), half.result)
     message = chosen.message

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from ppaux_lint.runtime.consume import Scene
-from ppaux_lint.runtime.drive import Drive, NotDriven, default_drives, drive
+from ppaux_lint.runtime.drive import HOOKS, Drive, NotDriven, default_drives, drive
 from ppaux_lint.runtime.examples import Example, examples_of, instantiate, own_example
 from ppaux_lint.runtime.loader import load_class
 from ppaux_lint.runtime.results import ERROR, SKIP
@@ -28,8 +28,9 @@ from ppaux_lint.runtime.targets import VerifyTarget
 
 @dataclass(frozen=True)
 class Supply:
-    """The examples to send, and ``note``: how they were made, for the row (``driven through X at batches 1,
-    2, 3``, or why they were built from annotations instead). ``observer`` and ``drives`` are the driven
+    """The examples to send, and ``note``: how they were made, for the row (``driven by its observer's hooks
+    at batches 1, 2, 3``, ``driven through X at ...`` when X, not the rebuilding observer, returns the output,
+    or why they were built from annotations instead). ``observer`` and ``drives`` are the driven
     observer and the drives that produced an output, which ``--explore`` goes on from."""
 
     examples: list[Example]
@@ -38,26 +39,44 @@ class Supply:
     drives: tuple[Drive, ...] = ()
 
 
-def supply(target: VerifyTarget, device: torch.device, steps: Steps, drives: list[Drive] | None = None) -> Supply:
-    """The examples for ``target``'s output on ``device`` (see the module doc)."""
+@dataclass(frozen=True)
+class Drove:
+    """What driving the producer gave: the examples it made (with their drives), why it made none ("" when
+    it made some), and the observer instance."""
+
+    made: list[_Driven]
+    why_not: str
+    observer: Any = None
+
+
+def drive_outputs(target: VerifyTarget, device: torch.device, steps: Steps,
+                  drives: list[Drive] | None = None) -> Drove:
+    """Drive ``target``'s producer once per drive (by default ``default_drives``); raise the hook's failure
+    when it raised at some drives while others made an output (see the module doc)."""
+    return _drive_all(target, device, steps, drives or default_drives(device))
+
+
+def supply(target: VerifyTarget, device: torch.device, steps: Steps, drove: Drove) -> Supply:
+    """The examples for ``target``'s output on ``device``, given what driving its producer gave."""
     assert target.output is not None
-    driven, why_not, observer = _drive_all(target, device, steps, drives or default_drives(device))
-    if driven:
+    if drove.made:
         assert target.producer is not None
         with steps.step(f"example of {target.output.symbol}", ERROR):
             own = own_example(load_class(target.output), device, target.output.factory)
-        note = f"driven through {target.producer.symbol} at {describe_drives([d.drive for d in driven])}"
-        examples = [d.example for d in driven] + ([own] if own is not None else [])
-        return Supply(examples, note, observer, tuple(d.drive for d in driven))
+        by = ("by its observer's hooks" if target.observer and target.observer.symbol == target.producer.symbol
+              else f"through {target.producer.symbol}")
+        note = f"driven {by} at {describe_drives([d.drive for d in drove.made])}"
+        examples = [d.example for d in drove.made] + ([own] if own is not None else [])
+        return Supply(examples, note, drove.observer, tuple(d.drive for d in drove.made))
     try:
         examples = examples_of(target.output, device, steps)
     except Outcome as outcome:
-        if outcome.status == SKIP and why_not and target.producer is not None:
-            raise Outcome(SKIP, f"{outcome.message}; and it could not be driven: {why_not}") from None
+        if outcome.status == SKIP and drove.why_not and target.producer is not None:
+            raise Outcome(SKIP, f"{outcome.message}; and it could not be driven: {drove.why_not}") from None
         raise
     kind = examples[0].how
     note = f"example {'built from annotations' if kind == 'annotations' else 'of your own'}"
-    return Supply(examples, f"{note}: {why_not}" if why_not else note)
+    return Supply(examples, f"{note}: {drove.why_not}" if drove.why_not else note)
 
 
 @dataclass(frozen=True)
@@ -66,19 +85,20 @@ class _Driven:
     drive: Drive
 
 
-def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps,
-               drives: list[Drive]) -> tuple[list[_Driven], str, Any]:
-    """Drive the producer once per drive; return the examples it made (with their drives), why it made
-    none, and the observer instance."""
+def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps, drives: list[Drive]) -> Drove:
+    """Drive the producer once per drive."""
     producer, output = target.producer, target.output
     if producer is None:
-        return [], "no observer is known to return it", None
+        return Drove([], "no observer is known to return it")
     try:
         observer = instantiate(producer, device, steps)
         with steps.step(f"import {output.symbol}", ERROR):
             expected = load_class(output)
     except Outcome as outcome:
-        return [], f"{producer.symbol} cannot be built ({outcome.message})", None
+        return Drove([], f"{producer.symbol} cannot be built ({outcome.message})")
+    missing = [hook for hook in HOOKS if not callable(getattr(observer, hook, None))]
+    if missing:
+        return Drove([], f"{producer.symbol} has no {' or '.join(missing)} for SGLang's sampler to call", observer)
     made: list[_Driven] = []
     idle: list[str] = []
     raised: list[tuple[Drive, Outcome]] = []
@@ -99,11 +119,9 @@ def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps,
         raise outcome.within(f"driving {producer.symbol} at {plan.describe()} ({worked} drove fine)")
     if raised:
         plan, outcome = raised[0]
-        return [], f"driving {producer.symbol} raised at every drive, first at {plan.describe()}: {outcome.message}", \
-            observer
-    if not made:
-        return [], idle[0], observer
-    return made, "", observer
+        return Drove([], f"driving {producer.symbol} raised at every drive, first at {plan.describe()}: "
+                         f"{outcome.message}", observer)
+    return Drove(made, "" if made else idle[0], observer)
 
 
 def describe_drives(drives: list[Drive]) -> str:

@@ -20,7 +20,9 @@ from ppaux_lint.runtime.pair import ALONE, SEND, PairLink, PairSpec
 from ppaux_lint.runtime.peer import ClassLink, ReceivingRank
 from ppaux_lint.runtime.results import (
     DRIVEN,
+    DRIVING,
     ERROR,
+    FAIL,
     PASS,
     RECEIVING,
     SENDING,
@@ -39,7 +41,7 @@ from ppaux_lint.runtime.roundtrip import (
     receive_half,
     send_half,
 )
-from ppaux_lint.runtime.supply import Supply, supply
+from ppaux_lint.runtime.supply import Supply, drive_outputs, supply
 from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
 from ppaux_lint.runtime.transport import backend_for, local_transfer, pack, sender_device
 
@@ -215,19 +217,28 @@ class _Trip:
         here = delivery.sender_device(target_device)
         if here.type == "cuda":
             torch.cuda.set_device(here)
-        supplied = supply(target, here, self.steps)
+        self.progress.phase = DRIVING  # the producer's hooks run: a failure here is the observer's
+        try:
+            drove = drive_outputs(target, here, self.steps)
+        except Outcome:
+            self.example = DRIVEN  # a hook raised at some drives, while others made what the row judges
+            raise
+        self.progress.phase = SENDING
+        supplied = supply(target, here, self.steps, drove)
         examples = supplied.examples
         self.example = "+".join(dict.fromkeys(e.how for e in examples))
+        consumed: list[tuple[Example, str]] = []
         for example in examples:
             try:
-                self.trip(example, here, target_device, delivery)
+                consumed.append((example, self.trip(example, here, target_device, delivery)))
             except Outcome as outcome:
                 if not example.variant:
                     raise
                 raise outcome.within(example.variant) from None
+        consume_note = _consume_verdict(consumed)
         if target.observer is None:
             raise Outcome(SKIP, f"{_unpaired(target.output.symbol, len(self.tensors))} ({supplied.note})")
-        notes = [supplied.note] + [e.variant for e in examples if e.how != DRIVEN and e.variant]
+        notes = [supplied.note] + [e.variant for e in examples if e.how != DRIVEN and e.variant] + consume_note
         if self.explore:
             notes.append(self.explored(supplied, examples[-1], here, target_device, delivery))
         survived = f"{_count(len(self.tensors))} and the host copy {SURVIVED}"
@@ -256,8 +267,9 @@ class _Trip:
         finally:
             self.tensors = tensors
 
-    def trip(self, example: Example, here: torch.device, target_device: torch.device, delivery: _Delivery) -> None:
-        """One example's round trip; without an observer, only its sending half."""
+    def trip(self, example: Example, here: torch.device, target_device: torch.device, delivery: _Delivery) -> str:
+        """One example's round trip; without an observer, only its sending half. Returns what the original's
+        ``consume`` raised, if it did (``_consume_verdict`` judges that across the examples)."""
         self.progress.phase = SENDING
         try:
             stage, shipment, self.tensors = send_half(example.value, here, self.steps, self.helpers, example.scene)
@@ -269,6 +281,7 @@ class _Trip:
         self.progress.phase = RECEIVING
         if self.target.observer is not None:
             delivery.deliver(stage, shipment, target_device, example)
+        return shipment.consume_error
 
     def probe(self, device: torch.device) -> str:
         """An observer with no output to pair: it can still prove that it cannot take part at all."""
@@ -282,6 +295,26 @@ class _Trip:
             with self.steps.step("pop_auxiliary_output_from_pp_tensors"):
                 self.helpers.pop({self.helpers.prefix + "probe": torch.zeros(1)}, observer)
         raise Outcome(SKIP, self.target.reason or "no output to rebuild")
+
+
+def _consume_verdict(consumed: list[tuple[Example, str]]) -> list[str]:
+    """Judge what the originals' ``consume`` raised on the stand-in batch, across a row's examples.
+
+    Raising at some driven batches while the others consume fine is the host object's own failure, which
+    SGLang's first stage meets at that batch, PP or not: the row fails. Raising at every batch may be the
+    stand-in batch's doing (a request field it lacks), so what ``consume`` writes goes uncompared, and the
+    row says so instead of passing in silence.
+    """
+    raised = [(example, error) for example, error in consumed if error]
+    if not raised:
+        return []
+    example, error = raised[0]
+    fine = [e.variant for e, failed in consumed if e.scene is not None and not failed]
+    if fine:
+        raise Outcome(FAIL, f"{example.variant}: host.consume(batch, commits) raised {error} ({', '.join(fine)} "
+                            "consumed fine), so SGLang's first stage raises there too")
+    return [f"consume(batch, commits) raised on the stand-in batch for every example, so what it writes was not "
+            f"compared: {error}"]
 
 
 def _unpaired(symbol: str, count: int) -> str:

@@ -21,7 +21,18 @@ from ppaux_lint.rules import by_code
 from ppaux_lint.rules.base import MAY_NOT_REACH
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
 from ppaux_lint.runtime.procs import Child, ChildGone
-from ppaux_lint.runtime.results import ANNOTATIONS, ERROR, FAIL, OWN, PASS, SENDING, SKIP, SURVIVED, VerifyResult
+from ppaux_lint.runtime.results import (
+    ANNOTATIONS,
+    DRIVING,
+    ERROR,
+    FAIL,
+    OWN,
+    PASS,
+    SENDING,
+    SKIP,
+    SURVIVED,
+    VerifyResult,
+)
 from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, VerifyTarget
 
 STARTUP_TIMEOUT = 120.0
@@ -131,8 +142,10 @@ def _row(
         through = f"{SURVIVED} through {target.observer.symbol}"
         result = replace(result, message=result.message.replace(SURVIVED, through, 1))
     if target.role == OBSERVER:
-        if result.phase == SENDING and result.status != PASS:
-            # The output broke before the observer ran: judge the observer on its own instead.
+        # A failure while this very observer's hooks made the examples is its own; any other before the
+        # first stage's turn is the output's (or another producer's), so the observer is judged on its own.
+        drove = result.phase == DRIVING and target.producer is not None and target.producer.symbol == target.symbol
+        if result.phase in (SENDING, DRIVING) and result.status != PASS and not drove:
             reason = f"not reached: {target.output.symbol} failed before the observer's turn ({result.message})"
             probe = replace(target, output=None, reason=reason)
             return _with_findings(runner.run(probe, device, transport, timeout), probe)

@@ -166,7 +166,7 @@ DRIVEN = plugin_module(
 
         def consume(self, batch, commits):
             for row, req in enumerate(batch.reqs):
-                req.customized_info = {"top": [int(self.ids[row])], "note": [self.note]}
+                req.customized_info = {"top": [self.ids[row].tolist()], "note": [self.note]}
 
 
     @dataclass
@@ -199,7 +199,7 @@ DRIVEN = plugin_module(
 
     class HealedObserver(_Base):
         def after_sample(self, state, token_ids) -> TopOutput:
-            return TopOutput(state.topk(2, dim=-1).indices.t())
+            return TopOutput(state.topk(4, dim=-1).indices[:, :2])
 
 
     class NoteObserver(_Base):
@@ -268,7 +268,7 @@ def test_a_strided_view_kept_by_the_observer_is_refused(driven_rows):
 def test_a_view_that_sglangs_reshape_copies_arrives(driven_rows):
     row = _row(driven_rows, "Healed")
     assert row["status"] == "pass" and row["example"] == "driven", row["message"]
-    assert "driven through plug.observers.HealedObserver2 at batches 1, 2, 3" in row["message"]
+    assert "through plug.observers.HealedObserver2 (driven by its observer's hooks at batches 1, 2, 3)" in row["message"]
 
 
 def test_a_value_the_host_consumes_but_the_stage_never_sent_is_a_difference(driven_rows):
@@ -338,3 +338,18 @@ def test_explore_drives_the_observer_with_drawn_vocabularies_and_shrinks(project
     assert row["message"].startswith("explored, seed 3: fails driven at batch 1, vocab ")
     assert row["counterexample"]["drive"]["vocab"] > 32768
     assert "observer = NarrowObserver()" in row["reproducer"]
+
+
+def test_consume_raising_at_some_batches_fails_and_at_every_batch_is_said():
+    from ppaux_lint.runtime.examples import Example
+    from ppaux_lint.runtime.trip import _consume_verdict
+
+    one, two = (Example(None, False, f"driven at batch {n}", Scene((n,))) for n in (1, 2))
+    assert _consume_verdict([(one, ""), (two, "")]) == []
+    with pytest.raises(Outcome, match=r"^driven at batch 1: host\.consume\(batch, commits\) raised TypeError: x "
+                                      r"\(driven at batch 2 consumed fine\)") as raised:
+        _consume_verdict([(one, "TypeError: x"), (two, "")])
+    assert raised.value.status == "fail"
+    assert _consume_verdict([(one, "AttributeError: y"), (two, "AttributeError: y")]) == [
+        "consume(batch, commits) raised on the stand-in batch for every example, so what it writes was not "
+        "compared: AttributeError: y"]
