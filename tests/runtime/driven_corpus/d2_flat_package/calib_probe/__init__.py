@@ -1,0 +1,1 @@
+"""Calibration probes for SGLang: structural observers (no SGLang import at all)."""

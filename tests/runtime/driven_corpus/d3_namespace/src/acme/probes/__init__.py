@@ -1,0 +1,1 @@
+"""acme.probes: the sampling probes of the acme namespace."""

@@ -1,0 +1,1 @@
+"""alpha-probe: per-token views of the logits for a custom host kernel."""

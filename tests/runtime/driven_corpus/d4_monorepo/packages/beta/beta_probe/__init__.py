@@ -1,0 +1,1 @@
+"""beta-probe: entropy and alternatives for the response metadata."""
