@@ -61,17 +61,23 @@ def explore(base: Any, judge: Callable[[Any], None], count: int, seed: int) -> s
     test = given(variants(fields))(check)
     for batch in reversed(EDGE_BATCHES):  # the last one applied runs first
         test = example(edge(fields, batch))(test)
-    rules = settings(max_examples=count, database=None, deadline=None, phases=(Phase.explicit, Phase.generate,
-                     Phase.shrink), suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                     verbosity=Verbosity.quiet, print_blob=False)
     try:
-        hypothesis.seed(seed)(rules(test))()
+        hypothesis.seed(seed)(quiet_settings(count)(test))()
     except Outcome:
         outcome, smallest = failed["outcome"], failed["changes"]
         message = f"explored, seed {seed}: fails at {describe_tensors(smallest)}: {outcome.message}"
         raise Falsified(Outcome(outcome.status, message, outcome.detail, outcome.in_project),
                         counterexample(smallest), reproducer(base, smallest)) from None
     return f"explored {tried} examples around it, seed {seed}"
+
+
+def quiet_settings(count: int) -> settings:
+    """Hypothesis as exploring wants it: ``count`` draws after the explicit examples, then shrinking; no
+    database (nothing written into the project), no deadline (the class's own timeout bounds it), and no
+    output of its own (the row says what was found)."""
+    return settings(max_examples=count, database=None, deadline=None,
+                    phases=(Phase.explicit, Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+                    report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
 
 
 def tensor_fields(value: Any) -> dict[str, torch.Tensor]:

@@ -18,12 +18,13 @@ from typing import Any
 
 import hypothesis
 import torch
-from hypothesis import HealthCheck, Phase, Verbosity, assume, example, given, settings
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from ppaux_lint.runtime.consume import Scene
 from ppaux_lint.runtime.drive import DEFAULT_VOCAB, HALF_TYPES, VALUE_KINDS, Drive, NotDriven, drive
 from ppaux_lint.runtime.examples import Example
+from ppaux_lint.runtime.explore import quiet_settings
 from ppaux_lint.runtime.roundtrip import Falsified, Outcome, Steps
 
 MAX_BATCH = 8
@@ -68,11 +69,8 @@ def explore_drives(observer: Any, expected: type, judge: Callable[[Example], Non
             failed.update(plan=plan, outcome=outcome)
             raise
 
-    rules = settings(max_examples=count, database=None, deadline=None,
-                     phases=(Phase.explicit, Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
-                     report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
     try:
-        hypothesis.seed(seed)(rules(check))()
+        hypothesis.seed(seed)(quiet_settings(count)(check))()
     except Outcome:
         plan, outcome = failed["plan"], failed["outcome"]
         message = f"explored, seed {seed}: fails driven at {plan.describe()}: {outcome.message}"

@@ -8,6 +8,7 @@ for them with ``ppaux_stand_ins``. A run that asks for neither sees no stand-in 
 from __future__ import annotations
 
 import pytest
+from sglang_top_pair import CLASSES, IMPORTS
 
 from ppaux_lint.runtime import stand_ins
 
@@ -26,38 +27,7 @@ version = "0"
 pythonpath = ["src"]
 """
 
-PLUGIN = '''
-from dataclasses import dataclass
-
-import torch
-from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
-from sglang.srt.sampling.sampling_observer import SamplingObserver
-
-
-@dataclass
-class TopOutput(DeviceAuxiliaryOutput):
-    ids: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return TopOutput(copy_tensor(self.ids))
-
-    def to_pp_tensors(self):
-        return {"ids": self.ids}
-
-
-class TopObserver(SamplingObserver):
-    def is_active(self, sampling_info):
-        return True
-
-    def before_grammar(self, logits, sampling_info):
-        return logits
-
-    def after_sample(self, state, token_ids) -> TopOutput:
-        return TopOutput(token_ids)
-
-    def from_pp_tensors(self, tensors) -> TopOutput:
-        return TopOutput(tensors["ids"])
-'''
+PLUGIN = IMPORTS + "\n\n" + CLASSES
 
 TESTS = '''
 import torch

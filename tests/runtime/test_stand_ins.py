@@ -15,6 +15,7 @@ import inspect
 import json
 
 import pytest
+from sglang_top_pair import CLASSES
 
 from .conftest import plugin_module, sglang_modules_set_aside
 
@@ -124,32 +125,8 @@ NEEDS = plugin_module(
     from sglang.srt.sampling.sampling_observer import SamplingObserver
     from sglang.srt.sampling.sampling_observer_pp import PipelineParallelAuxiliaryOutput
     """,
+    CLASSES,
     """
-    @dataclass
-    class TopOutput(DeviceAuxiliaryOutput):
-        ids: torch.Tensor
-
-        def copy_to_host(self, copy_tensor):
-            return TopOutput(copy_tensor(self.ids))
-
-        def to_pp_tensors(self):
-            return {"ids": self.ids}
-
-
-    class TopObserver(SamplingObserver):
-        def is_active(self, sampling_info):
-            return True
-
-        def before_grammar(self, logits, sampling_info):
-            return logits
-
-        def after_sample(self, state, token_ids) -> TopOutput:
-            return TopOutput(token_ids)
-
-        def from_pp_tensors(self, tensors) -> TopOutput:
-            return TopOutput(tensors["ids"])
-
-
     @dataclass
     class NoneOutput(PipelineParallelAuxiliaryOutput):
         values: torch.Tensor
