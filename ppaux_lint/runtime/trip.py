@@ -240,20 +240,26 @@ class _Trip:
             raise Outcome(SKIP, f"{_unpaired(target.output.symbol, len(self.tensors))} ({supplied.note})")
         notes = [supplied.note] + [e.variant for e in examples if e.how != DRIVEN and e.variant] + consume_note
         if self.explore:
-            notes.append(self.explored(supplied, examples[-1], here, target_device, delivery))
+            consumes = any(example.scene is not None and not error for example, error in consumed)
+            notes.append(self.explored(supplied, examples[-1], here, target_device, delivery, consumes))
         survived = f"{_count(len(self.tensors))} and the host copy {SURVIVED}"
         return f"{survived} ({'; '.join(notes)})"
 
     def explored(self, supplied: Supply, example: Example, here: torch.device, target_device: torch.device,
-                 delivery: _Delivery) -> str:
+                 delivery: _Delivery, consumes: bool) -> str:
         """Explore around the examples: by driving the observer with drawn inputs when they were driven, else
-        around the example with the most tensors set; the row keeps the base example's tensors.
+        around the example with the most tensors set; the row keeps the base example's tensors. A drawn
+        drive whose host ``consume`` raises fails when the base drives' did not (``consumes``), as
+        ``_consume_verdict`` judges the base ones.
 
         Hypothesis is imported only here, so that a worker that does not explore runs without it."""
         tensors = self.tensors
 
         def judge(value: Example) -> None:
-            self.trip(value, here, target_device, delivery)
+            error = self.trip(value, here, target_device, delivery)
+            if error and consumes:
+                raise Outcome(FAIL, f"host.consume(batch, commits) raised {error}, which it did not at the base "
+                                    "drives, so SGLang's first stage raises there too")
 
         try:
             if supplied.observer is not None and supplied.drives:

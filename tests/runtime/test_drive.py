@@ -353,3 +353,57 @@ def test_consume_raising_at_some_batches_fails_and_at_every_batch_is_said():
     assert _consume_verdict([(one, "AttributeError: y"), (two, "AttributeError: y")]) == [
         "consume(batch, commits) raised on the stand-in batch for every example, so what it writes was not "
         "compared: AttributeError: y"]
+
+
+PACKED = plugin_module(
+    """
+    from dataclasses import dataclass
+
+    import torch
+
+
+    @dataclass
+    class PackedHost:
+        ids: torch.Tensor
+
+        def consume(self, batch, commits):
+            for row, req in enumerate(batch.reqs):
+                req.customized_info = {"packed": [bytes([int(self.ids[row])])]}  # one byte a token id
+
+
+    @dataclass
+    class PackedOutput:
+        ids: torch.Tensor
+
+        def copy_to_host(self, copy_tensor):
+            return PackedHost(copy_tensor(self.ids))
+
+        def to_pp_tensors(self):
+            return {"ids": self.ids}
+
+
+    class PackedObserver:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            return logits
+
+        def after_sample(self, state, token_ids) -> PackedOutput:
+            return PackedOutput(token_ids.clone())
+
+        def from_pp_tensors(self, tensors) -> PackedOutput:
+            return PackedOutput(tensors["ids"])
+    """
+)
+
+
+def test_explore_fails_a_drawn_drive_whose_consume_raises_where_the_base_drives_did_not(project, run_cli):
+    project.write("packed.py", PACKED)
+    result = run_cli(str(project.root), "--device", "cpu", "--output-format", "json", "--explore", "30",
+                     "--seed", "3")
+    row = next(r for r in json.loads(result.stdout) if r["symbol"] == "packed.PackedOutput")
+    assert row["status"] == "fail", row["message"]
+    assert "host.consume(batch, commits) raised ValueError: bytes must be in range(0, 256), which it did not at " \
+           "the base drives" in row["message"]
+    assert row["counterexample"]["drive"]["vocab"] > 256
