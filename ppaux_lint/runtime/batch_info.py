@@ -65,11 +65,6 @@ def sampling_info(batch: int, vocab: int, device: torch.device) -> Any:
     return SamplingInfoStandIn(**values)
 
 
-def source() -> str:
-    """What ``sampling_info`` gives, in words for the report."""
-    return "SGLang's SamplingBatchInfo" if _sglang_class() is not None else "a stand-in SamplingBatchInfo"
-
-
 def _values(batch: int, vocab: int, device: torch.device) -> dict[str, Any]:
     top_k = min(TOP_K, vocab)
     return {

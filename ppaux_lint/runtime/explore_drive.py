@@ -21,11 +21,11 @@ import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from ppaux_lint.runtime.consume import Scene
 from ppaux_lint.runtime.drive import DEFAULT_VOCAB, HALF_TYPES, VALUE_KINDS, Drive, NotDriven, drive
 from ppaux_lint.runtime.examples import Example
 from ppaux_lint.runtime.explore import quiet_settings
 from ppaux_lint.runtime.roundtrip import Falsified, Outcome, Steps
+from ppaux_lint.runtime.supply import driven_example
 
 MAX_BATCH = 8
 VOCABS = (DEFAULT_VOCAB, 1000, 4096, 32000, 151936)
@@ -64,7 +64,7 @@ def explore_drives(observer: Any, expected: type, judge: Callable[[Example], Non
             raise
         tried += 1
         try:
-            judge(Example(driven.output, False, f"driven at {plan.describe()}", Scene(driven.token_ids)))
+            judge(driven_example(driven))
         except Outcome as outcome:
             failed.update(plan=plan, outcome=outcome)
             raise

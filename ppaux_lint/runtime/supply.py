@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from ppaux_lint.runtime.consume import Scene
-from ppaux_lint.runtime.drive import HOOKS, Drive, NotDriven, default_drives, drive
+from ppaux_lint.runtime.drive import HOOKS, Drive, Driven, NotDriven, default_drives, drive
 from ppaux_lint.runtime.examples import Example, examples_of, instantiate, own_example
 from ppaux_lint.runtime.loader import load_class
 from ppaux_lint.runtime.results import ERROR, SKIP
@@ -41,10 +41,10 @@ class Supply:
 
 @dataclass(frozen=True)
 class Drove:
-    """What driving the producer gave: the examples it made (with their drives), why it made none ("" when
+    """What driving the producer gave: the outputs it made (each with its drive), why it made none ("" when
     it made some), and the observer instance."""
 
-    made: list[_Driven]
+    made: list[Driven]
     why_not: str
     observer: Any = None
 
@@ -66,7 +66,7 @@ def supply(target: VerifyTarget, device: torch.device, steps: Steps, drove: Drov
         by = ("by its observer's hooks" if target.observer and target.observer.symbol == target.producer.symbol
               else f"through {target.producer.symbol}")
         note = f"driven {by} at {describe_drives([d.drive for d in drove.made])}"
-        examples = [d.example for d in drove.made] + ([own] if own is not None else [])
+        examples = [driven_example(d) for d in drove.made] + ([own] if own is not None else [])
         return Supply(examples, note, drove.observer, tuple(d.drive for d in drove.made))
     try:
         examples = examples_of(target.output, device, steps)
@@ -79,10 +79,9 @@ def supply(target: VerifyTarget, device: torch.device, steps: Steps, drove: Drov
     return Supply(examples, f"{note}: {drove.why_not}" if drove.why_not else note)
 
 
-@dataclass(frozen=True)
-class _Driven:
-    example: Example
-    drive: Drive
+def driven_example(driven: Driven) -> Example:
+    """The example a drive made: the observer's output, with the scene its host object then consumes."""
+    return Example(driven.output, False, f"driven at {driven.drive.describe()}", Scene(driven.token_ids))
 
 
 def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps, drives: list[Drive]) -> Drove:
@@ -99,20 +98,18 @@ def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps, drives:
     missing = [hook for hook in HOOKS if not callable(getattr(observer, hook, None))]
     if missing:
         return Drove([], f"{producer.symbol} has no {' or '.join(missing)} for SGLang's sampler to call", observer)
-    made: list[_Driven] = []
+    made: list[Driven] = []
     idle: list[str] = []
     raised: list[tuple[Drive, Outcome]] = []
     for plan in drives:
         try:
-            result = drive(observer, plan, device, steps, expected)
+            made.append(drive(observer, plan, device, steps, expected))
         except NotDriven as exc:
             idle.append(f"{producer.symbol} {exc} at {plan.describe()}")
             continue
         except Outcome as outcome:
             raised.append((plan, outcome))
             continue
-        made.append(_Driven(Example(result.output, False, f"driven at {plan.describe()}", Scene(result.token_ids)),
-                            plan))
     if raised and made:
         plan, outcome = raised[0]
         worked = describe_drives([d.drive for d in made])
