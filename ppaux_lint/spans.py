@@ -6,7 +6,10 @@ the summary model.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -20,3 +23,12 @@ class Span:
     column: int
     end_line: int
     end_column: int
+
+
+def source_lines(text: str) -> list[str]:
+    """The text's lines as the interpreter numbers them: ended by ``\\n``, ``\\r\\n`` or ``\\r`` only.
+
+    ``str.splitlines`` also ends a line at a vertical tab, a form feed, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028`` and
+    ``\\u2029``, which Python reads as characters within a line, so its line N is not the parser's line N.
+    """
+    return _NEWLINE.split(text)

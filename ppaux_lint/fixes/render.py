@@ -13,6 +13,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from ppaux_lint.spans import source_lines
+
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's default
 
 
@@ -56,7 +58,8 @@ def body_column(node: ast.ClassDef, text: str) -> int:
     """The absolute column of the class body, so that line length counts the method where it will stand."""
     if not node.body:
         return 4
-    line = text.splitlines()[node.body[0].lineno - 1] if node.body[0].lineno - 1 < len(text.splitlines()) else ""
+    lines = source_lines(text)  # numbered as ast numbers them, which str.splitlines does not (a form feed)
+    line = lines[node.body[0].lineno - 1] if node.body[0].lineno - 1 < len(lines) else ""
     return len(line) - len(line.lstrip())
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from ppaux_lint.report.paths import display_path
+from ppaux_lint.spans import source_lines
 
 if TYPE_CHECKING:
     from ppaux_lint.findings import Finding
@@ -32,8 +33,7 @@ def render(findings: Sequence[Finding], out: TextIO, overlays: Mapping[str, byte
                          f"[bold red]{f.code}[/] {escape(f.message)}")
         if f.path not in sources:
             in_memory = overlays.get(f.path) if overlays is not None else None
-            sources[f.path] = (_read_lines(f.path) if in_memory is None
-                               else in_memory.decode("utf-8", errors="replace").splitlines())
+            sources[f.path] = _lines(_read(f.path) if in_memory is None else in_memory)
         lines_out.extend(_frame(sources[f.path], f))
         for related in f.related:  # the other end of a cross-file finding, which may be the file asked about
             lines_out.append(f"  [cyan]note[/]: {escape(display_path(related.path))}:{related.span.line}:"
@@ -45,12 +45,36 @@ def render(findings: Sequence[Finding], out: TextIO, overlays: Mapping[str, byte
     make_console(file=out, highlight=False, soft_wrap=True).print("\n".join(lines_out))
 
 
-def _read_lines(path: str) -> list[str]:
+def _read(path: str) -> bytes:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read().splitlines()
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError:
-        return []
+        return b""
+
+
+def _lines(source: bytes) -> list[str]:
+    """The lines the findings count, shown printable: decoded as the interpreter decodes the file (its
+    coding cookie), split where it ends lines, and each character that a terminal would not show as one
+    column (a form feed, ``\\x1c``, ``\\u2028``) drawn as one visible symbol, so the caret stays under it."""
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        text = source.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeError):  # the file's PPA000 says why; show what can be shown
+        text = source.decode("utf-8", errors="replace")
+    lines = source_lines(text)
+    if lines[-1] == "":  # the end of the last line, not a line of its own
+        lines.pop()
+    return [line.translate(_PRINTABLE) for line in lines]
+
+
+# C0 controls (a tab excepted: the caret line keeps it) as their Unicode control pictures, DEL as its own, and
+# the characters some terminals take for a line break as the newline symbol.
+_PRINTABLE = {code: 0x2400 + code for code in range(0x20) if code != 0x09}
+_PRINTABLE.update({0x7F: 0x2421, 0x85: 0x2424, 0x2028: 0x2424, 0x2029: 0x2424})
 
 
 def _frame(lines: list[str], f: Finding) -> list[str]:
@@ -67,7 +91,8 @@ def _frame(lines: list[str], f: Finding) -> list[str]:
         if number == f.span.line:
             end = f.span.end_column if f.span.end_line == f.span.line else len(lines[number - 1]) + 1
             carets = "^" * max(1, end - f.span.column)
-            frame.append(f"  {'':>{width}} [blue]|[/] {' ' * (f.span.column - 1)}[bold red]{carets}[/] "
+            indent = "".join("\t" if c == "\t" else " " for c in lines[number - 1][:f.span.column - 1])
+            frame.append(f"  {'':>{width}} [blue]|[/] {indent}[bold red]{carets}[/] "
                          f"[bold red]{f.code}[/]")
     frame.append(f"  {'':>{width}} [blue]|[/]")
     return frame

@@ -14,10 +14,10 @@ import io
 import re
 import tokenize
 
+from ppaux_lint.spans import source_lines
 from ppaux_lint.summary import ParseError, Span
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _DEFINITION_KEYWORD = re.compile(r"(?:async\s+)?(?:def|class)\s+")
 
 
@@ -53,7 +53,7 @@ def noqa_lines(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
     if "noqa" not in text.lower():
         return ()
     found = []
-    for number, line in enumerate(_NEWLINE.split(text), start=1):
+    for number, line in enumerate(source_lines(text), start=1):
         match = NOQA.search(line)
         if match:
             codes = match.group("codes")
@@ -70,7 +70,7 @@ class Positions:
 
     def _column(self, line: int, byte_offset: int) -> int:
         if self._lines is None:
-            self._lines = _NEWLINE.split(self.text)
+            self._lines = source_lines(self.text)
         if not 0 < line <= len(self._lines):
             return byte_offset + 1
         content = self._lines[line - 1]
@@ -86,7 +86,7 @@ class Positions:
     def name_span(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> Span:
         """The span of a definition's name, which ast does not record: found after the keyword."""
         if self._lines is None:
-            self._lines = _NEWLINE.split(self.text)
+            self._lines = source_lines(self.text)
         line = node.lineno
         content = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
         start = self._column(line, node.col_offset) - 1
