@@ -167,7 +167,10 @@ def _relative_uri(path: str, root: Path) -> str:
         relative = resolved.relative_to(root.resolve())
     except ValueError:
         return resolved.as_uri()  # outside the root: an absolute file URI, without uriBaseId meaning
-    return "/".join(_quote(part) for part in relative.parts)
+    segments = [_quote(part) for part in relative.parts]
+    if segments:  # a colon in the first segment would make ``x:y.py`` a URI of scheme ``x`` (RFC 3986, 4.2)
+        segments[0] = segments[0].replace(":", "%3A")
+    return "/".join(segments)
 
 
 def _quote(part: str) -> str:

@@ -141,6 +141,20 @@ def test_uris_are_relative_to_the_project_with_forward_slashes(project) -> None:
     assert uris == {"pkg/outputs.py"}
 
 
+@pytest.mark.parametrize("name", ["x:y.py", "c:outputs.py", "http:x.py"])
+def test_a_colon_in_a_top_level_name_keeps_the_uri_relative(project, name: str) -> None:
+    """``x:y.py`` written as is parses as an absolute URI of scheme ``x``, which no consumer resolves against
+    %SRCROOT%; a colon deeper down is harmless (a scheme ends at the first ``/``) and stays readable."""
+    project({name: BROKEN["pkg/outputs.py"], "pkg/x:y.py": BROKEN["pkg/outputs.py"]})
+    code, log = sarif_of(".")
+    assert code == 1
+    validate(log)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    assert uris == {name.replace(":", "%3A"), "pkg/x:y.py"}
+    for uri in uris:
+        assert urlparse(uri).scheme == "" and unquote(uri) in {name, "pkg/x:y.py"}
+
+
 def test_uris_are_relative_to_the_repository_for_a_project_in_a_subdirectory(tmp_path: Path,
                                                                              monkeypatch) -> None:
     repo = tmp_path / "repo"
