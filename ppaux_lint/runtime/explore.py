@@ -66,7 +66,7 @@ def explore(base: Any, judge: Callable[[Any], None], count: int, seed: int) -> s
     except Outcome:
         outcome, smallest = failed["outcome"], failed["changes"]
         message = f"explored, seed {seed}: fails at {describe_tensors(smallest)}: {outcome.message}"
-        raise Falsified(Outcome(outcome.status, message, outcome.detail, outcome.in_project),
+        raise Falsified(Outcome(outcome.status, message, outcome.detail, outcome.provoked),
                         counterexample(smallest), reproducer(base, smallest)) from None
     return f"explored {tried} examples around it, seed {seed}"
 

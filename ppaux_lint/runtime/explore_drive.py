@@ -74,7 +74,7 @@ def explore_drives(observer: Any, expected: type, judge: Callable[[Example], Non
     except Outcome:
         plan, outcome = failed["plan"], failed["outcome"]
         message = f"explored, seed {seed}: fails driven at {plan.describe()}: {outcome.message}"
-        raise Falsified(Outcome(outcome.status, message, outcome.detail, outcome.in_project),
+        raise Falsified(Outcome(outcome.status, message, outcome.detail, outcome.provoked),
                         {"drive": plan.to_json()}, reproducer(type(observer), plan)) from None
     return f"explored {tried} drives around them, seed {seed}"
 

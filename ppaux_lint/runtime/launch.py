@@ -140,7 +140,7 @@ def _run(launch: Launch, host: str, make_plan: Callable[[], Plan], report: Calla
                   _backend([(i["host"], i["device"]) for i in infos]))
     mail = Mailbox(launch.master_addr, launch.master_port, world.namespace, launch.rank)
     explore = Exploration(*infos[0]["explore"]) if infos[0]["explore"] else None  # rank 0's seed, on the sender
-    runner = Runner(plan.paths, plan.helpers, die_with_parent=True, explore=explore,
+    runner = Runner(plan.paths, plan.helpers, explore=explore,
                     attn_tp_size=infos[0]["attn_tp_size"])  # rank 0's, as the sender cuts the stage for it
     half = Half(world, mail, runner, info["device"])
     try:

@@ -1,22 +1,22 @@
-"""The ``dist`` transport's two ranks on one machine, from the sending side: the worker's receiving rank.
+"""The ``dist`` transport's two ranks on one machine, from the sending side: the class's receiving rank.
 
-The worker is rank 0, the last PP stage: it has already run ``add``. Rank 1, the first stage, is a process
-of its own (``receiver.py``) that receives the dict, builds its own observer, runs ``pop`` and the pass
-criteria, and reports a verdict. Starting that process and importing torch there was most of what a class
-cost when every class started one, so a worker keeps one receiving rank for its whole life, started with
-the worker itself so that both import torch at once.
+The class's process (``judge.py``) is rank 0, the last PP stage: it has already run ``add``. Rank 1, the
+first stage, is a process of its own (``receiver.py``) that receives the dict, builds its own observer, runs
+``pop`` and the pass criteria, and reports a verdict. Starting that process and importing torch there was
+most of what a class cost when every class started one from scratch, so the class's process forks it from
+itself as it starts, with torch imported already and before any of the project's code has run there: each
+class gets a receiving rank that no other class touched, for the price of a fork.
 
-Each class still gets a process group of its own, under a prefix unique to it in the receiving rank's
-TCPStore (bound to a fresh port on 127.0.0.1): it is made before the class's first example crosses and
-destroyed after its last, so a class never meets a group that another left mid-message, and the project's
-code meets an initialised group only during its own round trip, as before. Control travels over the
-receiving rank's channel (which class, each example, the verdicts, and every step the rank starts), so the
-worker waits on it with the class's own deadline and can blame the step it hung or died in; the tensors
-travel over the group, metadata first, as SGLang sends them.
+The class gets a process group of its own, under a prefix in the receiving rank's TCPStore (bound to a
+fresh port on 127.0.0.1): it is made before the class's first example crosses and destroyed after its last,
+so the project's code meets an initialised group only during its own round trip, as before. Control
+travels over the receiving rank's channel (which class, each example, the verdicts, and every step the rank
+starts), so the sending rank waits on it with the class's own deadline and can blame the step it hung or
+died in; the tensors travel over the group, metadata first, as SGLang sends them.
 
 Anything that may leave the two ranks out of step (a timeout, a death, a transport error, a send that
-failed half way) retires the receiving rank: it is killed, and the next class starts a fresh one. It stays
-in the worker's process group, so when the driver kills a hung worker the receiving rank dies with it.
+failed half way) retires the receiving rank: it is killed. It stays in the class's process group, so when
+the worker ends the class the receiving rank ends with it.
 """
 
 from __future__ import annotations
@@ -48,11 +48,12 @@ from ppaux_lint.runtime.transport import (
 _SETTLE = 5.0  # how long to wait for the receiving rank's own account after a send fails
 
 Spawn = Callable[[], Child]
-"""Starts a receiving-rank process (``receiver.main``); the worker knows how, and starts the first early."""
+"""Starts a receiving-rank process (``receiver.main``); the class's process knows how, and starts it early."""
 
 
 class ReceivingRank:
-    """Rank 1 for every ``dist`` class a worker runs: started once, replaced only after it breaks."""
+    """Rank 1 for the ``dist`` class that a class's process runs: started with that process, and started again
+    should it break while a later example still needs it."""
 
     def __init__(self, spawn: Spawn, started: Child | None = None) -> None:
         self._spawn = spawn
@@ -94,14 +95,11 @@ class ReceivingRank:
 
     @property
     def child(self) -> Child | None:
-        """The running process, if any: a retired rank has none until the next class starts one."""
+        """The running process, if any: a retired rank has none until the next example starts one."""
         return self._child
 
     def retire(self) -> None:
-        """Kill the rank; the next class starts a fresh one.
-
-        The worker retires it at its own end too: between classes the rank holds nothing worth a clean exit,
-        and waiting for torch's teardown there would only delay the worker's."""
+        """Kill the rank; a later example starts a fresh one."""
         if self._child is not None:
             self._child.kill()
         self._child, self._store = None, None

@@ -1,11 +1,12 @@
 """The ``dist`` transport's receiving rank: the first PP stage, in a process of its own (see ``peer.py``).
 
-It serves one worker for the worker's life. It loads the same helpers as the worker (by their ``source``),
-so that ``pop`` is judged by the implementation that judged ``add`` (and, for ``stand-ins``, so that it can
-import the observer class where SGLang is not installed), and owns the TCPStore both ranks meet
+It serves the class's process that forked it (see ``peer.py``). It loads the same helpers (by their
+``source``), so that ``pop`` is judged by the implementation that judged ``add`` (and, for ``stand-ins``, so
+that it can import the observer class where SGLang is not installed), and owns the TCPStore both ranks meet
 in. Per class it joins that class's group, builds the class's observer once (as a real first stage keeps
-one), and judges every example the worker sends; every verdict says whether the rank is still in step,
-that is whether it took the whole of the example off the wire, so that the worker knows when to replace it.
+one), and judges every example the sending rank sends; every verdict says whether the rank is still in
+step, that is whether it took the whole of the example off the wire, so that the sender knows when to
+replace it.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ what the receiving half needs to judge the result travels as a
 from __future__ import annotations
 
 import contextlib
+import dis
 import os
 import sys
 import sysconfig
@@ -42,23 +43,24 @@ _DETAIL_LIMIT = 4000
 class Outcome(Exception):
     """Ends a round trip early with a verdict other than pass.
 
-    ``in_project`` marks an exception raised in the project's own code (not
-    by the transport helpers' checks), which matters when that code ran on a
-    synthesised example: the example, not the code, may be what is wrong.
+    ``provoked`` marks an exception that the project's own code met working on
+    its values (see the function ``provoked``), which matters when that code
+    ran on a synthesised example: the example, not the code, may be what is
+    wrong.
     """
 
-    def __init__(self, status: str, message: str, detail: str = "", in_project: bool = False) -> None:
+    def __init__(self, status: str, message: str, detail: str = "", provoked: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.detail = detail
-        self.in_project = in_project
+        self.provoked = provoked
 
     def within(self, variant: str) -> Outcome:
         """The same verdict, saying which of a class's examples (``with mask set``) it was on, if it has several."""
         if not variant:
             return self
-        return Outcome(self.status, f"{variant}: {self.message}", self.detail, self.in_project)
+        return Outcome(self.status, f"{variant}: {self.message}", self.detail, self.provoked)
 
     def to_verdict(self) -> dict[str, str]:
         """The verdict as one rank reports it to the other (over a channel or a process group)."""
@@ -75,7 +77,7 @@ class Falsified(Outcome):
     variant, its ``counterexample`` as JSON, and a ``reproducer`` to paste."""
 
     def __init__(self, outcome: Outcome, counterexample: dict[str, Any], reproducer: str) -> None:
-        super().__init__(outcome.status, outcome.message, outcome.detail, outcome.in_project)
+        super().__init__(outcome.status, outcome.message, outcome.detail, outcome.provoked)
         self.counterexample = counterexample
         self.reproducer = reproducer
 
@@ -88,7 +90,10 @@ class Steps:
 
     Each step is announced before it starts, with the status it earns if it
     goes wrong, so that when the process hangs or dies mid-step the driver
-    still knows which step it was and whose fault that is.
+    still knows which step it was and whose fault that is. Whatever a step
+    raises is its verdict, ``SystemExit`` and ``KeyboardInterrupt`` too: the
+    project's code raising them ends its own round trip, nothing more (the
+    class runs in a process of its own, where no one else's Ctrl-C arrives).
     """
 
     def __init__(self, notify: Notify | None = None) -> None:
@@ -105,9 +110,10 @@ class Steps:
             yield
         except Outcome:
             raise
-        except (Exception, SystemExit) as exc:
-            where = _where(exc)
-            raise Outcome(status, f"{name}: {describe(exc)}{where}", format_detail(exc), bool(where)) from exc
+        except BaseException as exc:  # the step's verdict, whatever the project's code raised
+            where = where_in_project(exc)
+            raise Outcome(status, f"{name}: {describe(exc)}{where}", format_detail(exc),
+                          bool(where) and provoked(exc)) from exc
 
 
 @dataclass
@@ -287,20 +293,46 @@ def format_detail(exc: BaseException) -> str:
     return text[-_DETAIL_LIMIT:]
 
 
-def _where(exc: BaseException) -> str:
-    """Where in the project's code the exception came from, if it did.
+def where_in_project(exc: BaseException) -> str:
+    """Where in the project's code the exception came from, if it did."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if _in_project(frame.filename):
+            return f" (at {frame.filename}:{frame.lineno} in {frame.name})"
+    return ""
+
+
+def provoked(exc: BaseException) -> bool:
+    """Whether the values the project's code worked on may be what raised ``exc``: an ``Exception`` from an
+    operation on them (an attribute one lacks, an index out of range, a shape torch refuses), which a
+    realistic example might not provoke.
+
+    Not one that the project's code raised itself with a ``raise`` statement (``raise RuntimeError(...)``,
+    an ``assert``): that is the class's own verdict on what it was given, and any example that reaches it
+    gets it. Nor a ``BaseException`` that is not an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``):
+    no value makes an operation raise those, only the code itself.
+    """
+    if not isinstance(exc, Exception):
+        return False
+    last = exc.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is None or not _in_project(last.tb_frame.f_code.co_filename):
+        return True
+    return not any(instruction.offset == last.tb_lasti and instruction.opname == "RAISE_VARARGS"
+                   for instruction in dis.get_instructions(last.tb_frame.f_code))
+
+
+def _in_project(filename: str) -> bool:
+    """Whether code in ``filename`` is the project's: not ppaux-lint's, torch's or the standard library's.
 
     SGLang's helper module, once loaded (by ``--helpers`` or by the project), is never the project's code
     either, wherever it is installed: a ``TypeError`` it raises calling a ``to_pp_tensors = None`` is a
     verdict on the class, not a failure of the project's code on a synthesised example.
     """
     helper_file = getattr(sys.modules.get(SGLANG_MODULE), "__file__", None)
-    helper_path = os.path.abspath(helper_file) if helper_file else None
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        path = os.path.abspath(frame.filename)
-        if not frame.filename.startswith("<") and not path.startswith(_LIBRARY_DIRS) and path != helper_path:
-            return f" (at {frame.filename}:{frame.lineno} in {frame.name})"
-    return ""
+    path = os.path.abspath(filename)
+    return (not filename.startswith("<") and not path.startswith(_LIBRARY_DIRS)
+            and (helper_file is None or path != os.path.abspath(helper_file)))
 
 
 def _type(obj: Any) -> str:

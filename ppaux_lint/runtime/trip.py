@@ -40,6 +40,7 @@ from ppaux_lint.runtime.roundtrip import (
     format_detail,
     receive_half,
     send_half,
+    where_in_project,
 )
 from ppaux_lint.runtime.supply import Supply, drive_outputs, supply
 from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
@@ -82,7 +83,12 @@ def run_request(
         if isinstance(outcome, Falsified):
             found, reproducer = outcome.counterexample, outcome.reproducer
     except BaseException as exc:  # noqa: BLE001 - a harness bug must still yield a row
-        status, message, detail = ERROR, f"verify itself failed: {describe(exc)}", format_detail(exc)
+        where = where_in_project(exc)
+        if where:  # the project's code raised it between steps (a host object's consume, a property): its own
+            status, message = FAIL, f"{describe(exc)}{where}, raised after {progress.step}"
+        else:
+            status, message = ERROR, f"verify itself failed: {describe(exc)}"
+        detail = format_detail(exc)
     return VerifyResult(
         symbol=target.symbol,
         status=status,
@@ -123,13 +129,16 @@ def _run(trip: _Trip, spec: PairSpec | None, transport: str, deadline: float,
 
 
 class _Progress:
-    """Forwards step announcements, stamped with the phase the round trip is in."""
+    """Forwards step announcements, stamped with the phase the round trip is in, and keeps the last one, which
+    says where the project's code was when it raised outside any step."""
 
     def __init__(self, notify: Any) -> None:
         self._notify = notify
         self.phase = SENDING
+        self.step = "the start of the round trip"
 
     def __call__(self, step: str, status: str) -> None:
+        self.step = step
         if self._notify is not None:
             self._notify(step, status, self.phase)
 
@@ -280,7 +289,7 @@ class _Trip:
         try:
             stage, shipment, self.tensors = send_half(example.value, here, self.steps, self.helpers, example.scene)
         except Outcome as outcome:
-            if example.synthesised and outcome.in_project:
+            if example.synthesised and outcome.provoked:
                 raise Outcome(SKIP, f"{outcome.message}, on a synthesised example that may not be realistic; "
                               f"{HOW_TO_PROVIDE}", outcome.detail) from None
             raise

@@ -1,11 +1,12 @@
 """The verify driver: every target gets a row, whatever the project's code does.
 
-Round trips run in a worker process (``worker.py``) that the driver watches
-with a per-class deadline. When the worker hangs or dies, the driver kills
-its whole process group, blames the step the worker last announced, and
-starts a fresh worker for the next class; so one broken class costs one row,
-never the run. Torch-free: the driver itself imports none of the project's
-code and none of torch.
+Round trips run in a worker process (``worker.py``) that judges each class in
+a process of its own, and the driver watches each class with a deadline. When
+a class hangs, the driver has the worker kill it (and everything it started);
+when its process dies, the worker says how; either way the driver blames the
+step the class last announced, and the next class runs in a fresh process;
+so one broken class costs one row, never the run. Torch-free: the driver
+itself imports none of the project's code and none of torch.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ from ppaux_lint.runtime.results import (
 from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, VerifyTarget
 
 STARTUP_TIMEOUT = 120.0
-"""For importing torch in a fresh worker (and initialising CUDA there), apart from any class's budget."""
+"""For importing torch in a fresh worker, and again for starting a class's process (a fork, or where the worker
+cannot fork, a fresh interpreter that imports torch), apart from any class's budget."""
+STOP_WAIT = 5.0
+"""How long the worker may take to kill a class the driver stopped before the driver replaces the worker."""
 DIST_GRACE = 5.0
 """Extra time the driver allows past a class's budget, for the worker to report a hang in its ``dist`` peer."""
 LOCAL_GRACE = 0.5
@@ -76,15 +80,16 @@ class Session:
     """A verify run fed one target at a time, for front ends that decide which rows run, and when.
 
     ``verify`` runs a list; pytest's items run one by one, some deselected (``-k``) and some never reached
-    (``-x``), so the plugin asks for each row as it comes. Either way one worker serves every row and rows
-    that share a round trip share one run. ``device`` is the run's (already resolved) device, which a
-    target's own ``device`` overrides; ``paths`` go first on the worker's ``sys.path``; ``helpers``
-    (resolved, so ``bundled`` or ``sglang``) is what the workers load to judge. Leaving the ``with`` block
-    on an exception (an interrupt) kills the worker instead of waiting for it, as it may be stuck in the
-    project's code. ``runner`` replaces the worker with another way to run round trips (under a launcher,
-    ``stages.Leader`` runs each across two ranks). ``explore`` has each worker round trip explore
-    (``explore.py``), and ``attn_tp_size`` has it send as SGLang does between stages of that many
-    attention-TP ranks (``transport.py``); both are for the worker's runner only.
+    (``-x``), so the plugin asks for each row as it comes. Either way one worker serves every row, each
+    round trip in a process of its own, and rows that share a round trip share one run. ``device`` is the
+    run's (already resolved) device, which a target's own ``device`` overrides; ``paths`` go first on the
+    worker's ``sys.path``; ``helpers`` (resolved, so ``bundled`` or ``sglang``) is what the workers load to
+    judge. Leaving the ``with`` block on an exception (an interrupt) stops the worker at once, killing the
+    class it runs, instead of waiting for that class, which may be stuck in the project's code. ``runner``
+    replaces the worker with another way to run round trips (under a launcher, ``stages.Leader`` runs each
+    across two ranks). ``explore`` has each worker round trip explore (``explore.py``), and
+    ``attn_tp_size`` has it send as SGLang does between stages of that many attention-TP ranks
+    (``transport.py``); both are for the worker's runner only.
     """
 
     def __init__(self, *, device: str, transport: str, timeout: float, paths: Sequence[str] = (),
@@ -105,7 +110,7 @@ class Session:
         self._runner.close()
 
     def discard(self) -> None:
-        """Kill the worker now."""
+        """Stop the worker now, and with it the class it runs."""
         self._runner.discard()
 
     def __enter__(self) -> Session:
@@ -250,21 +255,22 @@ class Exploration:
 
 
 class Runner:
-    """Owns at most one worker at a time, and replaces it when it hangs or dies.
+    """Owns at most one worker at a time, and replaces it when it dies.
 
-    ``die_with_parent`` is for workers of a launched rank (see ``procs.Child``). With ``explore``, every
-    request asks the worker to explore too, inside the class's own deadline. With ``receiver`` (the
-    ``dist`` transport on one machine) each worker starts its receiving rank as it starts itself. Every
-    request carries ``attn_tp_size``, the attention-TP size the worker sends for.
+    The worker runs each request in a process of its own and ends it (and everything it started) when the
+    driver stops it, so a class that hangs costs its row and never the worker. The worker also ends with
+    this process however it ends, so it needs no tie to a launcher's rank. With ``explore``, every request
+    asks the worker to explore too, inside the class's own deadline. With ``receiver`` (the ``dist``
+    transport on one machine) each class's process starts its receiving rank. Every request carries
+    ``attn_tp_size``, the attention-TP size the worker sends for.
     """
 
-    def __init__(self, paths: list[str], helpers: Helpers, *, die_with_parent: bool = False,
-                 explore: Exploration | None = None, receiver: bool = False, attn_tp_size: int = 1) -> None:
+    def __init__(self, paths: list[str], helpers: Helpers, *, explore: Exploration | None = None,
+                 receiver: bool = False, attn_tp_size: int = 1) -> None:
         self._paths = paths
         self.helpers = helpers
         self._explore = explore
         self._attn_tp_size = attn_tp_size
-        self._die_with_parent = die_with_parent
         self._receiver = receiver
         self._worker: Child | None = None
 
@@ -281,9 +287,10 @@ class Runner:
         """Run one request; return its result and whether the worker failed to finish it.
 
         ``pair`` goes to the worker with the request (a launched half, see ``pair.py``). ``watch(step)``
-        hears of each step and is asked every ``POLL`` seconds; a reason it returns stops the worker, and
-        becomes the result's message. Without a worker that finished (it hung, died, was stopped or never
-        started) the second value is true: a counterpart waiting on this one must not wait any longer.
+        hears of each step and is asked every ``POLL`` seconds; a reason it returns stops the request, and
+        becomes the result's message. Without a request that finished (it hung, died, was stopped or never
+        started) the second value is true: a counterpart waiting on this one must not wait any longer. The
+        class's deadline starts once its process has started (``STARTUP_TIMEOUT`` until then).
         """
         started = time.perf_counter()
 
@@ -301,7 +308,8 @@ class Runner:
             request.update(explore=self._explore.count, seed=self._explore.seed)
         worker.send({**request, "pair": pair} if pair else request)
         step, status, phase = "the start of the round trip", ERROR, SENDING
-        deadline = time.monotonic() + timeout + (DIST_GRACE if transport == "dist" else LOCAL_GRACE)
+        budget = timeout + (DIST_GRACE if transport == "dist" else LOCAL_GRACE)
+        deadline, running = time.monotonic() + STARTUP_TIMEOUT, False
         while True:
             left = deadline - time.monotonic()
             try:
@@ -311,26 +319,50 @@ class Runner:
                     reason = watch(step) if watch else None
                     if reason is None:
                         continue
-                else:
+                elif running:
                     reason = f"timed out after {timeout:g} s during {step}"
-                self.discard()
+                else:
+                    reason = f"the class's process did not start within {STARTUP_TIMEOUT:g} s"
+                self._stop(worker)
                 return verdict(status, reason, phase=phase), True
             except ChildGone:
                 how, tail = worker.exit_description(), worker.stderr_tail()
                 self.discard()
                 return verdict(status, f"the worker process {how} during {step}", tail, phase), True
-            if event.get("event") == "step":
+            kind = event.get("event")
+            if kind == "started":
+                deadline, running = time.monotonic() + budget, True
+            elif kind == "step":
                 step, status, phase = event["step"], event["status"], event.get("phase", phase)
                 if watch:
                     watch(step)
-            elif event.get("event") == "result":
+            elif kind == "result":
                 return VerifyResult.from_wire(event["result"]), False
+            elif kind == "ended":  # the class's process died: the words are the worker's, as they always were
+                return verdict(status, f"the worker process {event['how']} during {step}", event.get("detail", ""),
+                               phase), True
+            elif kind == "fatal":
+                return verdict(ERROR, f"the verify worker did not start: {event['message']}"), True
+
+    def _stop(self, worker: Child) -> None:
+        """Have the worker end the request it runs, and wait for its word that it has; a worker that does not
+        answer in time is replaced."""
+        worker.send({"op": "stop"})
+        deadline = time.monotonic() + STOP_WAIT
+        while True:
+            try:
+                event = worker.receive(deadline - time.monotonic())
+            except (TimeoutError, ChildGone):
+                self.discard()
+                return
+            if event.get("event") in ("result", "ended", "fatal"):
+                return
 
     def _ready_worker(self) -> tuple[Child | None, str]:
         if self._worker is not None:
             return self._worker, ""
         args = [json.dumps(self._paths), self.helpers.source, *(["dist"] if self._receiver else [])]
-        worker = Child("ppaux_lint.runtime.worker", args, own_group=True, die_with_parent=self._die_with_parent)
+        worker = Child("ppaux_lint.runtime.worker", args, own_group=True)
         try:
             event = worker.receive(STARTUP_TIMEOUT)
         except TimeoutError:
@@ -346,8 +378,9 @@ class Runner:
         return None, problem
 
     def discard(self) -> None:
+        """Stop the worker now: told by the end of its input, it kills the class it runs and exits."""
         if self._worker is not None:
-            self._worker.kill()
+            self._worker.close(grace=STOP_WAIT)
             self._worker = None
 
     def close(self) -> None:

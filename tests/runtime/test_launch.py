@@ -61,9 +61,10 @@ def _module(prefix: str, body: str, rebuild: str, imports: str = "import torch")
 KEYED = _module("Keyed", 'return {"scores": self.scores}', 'return KeyedOutput(tensors["score"])')
 HUNG = _module("Hung", 'time.sleep(600)\nreturn {"scores": self.scores}', 'return HungOutput(tensors["scores"])',
                "import time\n\nimport torch")
-# The sending rank's process dies mid-row: its worker kills it (its parent), after a pause in which the
-# rank publishes the step, which the survivors name.
-DYING = _module("Dying", 'time.sleep(1.5)\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(60)',
+# The sending rank's process dies mid-row: the class kills it (its worker's parent), after a pause in which
+# the rank publishes the step, which the survivors name.
+DYING = _module("Dying", 'time.sleep(1.5)\nstat = open(f"/proc/{os.getppid()}/stat").read().rsplit(")", 1)[1]'
+                '\nos.kill(int(stat.split()[1]), signal.SIGKILL)\ntime.sleep(60)',
                 'return DyingOutput(tensors["scores"])', "import os\nimport signal\nimport time\n\nimport torch")
 AFTER = _module("After", 'return {"scores": self.scores}', 'return AfterOutput(tensors["scores"])')
 

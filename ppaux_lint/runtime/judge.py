@@ -1,0 +1,60 @@
+"""The process that judges one class: a fork of the verify worker, started for that class alone.
+
+It runs one request (``trip.run_request``), reports it, and is then ended by the worker with everything it
+started. So whatever the class's code leaves behind in its process (an alarm it scheduled, a thread, a signal
+handler, a patched module, a process it forked) ends with the class's row and never reaches another class.
+Where the worker cannot fork safely, this is a fresh interpreter instead, which imports what a fork would
+have had already. With the ``dist`` transport it first starts its receiving rank (``peer.py``), the same
+way, before any of the project's code runs here, so that the rank too starts untouched.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+
+from ppaux_lint.runtime.helpers import load_helpers
+from ppaux_lint.runtime.procs import Channel, Child
+from ppaux_lint.runtime.targets import VerifyTarget
+
+RECEIVER = "ppaux_lint.runtime.receiver"
+"""The ``dist`` transport's receiving rank (see ``peer.py``)."""
+
+
+def main(argv: list[str]) -> None:
+    """Judge the one request the worker sends; ``argv`` is the worker's: the project's paths (JSON), the
+    helpers' source, and ``dist`` when the run's transport is."""
+    channel = Channel()
+    spawn = functools.partial(Child, RECEIVER, argv[:2], own_group=False, die_with_parent=True, fork=True,
+                              leave_behind=(channel,))
+    started = spawn() if argv[2:] == ["dist"] else None
+    paths = json.loads(argv[0])
+    if sys.path[:len(paths)] != paths:  # a fork of the worker has them first already
+        sys.path[:0] = paths
+    try:
+        from ppaux_lint.runtime.peer import ReceivingRank
+        from ppaux_lint.runtime.trip import run_request
+
+        helpers = load_helpers(argv[1])
+    except BaseException as exc:  # noqa: BLE001 - reported to the driver instead
+        channel.send({"event": "fatal", "message": f"{type(exc).__name__}: {exc}"})
+        return
+    request = next(channel.requests(), None)
+    if request is None:
+        return
+    channel.send({"event": "started"})
+    result = run_request(
+        VerifyTarget.from_json(request["target"]),
+        request["device"],
+        request["transport"],
+        float(request["timeout"]),
+        lambda step, status, phase: channel.send({"event": "step", "step": step, "status": status, "phase": phase}),
+        helpers,
+        request.get("pair"),
+        int(request.get("explore", 0)),
+        int(request.get("seed", 0)),
+        ReceivingRank(spawn, started),
+        attn_tp_size=int(request.get("attn_tp_size", 1)),
+    )
+    channel.send({"event": "result", "result": result.to_wire()})
