@@ -20,9 +20,20 @@ from pathlib import Path
 import click
 
 from ppaux_lint import __version__, collector
-from ppaux_lint.command import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, PREFIX, ExitError, guarded, one_line
+from ppaux_lint.command import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, PREFIX, ExitError, Interrupted, guarded, one_line
 
 OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
+
+
+class _Path(click.Path):
+    """click's Path, refusing what names no file: ``""`` (which ``Path`` reads as the current directory, so that
+    ``--cache-dir "$UNSET"`` put the cache's ``.gitignore`` of ``*`` into the project) and a NUL byte. Paths to
+    check are never refused as unreadable here: such a file is its own PPA000, not the end of the run."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and (not value or "\0" in value):
+            self.fail(f"{value!r} is not a path", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def _codes(values: Sequence[str]) -> tuple[str, ...]:
@@ -46,6 +57,14 @@ class _Commands(click.Group):
             self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context):
+        """A Ctrl-C anywhere in a command (its report too) is one line and exit code 130; click's own
+        handling would print an empty line first."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
+
 
 @click.group(cls=_Commands, lazy={"verify": "ppaux_lint.verify_cli:verify"},  # torch-free until it runs
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -58,7 +77,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=_Path(path_type=Path, readable=False))
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="full", show_default=True,
               help="How to print findings.")
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (comma-separated).")
@@ -66,10 +85,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Also exclude paths matching this gitignore-style pattern.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes even to files passed explicitly.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--config", "config_path", type=_Path(path_type=Path, dir_okay=False),
               help="Read settings from this TOML file instead of the project's pyproject.toml.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+@click.option("--cache-dir", type=_Path(path_type=Path, file_okay=False, readable=False),
               help="Where to keep the cache (default: .ppaux_lint_cache at the project root).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
@@ -79,7 +98,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
               help="Print the fixes as a unified diff and write nothing; exit 1 if there would be changes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that add behaviour (generated methods).")
 @click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed.")
-@click.option("--stdin-filename", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+@click.option("--stdin-filename", type=_Path(path_type=Path, dir_okay=False, readable=False), metavar="PATH",
               help="Check standard input as the contents of PATH (pass `-` or no PATHS); with --fix, print the "
                    "fixed source and report what remains on stderr.")
 @click.pass_context
@@ -179,6 +198,8 @@ def _stdin_path(paths: tuple[Path, ...], stdin_filename: Path | None) -> Path | 
     if any(path != dash for path in paths):
         raise ExitError("--stdin-filename checks standard input: pass `-` or no PATHS, not "
                         + " ".join(str(p) for p in paths if p != dash))
+    if stdin_filename.name in ("", ".", ".."):
+        raise ExitError(f"--stdin-filename {str(stdin_filename)!r}: names a directory, not a file")
     return stdin_filename
 
 
@@ -264,8 +285,8 @@ def _print_statistics(findings, output_format: str, out) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), help="The cache to remove.")
+@click.argument("paths", nargs=-1, type=_Path(path_type=Path, readable=False))
+@click.option("--cache-dir", type=_Path(path_type=Path, file_okay=False, readable=False), help="The cache to remove.")
 @click.pass_context
 def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -> None:
     """Remove the cache of the project that contains PATHS (default: the current directory)."""
@@ -305,12 +326,12 @@ def rule(code: str) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=_Path(path_type=Path, readable=False))
 @click.option("--output-format", type=click.Choice(("tree", "json")), default="tree", show_default=True,
               help="A tree for people, or JSON for tools.")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Also exclude paths matching this gitignore-style pattern.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--config", "config_path", type=_Path(path_type=Path, dir_okay=False),
               help="Read settings from this TOML file instead of the project's pyproject.toml.")
 @click.pass_context
 def inventory(ctx: click.Context, paths: tuple[Path, ...], output_format: str, exclude: tuple[str, ...],
@@ -371,9 +392,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.ClickException as exc:  # click's own usage errors, and ours
         click.echo(f"{PREFIX}{one_line(exc)}", err=True)
         code = exc.exit_code
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):  # Ctrl-C while click parses, or before it
         click.echo(f"{PREFIX}interrupted", err=True)
-        code = EXIT_ERROR
+        code = Interrupted.exit_code
     except BaseException as exc:  # the last line of defence for "never a traceback"
         if isinstance(exc, SystemExit):
             raise

@@ -1,8 +1,9 @@
 """How every command turns failures into exit codes and one-line messages.
 
 Exit codes (the contract CI scripts rely on): 0 clean, 1 findings (or, for ``verify``, failures), 2 usage,
-configuration or internal errors. A :class:`~ppaux_lint.errors.UsageError` is the user's to fix and prints as
-it is; any other exception is a bug, printed as "internal error" with the traceback under ``--debug``.
+configuration or internal errors, 130 interrupted (Ctrl-C, 128 + SIGINT, as shells, ruff and pytest say it).
+A :class:`~ppaux_lint.errors.UsageError` is the user's to fix and prints as it is; any other exception is a
+bug, printed as "internal error" with the traceback under ``--debug``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import click
 
 from ppaux_lint.errors import UsageError
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 PREFIX = "ppaux-lint: error: "
 
 T = TypeVar("T")
@@ -29,18 +30,28 @@ class ExitError(click.ClickException):
         click.echo(f"{PREFIX}{self.format_message()}", err=True)
 
 
+class Interrupted(ExitError):
+    """Ctrl-C: one line, exit code 130."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+
 def debugging(ctx: click.Context) -> bool:
     return bool((ctx.find_root().obj or {}).get("debug"))
 
 
 def guarded(ctx: click.Context, action: Callable[[], T]) -> T:
-    """Run ``action``, turning usage errors, interrupts and bugs into one-line errors with exit code 2."""
+    """Run ``action``, turning usage errors and bugs into one-line errors with exit code 2, interrupts into
+    one line with exit code 130."""
     try:
         return action()
     except UsageError as exc:
         raise ExitError(str(exc)) from None
     except KeyboardInterrupt:
-        raise ExitError("interrupted") from None
+        raise Interrupted from None
     except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
         if debugging(ctx):
             import traceback  # only under --debug: every run imports this module

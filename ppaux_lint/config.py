@@ -6,6 +6,7 @@ and every wrong type is an error that names the key and the file.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ppaux_lint.errors import UsageError
+from ppaux_lint.fileio import read_regular_file
 
 if TYPE_CHECKING:
     import pathspec
@@ -118,11 +120,9 @@ _VERIFY_KEYS = {"examples": "a table of strings", "devices": "a table of strings
 
 def load_config(root: Path, explicit: Path | None = None) -> Config:
     """The config at ``explicit``, else ``root/pyproject.toml``, else defaults."""
-    path = explicit if explicit is not None else root / "pyproject.toml"
-    if not path.is_file():
-        if explicit is not None:
-            raise ConfigError(f"{path}: config file not found")
+    if explicit is None and not (root / "pyproject.toml").is_file():
         return Config()
+    path = explicit if explicit is not None else root / "pyproject.toml"
     data = read_toml(path)
     table = tool_table(data, path)
     if path.name != "pyproject.toml" and not table:
@@ -132,12 +132,40 @@ def load_config(root: Path, explicit: Path | None = None) -> Config:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file's data; a file that cannot be read or parsed is a ConfigError naming it."""
+    return parse_toml(read_toml_bytes(path), path)
+
+
+def read_toml_bytes(path: Path) -> bytes:
+    """A TOML file's bytes (a FIFO is an error, not a read that never ends); a ConfigError naming it."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return read_regular_file(path)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def parse_toml(raw: bytes, path: Path) -> dict[str, Any]:
+    """``raw``'s data; what is not TOML (also nesting deeper than the parser's recursion) is a ConfigError."""
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
+
+
+# A key of ppaux-lint's table, however TOML spells it: ``[tool.ppaux-lint]``, ``[tool."ppaux-lint".protocols]``,
+# ``tool.ppaux-lint.select = ...``, ``ppaux-lint = {...}`` under ``[tool]``, ``tool = { ppaux-lint = ... }``, a
+# header left unclosed; and not the package named among dependencies (``"ppaux-lint>=1"``, ``["ppaux-lint"]``).
+_OWN_TABLE = re.compile(rb"""(?:\btool\s*\.\s*|^[ \t]*|[{,][ \t]*)["']?ppaux-lint["']?[ \t]*(?:[.=\]]|\r?$)""",
+                        re.MULTILINE)
+
+
+def configures_ppaux_lint(raw: bytes) -> bool:
+    """Whether a TOML file that cannot be parsed meant to configure ppaux-lint: its mistakes are the user's to
+    fix before any check, where another tool's broken file (a test fixture's) only stops being read."""
+    return _OWN_TABLE.search(raw) is not None
 
 
 def tool_table(data: dict[str, Any], path: Path) -> Any:

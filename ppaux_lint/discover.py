@@ -7,7 +7,9 @@ what layout.py (module names) and scopes.py (the config in force) decide for eve
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -62,24 +64,50 @@ class Discovery:
 
 def file_key(path: Path) -> str:
     """The absolute name discovery gives a file: its directory resolved, not the file, so that a symlinked
-    file keeps the name it was given. Overlays and editors' documents are matched to files by this name."""
+    file keeps the name it was given. Overlays and editors' documents are matched to files by this name.
+    (``realpath``, not ``Path.resolve``, which raises RuntimeError on a symlink loop before Python 3.13.)"""
     path = path if path.is_absolute() else Path.cwd() / path
-    return str(path.parent.resolve() / path.name)
+    return os.path.join(os.path.realpath(path.parent), path.name)
+
+
+# A path passed explicitly that names nothing is the user's mistake, exit 2 (as a mistyped option is).
+_NAMES_NOTHING = {errno.ENOENT: "no such file or directory", errno.ENOTDIR: "no such file or directory",
+                  errno.ENAMETOOLONG: "file name too long"}
+
+
+def _kind(path: Path, given: Path) -> int | str:
+    """What a path passed explicitly is: a directory's or a regular file's mode (symlinks followed), or why it
+    is skipped. Like a FIFO, a path that names something this run cannot check (a symlink that loops or leads
+    nowhere, a directory it may not search) is skipped with a warning, and the other paths are checked: a
+    pre-commit hook passes such files along with the rest."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        if error.errno == errno.ENOENT and os.path.islink(path):
+            return "broken symlink"
+        if error.errno in _NAMES_NOTHING:
+            raise UsageError(f"{given}: {_NAMES_NOTHING[error.errno]}") from None
+        return f"cannot check it: {error.strerror}"
+    return mode if stat.S_ISDIR(mode) or stat.S_ISREG(mode) else "not a regular file"
 
 
 def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cli_excludes: Sequence[str] = (),
-             force_exclude: bool = False, tops: Sequence[Path] = (), overlays: Collection[str] = ()) -> Discovery:
+             force_exclude: bool = False, tops: Sequence[Path] = (), overlays: Collection[str] = (),
+             pyprojects: PyProjects | None = None) -> Discovery:
     """The files under ``tops`` (default: ``root``), which of them ``paths`` asks about, and their names.
 
     ``config`` replaces every ``[tool.ppaux-lint]`` table (``--config``); without it each file follows
     its nearest one (scopes.py). ``overlays`` are files (by :func:`file_key`) whose text is in memory (an
     editor's buffer, standard input): passed as a path, one is a file even when nothing is on disk yet.
+    ``pyprojects`` are the files read already finding the project (``load_project``); their warnings, and
+    those of the files read here, lead discovery's.
     """
     cwd = Path.cwd()
     walked_tops = [str(t) for t in tops] or [str(root)]
     warnings: list[str] = []
     roots = SourceRoots()
-    scopes = Scopes(walked_tops, str(root), PyProjects(), roots, config, cli_excludes)
+    pyprojects = pyprojects if pyprojects is not None else PyProjects()
+    scopes = Scopes(walked_tops, str(root), pyprojects, roots, config, cli_excludes)
     gitignores = GitIgnores(warnings)
     walker = _Walker(scopes, gitignores, warnings)
     project = [found for top in walked_tops for found in walker.walk(top)]
@@ -89,22 +117,15 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
     for given in paths or [cwd]:
         path = given if given.is_absolute() else cwd / given
         key = file_key(path)
-        in_memory = key in overlays
-        if not in_memory and not path.exists() and not path.is_symlink():
-            raise UsageError(f"{given}: no such file or directory")
-        is_dir = not in_memory and path.is_dir()
-        path = path.resolve() if is_dir else Path(key)
-        text = str(path)
-        if is_dir:
-            prefix = text.rstrip(os.sep) + os.sep
+        kind = stat.S_IFREG if key in overlays else _kind(path, given)
+        if isinstance(kind, str):
+            warnings.append(f"{given}: {kind}, skipped")
+        elif stat.S_ISDIR(kind):
+            prefix = os.path.realpath(path).rstrip(os.sep) + os.sep
             targets.update(f for f in project if f.startswith(prefix))
-        elif in_memory or path.is_file():
-            if force_exclude and _force_excluded(text, walked_tops, scopes, gitignores):
-                continue
-            targets.add(text)
-            explicit.append(text)
-        else:
-            warnings.append(f"{given}: not a regular file, skipped")
+        elif not (force_exclude and _force_excluded(key, walked_tops, scopes, gitignores)):
+            targets.add(key)
+            explicit.append(key)
     asked = set(explicit)
     outside = sorted(asked - walked)  # excluded files given explicitly, and new ones only in memory
     configs = {path: scopes.of(os.path.dirname(path)).config for path in (*project, *outside)}
@@ -116,9 +137,9 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
     warnings.extend(f"{path}: module {names[path].module} is already {owner}"
                     f"{' (passed explicitly)' if owner in asked else ''}; its classes are not checked"
                     for path, owner in shadowed.items() if names[path].base == names[owner].base)
-    return Discovery(root=root, files=files, targets=frozenset(targets), warnings=tuple(warnings), configs=configs,
-                     shadowed=shadowed, all_configs=tuple(scopes.configs()), looked_in=tuple(walker.has_init),
-                     copies=copies)
+    return Discovery(root=root, files=files, targets=frozenset(targets), warnings=(*pyprojects.warnings, *warnings),
+                     configs=configs, shadowed=shadowed, all_configs=tuple(scopes.configs()),
+                     looked_in=tuple(walker.has_init), copies=copies)
 
 
 def _ownership(names: Mapping[str, ModuleName], asked: set[str], walked: set[str]):

@@ -49,7 +49,15 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ppaux_lint.config import Config, parse_config, read_toml, tool_table
+from ppaux_lint.config import (
+    Config,
+    ConfigError,
+    configures_ppaux_lint,
+    parse_config,
+    parse_toml,
+    read_toml_bytes,
+    tool_table,
+)
 from ppaux_lint.excludes import GitIgnores, Patterns, is_within
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
@@ -61,18 +69,47 @@ WORKSPACES = (("tool", "uv", "workspace"), ("tool", "rye", "workspace"))  # tabl
 
 class PyProjects:
     """Every ``pyproject.toml`` a run reads, read once; its ``[tool.ppaux-lint]`` table parsed when asked for
-    (under ``--config`` nobody asks, so a broken table elsewhere is not an error)."""
+    (under ``--config`` nobody asks, so a broken table elsewhere is not an error).
+
+    A file that cannot be read or parsed stops the run only when it meant to configure ppaux-lint (see
+    ``configures_ppaux_lint``): another tool's broken file, a test fixture's, would otherwise hide every
+    finding of the project. It is read as an empty file, which still marks a directory, and ``warnings``
+    says so."""
 
     def __init__(self) -> None:
         self._data: dict[str, dict[str, Any] | None] = {}
         self._configs: dict[str, Config | None] = {}
+        self.warnings: list[str] = []
 
     def load(self, directory: str) -> dict[str, Any] | None:
         """The file's data, or None when the directory has no pyproject.toml."""
         if directory not in self._data:
             path = Path(directory, PYPROJECT)
-            self._data[directory] = read_toml(path) if path.is_file() else None
+            self._data[directory] = self._read(path) if path.is_file() else None
         return self._data[directory]
+
+    def _read(self, path: Path) -> dict[str, Any]:
+        try:
+            raw = read_toml_bytes(path)
+        except ConfigError as error:  # whether it configures ppaux-lint cannot be told
+            return self._read_as_empty(f"{error}; read as empty")
+        try:
+            return parse_toml(raw, path)
+        except ConfigError as error:
+            if configures_ppaux_lint(raw):
+                raise
+            return self._read_as_empty(f"{error}; read as empty, since it does not configure ppaux-lint")
+
+    def _read_as_empty(self, warning: str) -> dict[str, Any]:
+        """No settings, and ``warning`` saying why."""
+        self.warnings.append(warning)
+        return {}
+
+    def project_config(self, directory: str) -> Config:
+        """The config of the project rooted at ``directory``: its table, else the defaults (as its file's)."""
+        if self.load(directory) is None:
+            return Config()
+        return self.config(directory) or Config(path=Path(directory, PYPROJECT))
 
     def config(self, directory: str) -> Config | None:
         """Its config, or None when it has no ``[tool.ppaux-lint]`` table (or there is no file)."""

@@ -41,6 +41,11 @@ Soundness argument (why a skipped file provably cannot matter):
    a round with an unguessed token searches every remaining file. The guess
    thus decides what is read, never what is found.
 
+7. The search reads the file's text as Python does (``searchable``): a coding cookie that names another
+   codec than UTF-8 (``latin-1``, or ``utf-7``, in which ``copy+AF8-to+AF8-host`` spells ``copy_to_host``)
+   has the file decoded and searched as UTF-8, which is how the tokens are spelt. A file Python cannot
+   decode cannot be imported, so its raw bytes stand in for it.
+
 Limits, stated rather than hidden: identifiers written with non-ASCII
 characters that NFKC-normalise to a token are not matched, and names built at
 run time (``getattr(mod, "Ba" + "se")``) are invisible to any static checker.
@@ -75,6 +80,26 @@ def initial_tokens(protocols: Protocols) -> frozenset[str]:
 def encoded(tokens: Iterable[str]) -> tuple[bytes, ...]:
     """The tokens as the bytes a scan searches for (identifiers are ASCII or UTF-8 in a source file)."""
     return tuple(t.encode("utf-8") for t in tokens)
+
+
+def searchable(data: bytes) -> bytes:
+    """A file's bytes as a token search must see them: its text in UTF-8. Python reads the coding cookie from
+    the first two lines, so a file that does not spell "coding" there is UTF-8 (a BOM changes no token) and is
+    searched as it is: the common case costs three ``find`` calls and no decoding."""
+    end = data.find(b"\n", data.find(b"\n") + 1)  # of the second line; -1: there is no second line break
+    if data.find(b"coding", 0, end if end >= 0 else len(data)) < 0:
+        return data
+    import codecs
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if codecs.lookup(encoding).name == "utf-8":
+            return data
+        return data.decode(encoding).encode("utf-8", "surrogatepass")
+    except (SyntaxError, LookupError, UnicodeError):  # Python cannot decode it either, so cannot import it
+        return data
 
 
 def uncovered(added: Iterable[str], older: Iterable[str]) -> frozenset[str]:

@@ -31,6 +31,8 @@ class Project:
     config: Config
     tops: tuple[Path, ...] = ()
     override: bool = False
+    # The pyproject.toml files read finding it, which discovery reads on from (none twice, each warning once).
+    pyprojects: PyProjects = field(default_factory=PyProjects, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,13 @@ class Options:
 
 
 def load_project(paths: Sequence[Path], options: Options) -> Project:
-    tops = project_roots(paths, Path.cwd(), PyProjects(), options.force_exclude)
+    pyprojects = PyProjects()
+    tops = project_roots(paths, Path.cwd(), pyprojects, options.force_exclude)
     root = common_root(tops)
-    return Project(root, load_config(root, options.config_path), tuple(map(Path, tops)),
-                   override=options.config_path is not None)
+    config = (load_config(root, options.config_path) if options.config_path is not None
+              else pyprojects.project_config(str(root)))
+    return Project(root, config, tuple(map(Path, tops)), override=options.config_path is not None,
+                   pyprojects=pyprojects)
 
 
 def asked(paths: Sequence[str | Path]) -> list[Path]:
@@ -71,4 +76,4 @@ def discover_files(given: Sequence[Path], options: Options, project: Project) ->
 
     overlays = {file_key(Path(path)) for path in options.overlays}
     return discover(given, project.root, project.config if project.override else None, options.exclude,
-                    options.force_exclude, project.tops, overlays)
+                    options.force_exclude, project.tops, overlays, project.pyprojects)

@@ -8,8 +8,9 @@ warnings stored with them.
 
 The record, one per command in the cache directory, names the command (the working directory, the paths, the
 options that change what is found, ppaux-lint's and the interpreter's versions, the project and its root
-config) and lists every input with its stat (size, mtime, ctime, inode, or its absence; packed in 32 bytes,
-since at 50,000 files a list of numbers per input held 22 MiB through the analysis):
+config) and lists every input with its stamp (size, mtime, ctime, inode, or its absence; packed in 32 bytes,
+since at 50,000 files a list of numbers per input held 22 MiB through the analysis), the one the prefilter's
+scan cache keys on (``scan_index.py`` says why mtime and size alone are not enough):
 
 - every directory discovery looked into, and each of their ancestors within the project: a file added,
   removed or renamed there (a new module, an ``__init__.py``, a ``.git``) changes the directory's own stat;
@@ -30,7 +31,6 @@ import binascii
 import functools
 import json
 import os
-import struct
 import sys
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
@@ -44,6 +44,7 @@ from ppaux_lint.excludes import GITIGNORE
 from ppaux_lint.fileio import atomic_write, read_regular_file
 from ppaux_lint.layout import PYPROJECT
 from ppaux_lint.project import Options, Project, asked, discover_files, load_project
+from ppaux_lint.scan_index import STAMP, Stamp, stamp
 
 if TYPE_CHECKING:
     from ppaux_lint.codec import Codec
@@ -52,8 +53,7 @@ if TYPE_CHECKING:
 
 _PACKAGE = Path(__file__).resolve().parent
 _RECORD_FORMAT = 2
-_STAT = struct.Struct("<QqqQ")  # size, mtime_ns, ctime_ns, inode
-_MISSING = b"\xff" * _STAT.size  # no stat can pack to this: its size and inode would both be 2**64 - 1
+_MISSING = b"\xff" * STAMP.size  # no stat can pack to this: its size and inode would both be 2**64 - 1
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ class _Record:
                 return None
             paths, warnings, count = data["paths"], data["warnings"], data["files_checked"]
             stats = memoryview(binascii.a2b_base64(data["stats"]))
-            size = _STAT.size
+            size = STAMP.size
             if not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)
                     and len(stats) == size * len(paths)):
                 return None
@@ -154,8 +154,8 @@ class _Record:
             self.stat(path)
         return paths
 
-    def stamps(self) -> Mapping[str, tuple[int, int]]:
-        """The stats taken, as the scan cache knows a file: (mtime, size)."""
+    def stamps(self) -> Mapping[str, Stamp]:
+        """The stats taken, as the scan cache knows a file."""
         return _Stamps(self._stats)
 
     def _relative(self, path: str) -> str:
@@ -181,17 +181,16 @@ class _Record:
 
 
 class _Stamps(Mapping):
-    """The record's stats seen as the scan cache's stamps, unpacked when asked for rather than copied."""
+    """The record's stats seen as the scan cache's stamps (the same bytes), without the missing ones."""
 
     def __init__(self, stats: dict[str, bytes]) -> None:
         self._stats = stats
 
-    def __getitem__(self, path: str) -> tuple[int, int]:
+    def __getitem__(self, path: str) -> Stamp:
         packed = self._stats[path]
         if packed == _MISSING:
             raise KeyError(path)
-        size, mtime, _, _ = _STAT.unpack(packed)
-        return mtime, size
+        return packed
 
     def __iter__(self) -> Iterator[str]:
         return (path for path, packed in self._stats.items() if packed != _MISSING)
@@ -239,11 +238,9 @@ def _tool_files() -> tuple[str, ...]:
 
 def _stat(path: str) -> bytes:
     try:
-        st = os.stat(path)
+        return stamp(os.stat(path))
     except OSError:
         return _MISSING
-    # (an inode wider than 64 bits, as ReFS has, is cut to its low ones: it only has to differ when it changes)
-    return _STAT.pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino & 0xFFFF_FFFF_FFFF_FFFF)
 
 
 def _decode_findings(stored: Any) -> list[Finding] | None:

@@ -21,15 +21,16 @@ from ppaux_lint import lookahead
 from ppaux_lint.cache import Cache, content_key
 from ppaux_lint.discover import SourceFile
 from ppaux_lint.fileio import read_regular_file
-from ppaux_lint.prefilter import encoded
+from ppaux_lint.prefilter import encoded, searchable
 from ppaux_lint.scan_index import ScanIndex, Stamp, stamp
 from ppaux_lint.search import searcher
 from ppaux_lint.summary import FileSummary, ParseError, Span
-from ppaux_lint.workers import ChildFailed, Workers, can_fork, in_child
+from ppaux_lint.workers import ChildFailed, Workers, in_child
 
 PARALLEL_MIN_FILES = 48  # below this, one task: splitting the work costs more than it saves
 PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
 CHUNK_SIZE = 16
+SCAN_CHUNK = 1000  # files a worker reads per task (~0.1 s): what a stopped pool waits for (workers.py)
 CRASH_REASON = "the parser crashed on this file"
 PARSE_TIMEOUT = 60.0  # seconds a child may take over its files before it counts as hung
 
@@ -74,7 +75,7 @@ class SummaryStore:
             data = self.overlays.get(source.path, self._bytes.get(source.path))
             if data is not None:
                 contains = contains or searcher(encoded(tokens))
-                if contains(data):
+                if contains(searchable(data)):
                     hits.append(source)
                 continue
             stat = None
@@ -156,12 +157,12 @@ class SummaryStore:
     def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
         """Parse outside this process where forking is cheap, so that a parser crash on one hostile
         file becomes that file's PPA000 instead of the end of the run; in parallel when there is
-        enough work to share, else in one child forked for it (workers.py says why)."""
+        enough work to share, else in one child of its own (workers.py says why, and how each starts)."""
         if not work:
             return []
         if not self.isolate:
             return [_summarize_one(item) for item in work]
-        if len(work) < PARALLEL_MIN_FILES and not self._workers.running and can_fork():
+        if len(work) < PARALLEL_MIN_FILES and not self._workers.running:
             try:
                 return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
             except ChildFailed:
@@ -191,10 +192,11 @@ def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool,
         except OSError:
             out.append((None, frozenset(), b""))
             continue
+        text = searchable(data)  # its bytes, unless a coding cookie names another codec than UTF-8
         if graph is not None:
-            lookahead.add_edges(data, graph)
-        if contains_any(data):
-            out.append((True, frozenset(t for t, raw in each if raw in data), data))
+            lookahead.add_edges(text, graph)
+        if contains_any(text):
+            out.append((True, frozenset(t for t, raw in each if raw in text), data))
         else:
             out.append(_MISS)
     return out, graph
@@ -204,14 +206,15 @@ def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str],
                      graph: lookahead.Graph | None) -> list[Scanned]:
     from concurrent.futures.process import BrokenProcessPool
 
-    size = -(-len(paths) // workers.jobs)
+    size = min(SCAN_CHUNK, -(-len(paths) // workers.jobs))
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
     try:
         with workers.pool() as pool:
-            parts = list(pool.map(_scan_paths, chunks, [tokens] * len(chunks), [record] * len(chunks),
-                                  [None if graph is None else {}] * len(chunks)))
+            futures = [pool.submit(_scan_paths, chunk, tokens, record, None if graph is None else {})
+                       for chunk in chunks]
+            parts = [future.result() for future in futures]
     except (BrokenProcessPool, OSError):
-        workers.broken()
+        workers.stop()
         return _scan_paths(paths, tokens, record, graph)[0]  # reading bytes cannot crash a worker; a failed pool can
     for _, edges in parts:
         for name, bound in (edges or {}).items():
@@ -268,7 +271,7 @@ def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]], si
             except Exception:  # noqa: BLE001 - e.g. a result that cannot be sent back: redo the chunk file by file
                 continue
     if broken:
-        workers.broken()  # before isolated_summary forks: no pool thread may be running then
+        workers.stop()  # before isolated_summary: with the pool's threads gone, its children can be forked
     out: list[FileSummary] = []
     for chunk, result in zip(chunks, results, strict=True):
         out.extend(result if result is not None else [isolated_summary(item) for item in chunk])

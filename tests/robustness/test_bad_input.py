@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import ppaux_lint.store as store
+import ppaux_lint.workers as workers
 from ppaux_lint.summarize import summarize_source
 
 from ._support import AUX, BROKEN_OUTPUT, TOKEN_LINE, by_file, cli, run, write_tree
@@ -131,6 +132,7 @@ def _crash(how: str) -> None:
 
 
 def _patch_crash(monkeypatch: pytest.MonkeyPatch, victim: str, how: str) -> None:
+    _fork_anyway(monkeypatch)
     real = store._summarize_one
     parent = os.getpid()
 
@@ -141,6 +143,13 @@ def _patch_crash(monkeypatch: pytest.MonkeyPatch, victim: str, how: str) -> None
         return real(item)
 
     monkeypatch.setattr(store, "_summarize_one", crashing)
+
+
+def _fork_anyway(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fork the workers even while this process runs threads (pytest's, torch's), which would have the
+    forkserver start them: only a fork carries the patched function, or the lambdas below, into a child.
+    test_check_processes.py crashes the forkserver's children."""
+    monkeypatch.setattr(workers, "can_fork", lambda: True)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
@@ -193,9 +202,10 @@ def _unpicklable(_: int):
     (_unpicklable, "exited with code 1"),  # pickling fails in the child
     (lambda _: _crash("hang"), "timed out"),
 ])
-def test_in_child_says_how_its_child_ended(function, how: str) -> None:
+def test_in_child_says_how_its_child_ended(monkeypatch: pytest.MonkeyPatch, function, how: str) -> None:
     from ppaux_lint.workers import ChildFailed, in_child
 
+    _fork_anyway(monkeypatch)
     assert in_child(_value, 21, timeout=10.0) == 42
     with pytest.raises(ChildFailed, match=f"^{how}$"):
         in_child(function, 0, timeout=1.0)

@@ -166,14 +166,14 @@ def test_foreign_scan_files(project: Path, scan) -> None:
 
 
 def test_scan_records_with_the_right_stat_but_junk_inside(project: Path) -> None:
-    """A record that matches a file's mtime and size, so it is trusted, but holds unhashable junk."""
+    """A record that matches a file's stat (mtime, size, ctime, inode), so it is trusted, but holds junk."""
     expected = _reference(project)
 
     def damage() -> None:
         path = _cache_dir(project) / "scan.json"
         data = json.loads(path.read_text())
         for name, record in data["files"].items():
-            data["files"][name] = [record[0], record[1], [[1], {"a": 2}], [None, [3]]]
+            data["files"][name] = [*record[:4], [[1], {"a": 2}], [None, [3]]]
         path.write_text(json.dumps(data))
     _check_after(project, expected, damage)
 

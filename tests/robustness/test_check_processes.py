@@ -1,0 +1,144 @@
+"""``check``'s processes never outlive it, Ctrl-C is one line, and nothing forks while threads run (issue 24).
+
+A ``check`` killed while it parses must take its workers with it (they used to stay, blocked on a pipe,
+for as long as anyone waited); Ctrl-C, which a terminal sends to the whole process group, is one line and
+exit code 130, never a worker's traceback; and a process with more than one thread (the language server,
+a terminal's spinner, an imported torch) never forks, since a lock another thread held stays held in the
+child: its workers come from the forkserver. Each case runs both ways: ``forked`` (a plain ``check``, one
+thread) and ``forkserver`` (the same command in a process with a second thread).
+
+See _processes.py for how the processes are started, found and always killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from . import _processes as procs
+from ._support import AUX, write_tree
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked, and watched, on Linux only")
+
+TESTS = Path(__file__).resolve().parents[1]  # where ``robustness._processes`` can be imported from
+MODES = {"forked": "", "forkserver": procs.WITH_A_THREAD}
+MOMENTS = (0.0, 0.05, 0.4)  # seconds after the first worker appeared: starting, starting up, parsing
+
+
+def _output(i: int, methods: int) -> str:
+    body = "".join(f"    def helper_{j}(self, x):\n        return [x + {j} for _ in range(3) if x > {j}]\n\n"
+                   for j in range(methods))
+    return (f"from {AUX} import DeviceAuxiliaryOutput\n\n\nclass Out{i}(DeviceAuxiliaryOutput):\n"
+            f"    def copy_to_host(self, copy_tensor):\n        return self\n\n{body}")
+
+
+def _tree(root: Path, files: int, methods: int) -> Path:
+    """``files`` outputs without ``to_pp_tensors`` (one PPA001 each), ``methods`` methods apiece to parse."""
+    return write_tree(root, {"pkg/__init__.py": "", **{f"pkg/m{i:04d}.py": _output(i, methods) for i in range(files)}})
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A tree the pool parses for seconds, and one a single child parses for about a second (store.py
+    parses fewer than 48 files in one bare child)."""
+    root = tmp_path_factory.mktemp("trees")
+    return {"pool": _tree(root / "pool", 600, 40), "one child": _tree(root / "one_child", 20, 600)}
+
+
+def _check(mode: str) -> list[str]:
+    return procs.python(MODES[mode] + procs.RUN_THE_CLI, "check", "--no-cache", ".")
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_killed_check_leaves_no_process(trees: dict[str, Path], tmp_path: Path, mode: str,
+                                          moment: float) -> None:
+    with procs.launched(_check(mode), trees["pool"], tmp_path / "stderr") as run:
+        assert procs.wait_for_workers(run), f"the run ended before it started workers: {run.errors()}"
+        time.sleep(moment)
+        assert run.process.poll() is None, "the run ended before it could be killed"
+        os.kill(run.process.pid, signal.SIGKILL)
+        run.process.wait()
+        assert procs.leftovers(run.process.pid) == {}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_killed_owner_takes_in_childs_child_with_it(tmp_path: Path, mode: str) -> None:
+    """The bare child of a small parse, and the forkserver's, die with the process that waits for them, even
+    when they would never end on their own."""
+    code = MODES[mode] + "import time; from ppaux_lint.workers import in_child; in_child(time.sleep, 600, 900)"
+    with procs.launched(procs.python(code), tmp_path, tmp_path / "stderr") as run:
+        assert procs.wait_for_workers(run), f"in_child ended before its child started: {run.errors()}"
+        os.kill(run.process.pid, signal.SIGKILL)
+        run.process.wait()
+        assert procs.leftovers(run.process.pid) == {}
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+@pytest.mark.parametrize("tree", ["pool", "one child"])
+@pytest.mark.parametrize("mode", MODES)
+def test_ctrl_c_is_one_line_and_exit_code_130(trees: dict[str, Path], tmp_path: Path, mode: str, tree: str,
+                                              moment: float) -> None:
+    """SIGINT to the whole process group, as a terminal sends it: the workers must neither print nor stay."""
+    with procs.launched(_check(mode), trees[tree], tmp_path / "stderr") as run:
+        assert procs.wait_for_workers(run), f"the run ended before it started workers: {run.errors()}"
+        time.sleep(moment)
+        assert run.process.poll() is None, "the run ended before it could be interrupted"
+        os.killpg(run.process.pid, signal.SIGINT)
+        code = run.process.wait(timeout=procs.PATIENCE)
+        assert (code, run.errors()) == (130, "ppaux-lint: error: interrupted\n")
+        assert procs.leftovers(run.process.pid) == {}
+
+
+# -- no fork while threads run ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("files", [3, 60])  # one bare child; the pool (store.py: 48 files or more)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_fork_happens_only_while_one_thread_runs(tmp_path: Path, mode: str, files: int) -> None:
+    """Every os.fork() of a check happens while its process runs one thread (CPython 3.12 warns about any
+    other), and a check with one thread still forks its workers, the fastest start."""
+    root = _tree(tmp_path / "proj", files, 1)
+    findings, forks = tmp_path / "findings.json", tmp_path / "forks.json"
+    code = procs.COUNTING_FORKS + MODES[mode] + procs.RUN_THE_CLI
+    argv = procs.python(code, str(forks), "check", "--no-cache", "--output-format", "json", ".")
+    with findings.open("w") as out, procs.launched(argv, root, tmp_path / "stderr", stdout=out) as run:
+        assert run.process.wait(timeout=procs.PATIENCE) == 1, run.errors()
+        assert [f["code"] for f in json.loads(findings.read_text())] == ["PPA001"] * files  # every file parsed
+        threads = json.loads(forks.read_text())
+        assert [n for n in threads if n != 1] == []
+        if mode == "forked":
+            assert threads, "a check with one thread no longer forks its workers"
+        assert procs.leftovers(run.process.pid) == {}
+
+
+@pytest.mark.parametrize(("how", "said"), [
+    ("segfault", "was killed by signal 11"),
+    ("exit", "exited with code 139"),
+    ("exception", "exited with code 1"),
+    ("hang", "timed out"),
+])
+def test_a_child_of_the_forkserver_says_how_it_ended(tmp_path: Path, how: str, said: str) -> None:
+    """As test_bad_input.py's forked children do, in a process of its own (the forkserver lives as long
+    as the process that started it), which runs a second thread and so forks nothing itself."""
+    code = procs.COUNTING_FORKS + MODES["forkserver"] + textwrap.dedent(f"""
+        import json
+        from ppaux_lint.workers import ChildFailed, in_child
+        from robustness._processes import crash, double
+        try:
+            in_child(crash, {how!r}, timeout={1.0 if how == "hang" else procs.PATIENCE})
+        except ChildFailed as failure:
+            print(json.dumps([in_child(double, 21, timeout={procs.PATIENCE}), str(failure)]))
+        """)
+    answer, forks = tmp_path / "answer.json", tmp_path / "forks.json"
+    with answer.open("w") as out, procs.launched(procs.python(code, str(forks)), TESTS, tmp_path / "stderr",
+                                                 stdout=out) as run:
+        assert run.process.wait(timeout=procs.PATIENCE) == 0, run.errors()
+        assert (json.loads(answer.read_text()), json.loads(forks.read_text())) == ([42, said], [])
+        assert procs.leftovers(run.process.pid) == {}
