@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from lintkit import make_project
 
+pytest_plugins = ["leftover_processes"]  # the suite fails if a process it started outlives it
+
 
 @pytest.fixture
 def lint_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:

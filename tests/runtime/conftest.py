@@ -254,11 +254,23 @@ def processes_with(marker: str) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            if marker.encode() in (entry / "environ").read_bytes():
+            if marker.encode() in (entry / "environ").read_bytes() and not _own_multiprocessing_helper(entry):
                 found.append(int(entry.name))
         except OSError:
             continue
     return found
+
+
+def _own_multiprocessing_helper(entry: Path) -> bool:
+    """multiprocessing's fork server and resource tracker of this test process: the static pass of an
+    in-process run starts them here, where torch's threads make forking unsafe (``workers.py``); they live as
+    long as this process and exit with it, reading a pipe it holds (``tests/leftover_processes.py``)."""
+    command = (entry / "cmdline").read_bytes()
+    parent = int((entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    return parent == os.getpid() and any(helper in command for helper in _MULTIPROCESSING_HELPERS)
+
+
+_MULTIPROCESSING_HELPERS = (b"multiprocessing.forkserver", b"multiprocessing.resource_tracker")
 
 
 @pytest.fixture(scope="session")
