@@ -142,11 +142,14 @@ def double(value: int) -> int:
 
 
 def crash(how: str) -> None:
-    if how == "segfault":
-        import faulthandler
+    """Die ``how``: a worker's every way to end without an answer (also used by ``test_bad_input``)."""
+    import faulthandler
 
-        faulthandler.disable()  # its dump would only be noise
+    faulthandler.disable()  # pytest enables it; the dump in the dying worker would only be noise
+    if how == "segfault":
         os.kill(os.getpid(), signal.SIGSEGV)
+    elif how == "abort":
+        os.abort()
     elif how == "exit":
         os._exit(139)
     elif how == "exception":

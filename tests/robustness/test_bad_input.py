@@ -7,10 +7,8 @@ forked workers inherit), and genuinely deep expressions do not take the run down
 
 from __future__ import annotations
 
-import faulthandler
 import json
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -20,6 +18,7 @@ import ppaux_lint.store as store
 import ppaux_lint.workers as workers
 from ppaux_lint.summarize import summarize_source
 
+from ._processes import crash
 from ._support import AUX, BROKEN_OUTPUT, TOKEN_LINE, by_file, cli, run, write_tree
 
 T = TOKEN_LINE.encode()
@@ -117,20 +116,6 @@ def test_all_kinds_at_once_through_the_console_script(tmp_path: Path) -> None:
 
 # -- parser crashes ---------------------------------------------------------------------------------------
 
-def _crash(how: str) -> None:
-    faulthandler.disable()  # pytest enables it; the dump in the dying worker would only be noise
-    if how == "segfault":
-        os.kill(os.getpid(), signal.SIGSEGV)
-    elif how == "abort":
-        os.abort()
-    elif how == "exit":
-        os._exit(139)
-    elif how == "exception":
-        raise RuntimeError("boom")
-    elif how == "hang":
-        signal.pause()
-
-
 def _patch_crash(monkeypatch: pytest.MonkeyPatch, victim: str, how: str) -> None:
     _fork_anyway(monkeypatch)
     real = store._summarize_one
@@ -139,7 +124,7 @@ def _patch_crash(monkeypatch: pytest.MonkeyPatch, victim: str, how: str) -> None
     def crashing(item):
         if item[0].path.endswith(victim):
             assert os.getpid() != parent, "the parser must not run in the main process"
-            _crash(how)
+            crash(how)
         return real(item)
 
     monkeypatch.setattr(store, "_summarize_one", crashing)
@@ -196,11 +181,11 @@ def _unpicklable(_: int):
 
 @pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
 @pytest.mark.parametrize(("function", "how"), [
-    (lambda _: _crash("segfault"), "was killed by signal 11"),
-    (lambda _: _crash("exit"), "exited with code 139"),
-    (lambda _: _crash("exception"), "exited with code 1"),
+    (lambda _: crash("segfault"), "was killed by signal 11"),
+    (lambda _: crash("exit"), "exited with code 139"),
+    (lambda _: crash("exception"), "exited with code 1"),
     (_unpicklable, "exited with code 1"),  # pickling fails in the child
-    (lambda _: _crash("hang"), "timed out"),
+    (lambda _: crash("hang"), "timed out"),
 ])
 def test_in_child_says_how_its_child_ended(monkeypatch: pytest.MonkeyPatch, function, how: str) -> None:
     from ppaux_lint.workers import ChildFailed, in_child
