@@ -52,17 +52,15 @@ def start(root: Path) -> Iterator[Callable[[], LspClient]]:
     def launch() -> LspClient:
         client = LspClient(root)
         started.append(client)
-        reply = client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {},
-                                              "initializationOptions": {"debounce": 0.05}})
-        capabilities = reply["result"]["capabilities"]
+        capabilities = client.initialize(root, debounce=0.05)
         assert capabilities["codeActionProvider"] == {"codeActionKinds": ["quickfix"]}
         assert capabilities["textDocumentSync"]["change"] == 2  # incremental
-        client.notify("initialized", {})
         return client
 
     yield launch
     for client in started:
         client.kill()
+    assert [client.leftovers() for client in started] == [[] for _ in started]
 
 
 def uri(root: Path, relative: str) -> str:

@@ -62,6 +62,7 @@ def server():
     client = LspClient(REPO)
     yield client
     client.kill()
+    assert client.leftovers() == []
 
 
 def test_the_servers_diagnostics(server):
