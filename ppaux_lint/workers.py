@@ -290,17 +290,20 @@ def _start_worker(owner: int, forked: bool) -> None:
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held by the start (_interrupts_held)
     if forked:
-        _die_with_parent(owner)
+        die_with_parent(owner)
     else:
         _exit_with_owner()
 
 
-def _die_with_parent(owner: int) -> None:
-    """Have the kernel SIGKILL this process when its parent, ``owner``, dies (Linux, where alone workers are
-    forked); if it died already, before the request took hold, exit now (this process has another parent)."""
+def die_with_parent(owner: int) -> None:
+    """Have the kernel SIGKILL this process when its parent, ``owner``, dies (Linux; elsewhere nothing
+    happens); if it died already, before the request took hold, exit now (this process has another parent).
+    Also how verify's children tie themselves to their driver (``runtime/procs.py``)."""
     import ctypes
     import signal
 
+    if not sys.platform.startswith("linux"):
+        return
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != owner:
         os._exit(1)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
 import importlib
 import json
 import math
@@ -33,10 +32,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from ppaux_lint.workers import die_with_parent as tie_to_parent
+
 _HOME = str(Path(__file__).resolve().parents[2])
 # Started with -c so the child imports the very ppaux_lint the parent runs, installed or not.
 _BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from ppaux_lint.runtime.procs import boot; boot(sys.argv[2:])"
-_PR_SET_PDEATHSIG = 1
 _STDERR_TAIL = 2000
 _EXIT_POLL = 0.1
 """How often a silent child is asked whether it has exited, while its pipe may be held open by another."""
@@ -270,7 +270,7 @@ def _run_forked(module: str, args: list[str], fds: tuple[int, int, int], own_gro
         if own_group:
             os.setpgid(0, 0)
         if parent:
-            _die_with(parent)
+            tie_to_parent(parent)
         for thing in leave_behind:
             thing.close()
         for target, fd in enumerate(fds):
@@ -294,16 +294,8 @@ def boot(argv: list[str]) -> None:
     """A child's start: ``argv`` is the module to run, the parent's pid to die with (0: none), its arguments."""
     module, parent = argv[0], int(argv[1])
     if parent:
-        _die_with(parent)
+        tie_to_parent(parent)
     importlib.import_module(module).main(argv[2:])
-
-
-def _die_with(parent: int) -> None:
-    if not sys.platform.startswith("linux"):
-        return
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the request took hold
-        os._exit(1)
 
 
 class Channel:
