@@ -11,18 +11,15 @@ pygls logs a message it cannot read and carries on, but a request among them wou
 :class:`_Protocol` answers it with the JSON-RPC error and leaves the log line. The frames around the messages
 are read by :mod:`ppaux_lint.server.frames`, not by pygls's reader (see there for why). Nothing is kept per
 message or per analysis: the protocol keeps only the handlers still running (:class:`_Running`), and while it
-serves the server collects reference cycles at Python's usual rate (:func:`_collecting`).
+serves the server collects reference cycles at Python's usual rate (``collector.USUAL_THRESHOLDS``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import json
 import logging
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -34,7 +31,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
-from ppaux_lint import __version__
+from ppaux_lint import __version__, collector
 from ppaux_lint.discover import file_key
 from ppaux_lint.errors import UsageError
 from ppaux_lint.server.actions import code_actions
@@ -45,7 +42,6 @@ from ppaux_lint.server.reading import DaemonReader
 from ppaux_lint.server.schedule import Debouncer
 
 DEFAULT_DEBOUNCE = 0.3
-GC_THRESHOLDS = (700, 10, 10)  # CPython's defaults through 3.12 (3.13 starts young collections at 2,000)
 logger = logging.getLogger("ppaux_lint.server")
 
 
@@ -132,7 +128,10 @@ class PpauxLanguageServer(LanguageServer):
         """Serve until ``exit`` or the end of the input: pygls's stdio server with our frame reader."""
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            with _collecting():
+            # The command line collects rarely (what a run makes lives until it ends), and the server starts
+            # through it; but the server drops an analysis at every edit, and some of it is cyclic (a module's
+            # ``summarize.frames.Frame`` refers to itself), which only the collector frees.
+            with collector.thresholds(collector.USUAL_THRESHOLDS):
                 asyncio.run(self._receive(FrameReader(stdin or sys.stdin.buffer)))
         except BrokenPipeError:
             logger.error("the client closed the connection")
@@ -210,23 +209,6 @@ class PpauxLanguageServer(LanguageServer):
 
     def _log_to_client(self, message: str) -> None:
         self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=f"ppaux-lint: {message}"))
-
-
-@contextlib.contextmanager
-def _collecting() -> Iterator[None]:
-    """Collect reference cycles at Python's usual rate while serving.
-
-    The command line collects rarely (``ppaux_lint/collector.py``: what a run makes lives until it ends), and
-    the server is started through it. But the server drops an analysis at every edit, and some of what an
-    analysis makes is cyclic (a module's ``summarize.frames.Frame`` refers to itself), which only the collector
-    frees: at the command line's rate that garbage piled up for hundreds of thousands of edits first.
-    """
-    previous = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*previous)
 
 
 def _register(server: PpauxLanguageServer) -> None:
