@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ppaux_lint.workers import die_with_parent as tie_to_parent
+from ppaux_lint.workers import threads
 
 _HOME = str(Path(__file__).resolve().parents[2])
 # Started with -c so the child imports the very ppaux_lint the parent runs, installed or not.
@@ -196,12 +197,7 @@ def fork_safe() -> bool:
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
         return False
-    try:
-        status = Path("/proc/self/status").read_text(encoding="ascii")
-    except OSError:
-        return False  # no way to count this process's threads
-    threads = next((line.split()[1] for line in status.splitlines() if line.startswith("Threads:")), "")
-    return threads == "1"
+    return threads() == 1  # 0: no way to count them
 
 
 class _Forked:
