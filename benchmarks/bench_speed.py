@@ -459,13 +459,13 @@ def isolation_cost(tree: Path, runs: int) -> IsolationCost:
 
     ppaux-lint parses in a forked worker so that a parser crash becomes a PPA000 rather than the end
     of the run; this says what that safety costs on the files a real run parses. Both sides have
-    ``ppaux_lint.summarize`` imported beforehand, so neither pays for the import inside the clock.
+    ``ppaux_lint.facts.summarize`` imported beforehand, so neither pays for the import inside the clock.
     """
     from ppaux_lint import summarize  # noqa: F401 - imported so that its import is not timed
-    from ppaux_lint.config import load_config
-    from ppaux_lint.discover import discover
-    from ppaux_lint.prefilter import initial_tokens
-    from ppaux_lint.store import SummaryStore
+    from ppaux_lint.cache.store import SummaryStore
+    from ppaux_lint.project.config import load_config
+    from ppaux_lint.project.discover import discover
+    from ppaux_lint.scan.prefilter import initial_tokens
 
     config = load_config(tree)
     files = discover([tree], tree, config).files

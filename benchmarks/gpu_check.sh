@@ -29,7 +29,7 @@ OUT_DIR=${OUT:-$(mktemp -d)}
 problems=0
 
 verify() {
-  "$PY" -c "import sys; from ppaux_lint.verify_cli import verify; verify.main(sys.argv[1:], prog_name='ppaux-lint verify')" "$@"
+  "$PY" -c "import sys; from ppaux_lint.cli.verify import verify; verify.main(sys.argv[1:], prog_name='ppaux-lint verify')" "$@"
 }
 
 expect() {  # expect CODE COMMAND...: run it, and count a problem when it exits otherwise

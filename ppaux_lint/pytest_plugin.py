@@ -137,7 +137,7 @@ def pp_round_trip(pytestconfig: pytest.Config) -> Any:
     ``--ppaux-seed`` (else the config's ``seed``, else a random one), and raises the shrunk failure. Where
     SGLang is not installed, a test module that imports a plugin needs ``ppaux_stand_ins = true``.
     """
-    from ppaux_lint.project import Options, load_project
+    from ppaux_lint.project.loading import Options, load_project
     from ppaux_lint.runtime import round_trip
 
     settings = load_project([pytestconfig.rootpath], Options()).config.verify
@@ -166,8 +166,8 @@ class _Verify:
         Given no paths, pytest collects its ``testpaths``, which often leave out the sources (``tests`` only);
         the classes are then looked for in the whole project, as ``ppaux-lint verify`` at its root would.
         """
-        from ppaux_lint.errors import UsageError
         from ppaux_lint.runtime.plan import plan_verify
+        from ppaux_lint.support.errors import UsageError
 
         option = self.config.getoption
         here = self.config.invocation_params.dir

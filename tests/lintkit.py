@@ -2,7 +2,7 @@
 
 Every resolution or rule case builds its own small project with
 ``make_project`` so that cases cannot leak into one another. The engine is
-driven through its public entry point (``ppaux_lint.engine.analyze``), which
+driven through its public entry point (``ppaux_lint.check.engine.analyze``), which
 resolves relative paths against the working directory, so callers chdir into
 the project first (the ``lint_project`` fixture in ``conftest.py`` does).
 """
@@ -16,8 +16,8 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ppaux_lint.engine import Analysis, Options, analyze
-from ppaux_lint.findings import Finding
+from ppaux_lint.check.engine import Analysis, Options, analyze
+from ppaux_lint.rules.findings import Finding
 
 AUX_MODULE = "sglang.srt.managers.auxiliary_output"
 OLD_AUX_MODULE = "sglang.srt.sampling.sampling_observer"

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from lintkit import IMPORT_AUX, locate, make_project, run_console
 
 import ppaux_lint
-from ppaux_lint.cli import cli
+from ppaux_lint.cli.main import cli
 
 SOURCE = textwrap.dedent('''\
     from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
@@ -533,8 +533,8 @@ def test_a_run_collects_garbage_rarely_and_restores_the_collector(project, monke
     (this test process, an IDE) its own back, also when the run fails."""
     import gc
 
-    from ppaux_lint import cli as cli_module
-    from ppaux_lint.collector import THRESHOLDS
+    from ppaux_lint.cli import main as cli_module
+    from ppaux_lint.support.collector import THRESHOLDS
 
     before = gc.get_threshold()
     assert before != THRESHOLDS

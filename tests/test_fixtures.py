@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 from lintkit import lint, positions, reported, roles_of, run_analysis, run_console
 
-from ppaux_lint.cli import cli
+from ppaux_lint.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "fixtures" / "sample_plugin"

@@ -14,8 +14,8 @@ import textwrap
 import pytest
 from lintkit import IMPORT_AUX, IMPORT_OBS, lint, make_project, reported, run_analysis
 
-from ppaux_lint.config import ConfigError, parse_config
-from ppaux_lint.inventory import build, render_tree
+from ppaux_lint.cli.inventory import build, render_tree
+from ppaux_lint.project.config import ConfigError, parse_config
 
 FORWARD_ROOT = "sglang.srt.model_executor.forward_observer.ForwardObserver"
 IMPORT_FORWARD = "from sglang.srt.model_executor.forward_observer import ForwardObserver\n"

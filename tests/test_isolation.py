@@ -73,7 +73,7 @@ def test_import_and_check_never_import_torch_or_project_code(tmp_path):
         import json, sys
         import ppaux_lint
         assert "torch" not in sys.modules, "import ppaux_lint imported torch"
-        from ppaux_lint.cli import main
+        from ppaux_lint.cli.main import main
         try:
             main(["check", "--output-format", "json", "."])
         except SystemExit as exit:

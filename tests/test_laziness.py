@@ -23,15 +23,15 @@ CLEAN_FILE = "src/acme_observers/topk/outputs.py"
 FINDINGS_FILE = "src/acme_observers/legacy/outputs.py"
 
 # Never on a warm check: what only --fix, verify, a cold cache or a large project needs.
-NEVER = ("libcst", "torch", "ppaux_lint.runtime", "ppaux_lint.verify_cli", "importlib.metadata",
+NEVER = ("libcst", "torch", "ppaux_lint.runtime", "ppaux_lint.cli.verify", "importlib.metadata",
          "multiprocessing", "concurrent.futures", "ppaux_lint.report.sarif")
 # Only with findings to frame and plan fixes for (the planner reads the source with the summarizer's helpers).
-ONLY_FOR_FINDINGS = ("rich", "ppaux_lint.fixes", "ppaux_lint.summarize")
+ONLY_FOR_FINDINGS = ("rich", "ppaux_lint.fixes", "ppaux_lint.facts.summarize")
 
 _RUN = """
 import json, sys
 before = set(sys.modules)
-from ppaux_lint.cli import main
+from ppaux_lint.cli.main import main
 try:
     main(sys.argv[2:])
 except SystemExit:
@@ -65,7 +65,7 @@ def imported(root: Path, *args: str) -> set[str]:
 
 def test_a_warm_clean_file_loads_neither_fixes_nor_rich(project: Path) -> None:
     modules = imported(project, "check", CLEAN_FILE)
-    assert "ppaux_lint.engine" in modules and "ppaux_lint.report.full" in modules  # it did run
+    assert "ppaux_lint.check.engine" in modules and "ppaux_lint.report.full" in modules  # it did run
     assert sorted(m for m in (*NEVER, *ONLY_FOR_FINDINGS) if m in modules) == []
 
 
@@ -92,8 +92,8 @@ def test_other_formats_load_only_their_renderer(project: Path, output_format: st
 
 
 def test_importing_the_cli_loads_no_command_body() -> None:
-    code = "import sys, json, ppaux_lint.cli; print(json.dumps(sorted(sys.modules)))"
+    code = "import sys, json, ppaux_lint.cli.main; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     modules = set(json.loads(done.stdout))
-    heavy = ("ppaux_lint.engine", "ppaux_lint.rules", "ppaux_lint.verify_cli", "rich", "traceback", *NEVER)
+    heavy = ("ppaux_lint.check.engine", "ppaux_lint.rules", "ppaux_lint.cli.verify", "rich", "traceback", *NEVER)
     assert sorted(m for m in heavy if m in modules) == []

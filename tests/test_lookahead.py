@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ppaux_lint import store
-from ppaux_lint.engine import Options, analyze
-from ppaux_lint.lookahead import Graph, add_edges, reach
+from ppaux_lint.cache import store
+from ppaux_lint.check.engine import Options, analyze
+from ppaux_lint.scan.lookahead import Graph, add_edges, reach
 
 SOURCE = b'''\
 from pkg.base import Root as _Root, Other

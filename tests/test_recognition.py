@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 from lintkit import IMPORT_AUX, IMPORT_OBS, OUTPUT_ROOT, lint, reported, run_analysis
 
-from ppaux_lint import known_bases
-from ppaux_lint.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL
-from ppaux_lint.inventory import build
-from ppaux_lint.names import AFTER_FORWARD, AFTER_SAMPLE, COPY_TO_HOST, FROM_PP, TO_PP
-from ppaux_lint.summarize import summarize_source
+from ppaux_lint.cli.inventory import build
+from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, COPY_TO_HOST, FROM_PP, TO_PP
+from ppaux_lint.facts.summarize import summarize_source
+from ppaux_lint.index import known_bases
+from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL
 
 # -- signatures ----------------------------------------------------------------------------------------
 

@@ -646,7 +646,7 @@ def test_inheritance_cycle_across_modules_terminates(tmp_path):
             """,
         "pkg/fine.py": IMPORT_AUX + "\n\nclass Fine(DeviceAuxiliaryOutput):\n    pass\n",
     })
-    code = ("import json, sys\nfrom ppaux_lint.engine import analyze\n"
+    code = ("import json, sys\nfrom ppaux_lint.check.engine import analyze\n"
             "found = analyze(['.']).findings\nprint(json.dumps(sorted([f.symbol, f.code] for f in found)))\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
@@ -833,7 +833,7 @@ DEFAULT = Outer.Inner()  # constructed: judged itself, not only through Sub and 
 def test_nested_class_json_symbol_is_dotted_qualified_name(lint_project):
     from click.testing import CliRunner
 
-    from ppaux_lint.cli import cli
+    from ppaux_lint.cli.main import cli
 
     lint_project({"pkg/mod.py": """
         def make():

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from lintkit import codes, lint
 
 import ppaux_lint
-from ppaux_lint.cli import cli
+from ppaux_lint.cli.main import cli
 from ppaux_lint.rules import all_rules, by_code, rule_document
 
 REPO = Path(__file__).resolve().parents[1]

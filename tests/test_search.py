@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from ppaux_lint.prefilter import uncovered
-from ppaux_lint.search import REGEX_MIN_NEEDLES, Substrings, minimal, searcher
+from ppaux_lint.scan.prefilter import uncovered
+from ppaux_lint.scan.search import REGEX_MIN_NEEDLES, Substrings, minimal, searcher
 
 
 def _words(rng: random.Random, count: int, alphabet: str = "abc_", longest: int = 6) -> set[bytes]:

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from lintkit import IMPORT_AUX, IMPORT_OBS, locate, make_project
 
-from ppaux_lint.cli import cli
+from ppaux_lint.cli.main import cli
 
 BASE = IMPORT_AUX + textwrap.dedent("""
 

@@ -18,8 +18,8 @@ from ppaux_lint.fixes.syntax import is_none, simple_store
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.sources import Sources
-    from ppaux_lint.index import ProjectIndex
-    from ppaux_lint.model import ClassInfo
+    from ppaux_lint.index.model import ClassInfo
+    from ppaux_lint.index.project_index import ProjectIndex
 
 TENSOR = "torch.Tensor"
 _DATACLASS = frozenset({"dataclasses.dataclass"})

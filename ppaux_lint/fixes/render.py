@@ -13,7 +13,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from ppaux_lint.spans import source_lines
+from ppaux_lint.facts.spans import source_lines
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's default
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ppaux_lint.fixes.syntax import plain_dotted
 
 if TYPE_CHECKING:
-    from ppaux_lint.index import ProjectIndex
+    from ppaux_lint.index.project_index import ProjectIndex
 
 
 def read_source(path: str, overlays: Mapping[str, bytes] | None = None) -> tuple[str, str]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from ppaux_lint.facts.spans import source_lines
 from ppaux_lint.report.paths import display_path
-from ppaux_lint.spans import source_lines
 
 if TYPE_CHECKING:
-    from ppaux_lint.findings import Finding
+    from ppaux_lint.rules.findings import Finding
 
 CONTEXT_LINES = 1
 

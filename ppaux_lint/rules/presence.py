@@ -11,14 +11,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ppaux_lint.index import Member, ProjectIndex
-from ppaux_lint.model import ClassInfo
-from ppaux_lint.names import FROM_PP
-from ppaux_lint.summary import MethodSummary
+from ppaux_lint.contract.names import FROM_PP
+from ppaux_lint.facts.summary import MethodSummary
+from ppaux_lint.index.model import ClassInfo
+from ppaux_lint.index.project_index import Member, ProjectIndex
 
 if TYPE_CHECKING:
-    from ppaux_lint.findings import Finding
     from ppaux_lint.rules.base import Rule
+    from ppaux_lint.rules.findings import Finding
 
 STUB, NEAR_MISS, MISSING, ASSIGNED_NONE = "stub", "near-miss", "missing", "none"
 
@@ -63,7 +63,7 @@ def missing_findings(rule: Rule, index: ProjectIndex, infos: Iterable[ClassInfo]
     """The findings of a missing-method rule (PPA001, PPA002): each class in ``role`` that lacks ``method``
     outright or sets it to None, named with how it was recognised and the error ``helper`` raises; ``route``
     says, where it has something to say, how an instance reaches the helper."""
-    from ppaux_lint import pp_errors
+    from ppaux_lint.contract import pp_errors
 
     for info in infos:
         found = absence(index, info, method, role)

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ppaux_lint.model import ClassInfo
-from ppaux_lint.names import TO_PP
+from ppaux_lint.contract.names import TO_PP
+from ppaux_lint.facts.summary import MethodSummary, ReturnFact, Span, ValueFact
+from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules.base import CheckContext
-from ppaux_lint.summary import MethodSummary, ReturnFact, Span, ValueFact
 
 
 def returns(context: CheckContext) -> Iterator[tuple[ClassInfo, str, ReturnFact]]:

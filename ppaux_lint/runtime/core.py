@@ -20,7 +20,7 @@ from typing import (
 
 import torch
 
-from ppaux_lint import pp_errors
+from ppaux_lint.contract import pp_errors
 
 PP_OUTPUT_KEY_PREFIX = pp_errors.PP_KEY_PREFIX
 """Marks the auxiliary output's entries among the tensors one PP stage sends the next."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from ppaux_lint.config import HELPERS_CHOICES as CHOICES
+from ppaux_lint.project.config import HELPERS_CHOICES as CHOICES
 from ppaux_lint.runtime import stand_ins
 
 AUTO, BUNDLED, SGLANG = CHOICES

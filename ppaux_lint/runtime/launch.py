@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import astuple, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ppaux_lint.command import EXIT_ERROR
-from ppaux_lint.errors import UsageError
 from ppaux_lint.runtime.plan import Plan, VerifyUsageError
+from ppaux_lint.support.command import EXIT_ERROR
+from ppaux_lint.support.errors import UsageError
 
 if TYPE_CHECKING:
     from ppaux_lint.runtime.mailbox import Mailbox

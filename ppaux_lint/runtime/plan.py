@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ppaux_lint.errors import UsageError
 from ppaux_lint.runtime.helpers import Helpers
+from ppaux_lint.support.errors import UsageError
 
 if TYPE_CHECKING:
     from ppaux_lint.runtime.results import VerifyResult
@@ -88,7 +88,7 @@ def plan_verify(
         require_torch()
     except ImportError as exc:
         raise VerifyUsageError(str(exc)) from None
-    from ppaux_lint.engine import Options, analyze
+    from ppaux_lint.check.engine import Options, analyze
     from ppaux_lint.runtime.devices import DeviceError, resolve_device
     from ppaux_lint.runtime.helpers import AUTO, HelpersUnavailable, load_helpers
     from ppaux_lint.runtime.targets import targets_from_analysis

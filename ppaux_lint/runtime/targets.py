@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ppaux_lint.discover import importable
+from ppaux_lint.project.discover import importable
 from ppaux_lint.rules import all_rules
 
 OUTPUT = "output"
@@ -109,7 +109,7 @@ class VerifySettings:
 
 
 def targets_from_analysis(analysis: Any) -> list[VerifyTarget]:
-    """Plan a verify run from ``ppaux_lint.engine.analyze``'s result, for the files that were asked about.
+    """Plan a verify run from ``ppaux_lint.check.engine.analyze``'s result, for the files that were asked about.
 
     The index holds every class of the project (a base may live in a file
     nobody named), but rows are due only for the classes in the files asked
@@ -154,7 +154,7 @@ def untransported(suppressed: Iterable[Any]) -> dict[str, str]:
     Silencing a rule whose finding means "this class cannot be sent (or rebuilt)" is such a declaration:
     the user says the class is not used with pipeline parallelism, so a round trip that fails as the finding
     predicts proves nothing. Which rules those are is theirs to say (``Rule.declares_untransported``).
-    ``suppressed`` holds ``ppaux_lint.selection.Suppressed`` records (``finding``, ``how``, ``where``).
+    ``suppressed`` holds ``ppaux_lint.check.selection.Suppressed`` records (``finding``, ``how``, ``where``).
     """
     codes = {rule.code for rule in all_rules() if rule.declares_untransported}
     declared: dict[str, str] = {}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ppaux_lint import pp_errors
+from ppaux_lint.contract import pp_errors
 from ppaux_lint.rules import by_code
 from ppaux_lint.rules.base import MAY_NOT_REACH
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers

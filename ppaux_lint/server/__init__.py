@@ -7,7 +7,7 @@ until :func:`serve` runs, so ``check`` never loads pygls.
 
 from __future__ import annotations
 
-from ppaux_lint.errors import UsageError
+from ppaux_lint.support.errors import UsageError
 
 _PROTOCOL_PACKAGES = {"pygls", "lsprotocol", "cattrs"}
 

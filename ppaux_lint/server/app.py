@@ -31,15 +31,16 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
-from ppaux_lint import __version__, collector
-from ppaux_lint.discover import file_key
-from ppaux_lint.errors import UsageError
+from ppaux_lint import __version__
+from ppaux_lint.project.discover import file_key
 from ppaux_lint.server.actions import code_actions
 from ppaux_lint.server.diagnostics import Publisher
 from ppaux_lint.server.frames import FrameReader
 from ppaux_lint.server.linting import Document, Result, lint
 from ppaux_lint.server.reading import DaemonReader
 from ppaux_lint.server.schedule import Debouncer
+from ppaux_lint.support import collector
+from ppaux_lint.support.errors import UsageError
 
 DEFAULT_DEBOUNCE = 0.3
 logger = logging.getLogger("ppaux_lint.server")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ppaux_lint.engine import Analysis, Options, analyze
+from ppaux_lint.check.engine import Analysis, Options, analyze
 from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.server.positions import Lines
 

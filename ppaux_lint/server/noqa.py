@@ -10,11 +10,11 @@ from __future__ import annotations
 import io
 import tokenize
 
-from ppaux_lint.findings import Edit, Finding
-from ppaux_lint.selection import noqa_lines
+from ppaux_lint.check.selection import noqa_lines
+from ppaux_lint.facts.summarize.text import NOQA as NOQA_COMMENT  # the pattern the summaries read noqa with
+from ppaux_lint.facts.summary import FileSummary
+from ppaux_lint.rules.findings import Edit, Finding
 from ppaux_lint.server.positions import Lines
-from ppaux_lint.summarize.text import NOQA as NOQA_COMMENT  # the pattern the summaries read noqa with
-from ppaux_lint.summary import FileSummary
 
 _NOT_CODE = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
                        tokenize.ENDMARKER})

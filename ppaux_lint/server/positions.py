@@ -13,7 +13,7 @@ import re
 
 from lsprotocol import types
 
-from ppaux_lint.summary import Span
+from ppaux_lint.facts.summary import Span
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ppaux_lint.cli import cli
+from ppaux_lint.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_PLUGIN = REPO / "fixtures" / "sample_plugin"

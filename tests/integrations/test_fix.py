@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from ppaux_lint import fixes
-from ppaux_lint.engine import analyze
-from ppaux_lint.findings import Edit
+from ppaux_lint.check.engine import analyze
 from ppaux_lint.fixes import apply as fix_apply
 from ppaux_lint.rules import rule_document
+from ppaux_lint.rules.findings import Edit
 
 from .conftest import run_cli
 
@@ -564,7 +564,7 @@ def test_analysis_api(project) -> None:
 # -- verify agrees ---------------------------------------------------------------------------------------
 def test_verify_passes_on_a_generated_pair(project) -> None:
     pytest.importorskip("torch")
-    verify_cli = pytest.importorskip("ppaux_lint.verify_cli")
+    verify_cli = pytest.importorskip("ppaux_lint.cli.verify")
     project(PAIR)
     assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
     from click.testing import CliRunner
@@ -621,7 +621,7 @@ def test_dataclass_fields_follow_the_mro_and_skip_what_cannot_travel(project) ->
 def test_planning_and_reporting_do_not_import_libcst() -> None:
     import subprocess
 
-    code = ("import sys; import ppaux_lint.fixes, ppaux_lint.inventory, ppaux_lint.report.sarif, "
+    code = ("import sys; import ppaux_lint.fixes, ppaux_lint.cli.inventory, ppaux_lint.report.sarif, "
             "ppaux_lint.report.github; print('libcst' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ppaux_lint.layout import packaging_roots
+from ppaux_lint.project.layout import packaging_roots
 
 from .conftest import IMPORT_AUX, IMPORT_OBS, inventory_files, reported, write
 

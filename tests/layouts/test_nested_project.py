@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ppaux_lint.engine import Options, analyze
+from ppaux_lint.check.engine import Options, analyze
 
 from .conftest import IMPORT_AUX, write
 

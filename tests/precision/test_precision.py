@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ppaux_lint.cli import cli
+from ppaux_lint.cli.main import cli
 
 if sys.version_info >= (3, 11):
     import tomllib

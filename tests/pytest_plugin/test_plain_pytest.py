@@ -25,7 +25,7 @@ import sys
 def test_the_plugin_is_loaded_but_nothing_heavy_is():
     assert "ppaux_lint.pytest_plugin" in sys.modules
     assert "torch" not in sys.modules
-    assert "ppaux_lint.engine" not in sys.modules
+    assert "ppaux_lint.check.engine" not in sys.modules
 '''
 
 USES_THE_FIXTURE = '''

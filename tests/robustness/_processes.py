@@ -36,7 +36,7 @@ def _threads():
 os.register_at_fork(before=lambda: _forks.append(_threads()))
 atexit.register(lambda: open(_record, "w").write(json.dumps(_forks)))
 """
-RUN_THE_CLI = "from ppaux_lint.cli import main; main()\n"
+RUN_THE_CLI = "from ppaux_lint.cli.main import main; main()\n"
 
 
 def python(code: str, *args: str) -> list[str]:

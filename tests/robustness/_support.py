@@ -11,8 +11,8 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from ppaux_lint.engine import Analysis, Options, analyze
-from ppaux_lint.findings import Finding
+from ppaux_lint.check.engine import Analysis, Options, analyze
+from ppaux_lint.rules.findings import Finding
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
@@ -82,7 +82,7 @@ def by_file(findings: Iterable[Finding], root: Path) -> dict[str, set[str]]:
 def console() -> list[str]:
     """The installed console script (its sys.path[0] is its bin directory, never the project)."""
     script = shutil.which("ppaux-lint")
-    return [script] if script else [sys.executable, "-c", "from ppaux_lint.cli import main; main()"]
+    return [script] if script else [sys.executable, "-c", "from ppaux_lint.cli.main import main; main()"]
 
 
 def cli(args: Sequence[str], cwd: Path, timeout: float = 120, env: Mapping[str, str] | None = None

@@ -132,13 +132,13 @@ class Failure(Exception):
 
 
 def check_one(data: bytes, scratch: Path, deep: bool) -> None:
-    from ppaux_lint import codec
-    from ppaux_lint.cache import SUMMARY_CODEC
-    from ppaux_lint.config import Config
-    from ppaux_lint.discover import discover
-    from ppaux_lint.index import ProjectIndex
+    from ppaux_lint.cache import codec
+    from ppaux_lint.cache.summaries import SUMMARY_CODEC
+    from ppaux_lint.facts.summarize import summarize_source
+    from ppaux_lint.index.project_index import ProjectIndex
+    from ppaux_lint.project.config import Config
+    from ppaux_lint.project.discover import discover
     from ppaux_lint.rules import CheckContext, run_checks
-    from ppaux_lint.summarize import summarize_source
 
     if scratch.exists():
         shutil.rmtree(scratch)
@@ -176,7 +176,7 @@ def check_one(data: bytes, scratch: Path, deep: bool) -> None:
         for finding in run_checks(CheckContext(index=index, summaries=tuple(summaries))):
             _span_ok(finding.span, f"{finding.code} span")
     if deep:
-        from ppaux_lint.engine import Options, analyze
+        from ppaux_lint.check.engine import Options, analyze
 
         old = os.getcwd()
         os.chdir(scratch)
@@ -247,11 +247,7 @@ def main() -> None:
         import atheris
 
         with atheris.instrument_imports(include=["ppaux_lint"]):
-            import ppaux_lint.discover
-            import ppaux_lint.engine
-            import ppaux_lint.index
-            import ppaux_lint.rules
-            import ppaux_lint.summarize  # noqa: F401
+            pass
         corpus = args.out / "corpus"
         corpus.mkdir(exist_ok=True)
         for i, seed in enumerate(seeds()):

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import ppaux_lint.store as store
-import ppaux_lint.workers as workers
-from ppaux_lint.summarize import summarize_source
+import ppaux_lint.cache.store as store
+import ppaux_lint.support.workers as workers
+from ppaux_lint.facts.summarize import summarize_source
 
 from ._processes import crash
 from ._support import AUX, BROKEN_OUTPUT, TOKEN_LINE, by_file, cli, run, write_tree
@@ -188,7 +188,7 @@ def _unpicklable(_: int):
     (lambda _: crash("hang"), "timed out"),
 ])
 def test_in_child_says_how_its_child_ended(monkeypatch: pytest.MonkeyPatch, function, how: str) -> None:
-    from ppaux_lint.workers import ChildFailed, in_child
+    from ppaux_lint.support.workers import ChildFailed, in_child
 
     _fork_anyway(monkeypatch)
     assert in_child(_value, 21, timeout=10.0) == 42

@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
-import ppaux_lint.fileio as fileio
-from ppaux_lint import __version__, codec
-from ppaux_lint.cache import SUMMARY_CODEC, Cache
-from ppaux_lint.cache_dir import CACHE_DIR_NAME
-from ppaux_lint.scan_index import RESCAN_COST
-from ppaux_lint.summary import SUMMARY_FORMAT
+import ppaux_lint.support.fileio as fileio
+from ppaux_lint import __version__
+from ppaux_lint.cache import codec
+from ppaux_lint.cache.directory import CACHE_DIR_NAME
+from ppaux_lint.cache.scan_index import RESCAN_COST
+from ppaux_lint.cache.summaries import SUMMARY_CODEC, Cache
+from ppaux_lint.facts.summary import SUMMARY_FORMAT
 
 from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, copy_fixture, key, run, write_tree
 

@@ -73,7 +73,7 @@ def test_a_killed_check_leaves_no_process(trees: dict[str, Path], tmp_path: Path
 def test_a_killed_owner_takes_in_childs_child_with_it(tmp_path: Path, mode: str) -> None:
     """The bare child of a small parse, and the forkserver's, die with the process that waits for them, even
     when they would never end on their own."""
-    code = MODES[mode] + "import time; from ppaux_lint.workers import in_child; in_child(time.sleep, 600, 900)"
+    code = MODES[mode] + "import time; from ppaux_lint.support.workers import in_child; in_child(time.sleep, 600, 900)"
     with procs.launched(procs.python(code), tmp_path, tmp_path / "stderr") as run:
         assert procs.wait_for_workers(run), f"in_child ended before its child started: {run.errors()}"
         os.kill(run.process.pid, signal.SIGKILL)
@@ -129,7 +129,7 @@ def test_a_child_of_the_forkserver_says_how_it_ended(tmp_path: Path, how: str, s
     as the process that started it), which runs a second thread and so forks nothing itself."""
     code = procs.COUNTING_FORKS + MODES["forkserver"] + textwrap.dedent(f"""
         import json
-        from ppaux_lint.workers import ChildFailed, in_child
+        from ppaux_lint.support.workers import ChildFailed, in_child
         from robustness._processes import crash, double
         try:
             in_child(crash, {how!r}, timeout={1.0 if how == "hang" else procs.PATIENCE})

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import ppaux_lint.discover as discover_module
-import ppaux_lint.store as store
-from ppaux_lint.discover import discover
-from ppaux_lint.layout import PyProjects, project_roots
+import ppaux_lint.cache.store as store
+import ppaux_lint.project.discover as discover_module
+from ppaux_lint.project.discover import discover
+from ppaux_lint.project.layout import PyProjects, project_roots
 
 from ._support import BROKEN_OUTPUT, TOKEN_LINE, by_file, chdir, cli, deadline, run, write_tree
 
@@ -267,7 +267,7 @@ def test_discover_alone_on_a_hostile_tree(tmp_path: Path) -> None:
     os.mkfifo(root / "pkg" / "pipe.py")
     os.symlink("missing", root / "pkg" / "gone.py")
     with chdir(root):
-        from ppaux_lint.config import Config
+        from ppaux_lint.project.config import Config
 
         found = discover([Path(".")], root.resolve(), Config())
     assert sorted(os.path.relpath(f.path, root.resolve()) for f in found.files) == ["pkg/__init__.py",

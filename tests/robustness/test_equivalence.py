@@ -19,7 +19,8 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
 
-from ppaux_lint import engine, lookahead
+from ppaux_lint.check import engine
+from ppaux_lint.scan import lookahead
 
 from ._hierarchies import Structure, oracle, structures
 from ._support import copy_fixture, key, run, write_tree

@@ -109,7 +109,7 @@ def test_the_console_script_runs_nothing(tmp_path: Path) -> None:
 def test_sys_modules_after_a_check_holds_no_project_module(tmp_path: Path) -> None:
     root, markers = _evil_project(tmp_path)
     script = ("import json, sys\n"
-              "from ppaux_lint.cli import main\n"
+              "from ppaux_lint.cli.main import main\n"
               "try:\n    main(['check', '--output-format', 'json', '.'])\n"
               "except SystemExit as exit:\n    code = exit.code\n"
               "print('\\nMODULES=' + json.dumps({'code': code, 'modules': sorted(sys.modules)}))\n")

@@ -217,7 +217,7 @@ def test_a_path_through_a_symlink_loop_is_a_warning(root: Path) -> None:
 ])
 def test_a_value_that_names_no_file_is_a_usage_error(root: Path, args: list[str], named: list[str]) -> None:
     # (through main() in a child process: an argv cannot hold the NUL byte that an editor's call can)
-    code = f"import sys; from ppaux_lint.cli import main; sys.argv[0] = 'ppaux-lint'; main({['check', *args]!r})"
+    code = f"import sys; from ppaux_lint.cli.main import main; sys.argv[0] = 'ppaux-lint'; main({['check', *args]!r})"
     result = subprocess.run([sys.executable, "-c", code], cwd=root, input="x = 1\n", capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 2, (result.stdout, result.stderr)

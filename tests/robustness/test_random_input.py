@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppaux_lint.cli import cli
-from ppaux_lint.config import ConfigError
-from ppaux_lint.discover import UsageError
-from ppaux_lint.selection import SelectionError
+from ppaux_lint.check.selection import SelectionError
+from ppaux_lint.cli.main import cli
+from ppaux_lint.project.config import ConfigError
+from ppaux_lint.project.discover import UsageError
 
 from ._support import AUX, FIXTURES, chdir, deadline, key, run
 

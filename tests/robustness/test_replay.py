@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from ppaux_lint import replay
-from ppaux_lint.cache_dir import CACHE_DIR_NAME
-from ppaux_lint.project import Options
+from ppaux_lint.cache import replay
+from ppaux_lint.cache.directory import CACHE_DIR_NAME
+from ppaux_lint.project.loading import Options
 
 from ._support import AUX, BROKEN_OUTPUT, chdir, key, write_tree
 
@@ -216,15 +216,15 @@ def test_a_replayed_run_prints_what_the_analysis_printed(root: Path, output_form
 
 
 def test_a_replayed_run_loads_nothing_of_the_analysis(root: Path) -> None:
-    probe = ("import sys\nfrom ppaux_lint.cli import cli\ntry:\n    cli(['check', '.'])\nexcept SystemExit:\n"
-             "    pass\nprint(sorted(m for m in sys.modules if m.startswith(('ppaux_lint.index', 'ppaux_lint.rules',"
-             " 'ppaux_lint.summary', 'ppaux_lint.store', 'ppaux_lint.engine'))))")
+    probe = ("import sys\nfrom ppaux_lint.cli.main import cli\ntry:\n    cli(['check', '.'])\nexcept SystemExit:\n"
+             "    pass\nprint(sorted(m for m in sys.modules if m.startswith(('ppaux_lint.index.project_index', 'ppaux_lint.rules',"
+             " 'ppaux_lint.facts.summary', 'ppaux_lint.cache.store', 'ppaux_lint.check.engine'))))")
 
     def loaded() -> list[str]:
         done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=120)
         return json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
 
-    assert "ppaux_lint.engine" in loaded()  # the first run analyses (the probe can see a load)
+    assert "ppaux_lint.check.engine" in loaded()  # the first run analyses (the probe can see a load)
     time.sleep(0.01)
     assert loaded() == []
 
@@ -232,7 +232,7 @@ def test_a_replayed_run_loads_nothing_of_the_analysis(root: Path) -> None:
 def test_a_file_edited_while_the_analysis_runs_is_analysed_again(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The record keeps the stat each input had before the analysis read it, so an edit made meanwhile
     (after the file was read, before the record was written) fails the next replay."""
-    from ppaux_lint import engine
+    from ppaux_lint.check import engine
 
     real = engine.analyze
 

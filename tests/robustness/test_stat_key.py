@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-import ppaux_lint.store as store
-from ppaux_lint.cache_dir import CACHE_DIR_NAME
+import ppaux_lint.cache.store as store
+from ppaux_lint.cache.directory import CACHE_DIR_NAME
 
 from ._support import by_file, cli, run, write_tree
 

@@ -221,7 +221,7 @@ def module_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
 def _run_cli(*args: str):
     from click.testing import CliRunner
 
-    from ppaux_lint.verify_cli import verify
+    from ppaux_lint.cli.verify import verify
 
     return CliRunner().invoke(verify, list(args), catch_exceptions=False)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from explore_bugs import PAIRS
 
-from ppaux_lint.verify_cli import verify as verify_command
+from ppaux_lint.cli.verify import verify as verify_command
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("hypothesis")

@@ -21,7 +21,7 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 def test_the_linter_never_imports_torch():
     done = run_python("""
         import sys
-        import ppaux_lint, ppaux_lint.cli, ppaux_lint.verify_cli
+        import ppaux_lint, ppaux_lint.cli.main, ppaux_lint.cli.verify
         import ppaux_lint.runtime, ppaux_lint.runtime.targets, ppaux_lint.runtime.verify
         import ppaux_lint.runtime.report, ppaux_lint.runtime.worker
         print("torch" in sys.modules)
@@ -42,7 +42,7 @@ def test_the_helpers_name_the_runtime_extra():
 
 def test_verify_exits_2_naming_the_runtime_extra(tmp_path):
     done = run_python(BLOCK_TORCH + textwrap.dedent(f"""
-        from ppaux_lint.verify_cli import verify
+        from ppaux_lint.cli.verify import verify
         verify.main([{str(tmp_path)!r}], prog_name="ppaux-lint verify")
     """))
     assert done.returncode == 2

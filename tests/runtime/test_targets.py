@@ -3,9 +3,11 @@ user declared never crosses a stage."""
 
 from __future__ import annotations
 
-from ppaux_lint.findings import Finding
-from ppaux_lint.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.check.selection import Suppressed
+from ppaux_lint.facts.summary import ClassSummary, Span
+from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
 from ppaux_lint.rules import all_rules
+from ppaux_lint.rules.findings import Finding
 from ppaux_lint.runtime.targets import (
     VerifySettings,
     VerifyTarget,
@@ -13,8 +15,6 @@ from ppaux_lint.runtime.targets import (
     targets_from_analysis,
     untransported,
 )
-from ppaux_lint.selection import Suppressed
-from ppaux_lint.summary import ClassSummary, Span
 
 
 def info(fqn: str, *roles: str, pair: str | None = None, interface: bool = False, module: str | None = None,
@@ -105,7 +105,7 @@ def test_targets_survive_the_trip_to_the_worker():
 
 
 def test_targets_from_the_real_static_pass(tmp_path, monkeypatch):
-    from ppaux_lint.engine import analyze
+    from ppaux_lint.check.engine import analyze
 
     (tmp_path / "pyproject.toml").write_text(
         '[tool.ppaux-lint.verify.examples]\n"plug.m.Out" = "plug.f:make"\n', encoding="utf-8")
@@ -158,7 +158,7 @@ def test_the_declaration_says_how_and_where_it_was_made():
 
 
 def test_noqa_and_per_file_ignores_from_the_real_static_pass(tmp_path, monkeypatch):
-    from ppaux_lint.engine import analyze
+    from ppaux_lint.check.engine import analyze
 
     (tmp_path / "pyproject.toml").write_text(
         '[tool.ppaux-lint]\nper-file-ignores = { "plug/debug_*.py" = ["PPA002"] }\n', encoding="utf-8")
@@ -186,7 +186,7 @@ def test_noqa_and_per_file_ignores_from_the_real_static_pass(tmp_path, monkeypat
 
 
 def test_a_forward_output_is_skipped_and_a_pp_output_beside_it_is_not(tmp_path, monkeypatch):
-    from ppaux_lint.engine import analyze
+    from ppaux_lint.check.engine import analyze
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'plug'\n", encoding="utf-8")
     (tmp_path / "plug").mkdir()
@@ -217,7 +217,7 @@ def test_a_forward_output_is_skipped_and_a_pp_output_beside_it_is_not(tmp_path, 
 
 
 def test_the_worker_imports_each_module_from_where_its_name_starts(tmp_path):
-    from ppaux_lint.discover import SourceFile
+    from ppaux_lint.project.discover import SourceFile
     from ppaux_lint.runtime.plan import import_roots
 
     files = [SourceFile(str(tmp_path / "src" / "acme" / "steer" / "base.py"), "acme.steer.base", False),

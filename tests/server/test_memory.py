@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from lintkit import IMPORT_AUX, make_project
 
-from ppaux_lint import collector
 from ppaux_lint.server.app import PpauxLanguageServer
+from ppaux_lint.support import collector
 
 from .client import TIMEOUT, Connection
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from lintkit import IMPORT_AUX
 
-from ppaux_lint.engine import Analysis, Options, analyze
-from ppaux_lint.findings import Finding
+from ppaux_lint.check.engine import Analysis, Options, analyze
 from ppaux_lint.fixes import apply_edits
+from ppaux_lint.rules.findings import Finding
 from ppaux_lint.server.noqa import noqa_edit
 from ppaux_lint.server.positions import Lines
 

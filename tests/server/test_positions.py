@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from ppaux_lint.facts.summary import Span
 from ppaux_lint.server.positions import Lines
-from ppaux_lint.summary import Span
 
 TEXT = 'x = "😋é"; y = 1\r\nclass A:\rpass\n'
 

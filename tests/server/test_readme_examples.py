@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ppaux_lint.cli import cli
+from ppaux_lint.cli.main import cli
 
 from .client import LspClient
 

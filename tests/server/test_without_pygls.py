@@ -25,7 +25,7 @@ def run_python(code: str, cwd: Path, poison: Path, stdin: str = "") -> subproces
 
 def test_server_without_pygls_names_the_extra(tmp_path):
     (tmp_path / "pygls.py").write_text(POISON, encoding="utf-8")
-    result = run_python("from ppaux_lint.cli import main; main(['server'])", tmp_path, tmp_path)
+    result = run_python("from ppaux_lint.cli.main import main; main(['server'])", tmp_path, tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == ("ppaux-lint: error: the language server needs pygls 2: "
@@ -39,7 +39,7 @@ def test_check_on_stdin_never_imports_pygls(tmp_path):
     root = make_project(tmp_path / "proj", {})
     code = textwrap.dedent("""\
         import sys
-        from ppaux_lint.cli import main
+        from ppaux_lint.cli.main import main
         try:
             main(["check", "--output-format", "concise", "--stdin-filename", "mod.py", "-"])
         except SystemExit as exit:

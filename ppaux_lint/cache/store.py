@@ -1,0 +1,290 @@
+"""Where summaries come from: the prefilter's scans, the cache, and parsing (in parallel when it pays).
+
+The engine asks two questions of the store: "which of these files contain
+any of these tokens?" and "give me the summaries of these files (or of this
+module)". Everything that makes those answers fast without changing them
+lives here. The process pool is imported only when a run starts workers: a warm run of a file or two
+never does.
+
+Overlays (an editor's unsaved buffer, standard input) are answered from the bytes given, never from the
+file on disk: the scan cache, keyed by the file's stat, neither answers nor remembers them, and their
+summaries are not written to the cache, which would otherwise fill with one entry per keystroke.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+
+from ppaux_lint.cache.scan_index import ScanIndex, Stamp, stamp
+from ppaux_lint.cache.summaries import Cache, content_key
+from ppaux_lint.facts.summary import FileSummary, ParseError, Span
+from ppaux_lint.project.discover import SourceFile
+from ppaux_lint.scan import lookahead
+from ppaux_lint.scan.prefilter import encoded, searchable
+from ppaux_lint.scan.search import searcher
+from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.workers import ChildFailed, Workers, in_child
+
+PARALLEL_MIN_FILES = 48  # below this, one task: splitting the work costs more than it saves
+PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
+CHUNK_SIZE = 16
+SCAN_CHUNK = 1000  # files a worker reads per task (~0.1 s): what a stopped pool waits for (workers.py)
+CRASH_REASON = "the parser crashed on this file"
+PARSE_TIMEOUT = 60.0  # seconds a child may take over its files before it counts as hung
+
+
+class SummaryStore:
+    def __init__(self, files: Sequence[SourceFile], cache: Cache | None, config_key: str = "",
+                 jobs: int | None = None, isolate: bool | None = None,
+                 overlays: Mapping[str, bytes] | None = None, stamps: Mapping[str, Stamp] | None = None) -> None:
+        self.by_path = {f.path: f for f in files}
+        self.by_module: dict[str, SourceFile] = {}
+        for f in files:
+            if f.module:
+                self.by_module.setdefault(f.module, f)
+        self.cache = cache
+        self.config_key = config_key
+        self.jobs = jobs or os.cpu_count() or 1
+        self._workers = Workers(self.jobs)
+        self.isolate = isolate if isolate is not None else sys.platform == "linux"
+        self.summaries: dict[str, FileSummary] = {}
+        self.overlays = overlays or {}
+        self._bytes: dict[str, bytes] = {}
+        # Stats this run took already (a replay's record), before anything was read; not ``stamps or {}``, which
+        # would count a view of 50,000 of them.
+        self._stamps = {} if stamps is None else stamps
+        # Without a cache nothing would read what the scans learn, so they record nothing.
+        self._scans = ScanIndex(cache.load_scan()) if cache is not None else None
+
+    # -- the prefilter's question --------------------------------------------------------------
+    def scan(self, files: Iterable[SourceFile], tokens: frozenset[str],
+             graph: lookahead.Graph | None = None) -> list[SourceFile]:
+        """The files that contain at least one token; unreadable files count as hits (they must be reported).
+
+        An unchanged file (same mtime and size) already scanned for these tokens is answered from the
+        cache without being read; a hit of an earlier scan not summarized yet, from the bytes that scan
+        kept; the rest are read and searched, in worker processes when many are. With ``graph``, the
+        lookahead edges of every file read are added to it.
+        """
+        hits: list[SourceFile] = []
+        todo: list[tuple[SourceFile, Stamp | None]] = []
+        contains = None
+        for source in files:
+            data = self.overlays.get(source.path, self._bytes.get(source.path))
+            if data is not None:
+                contains = contains or searcher(encoded(tokens))
+                if contains(searchable(data)):
+                    hits.append(source)
+                continue
+            stat = None
+            if self._scans is not None:
+                stat = self._stamps.get(source.path)
+                if stat is None:
+                    try:
+                        stat = stamp(os.stat(source.path))
+                    except OSError:
+                        hits.append(source)
+                        continue
+                known = self._scans.lookup(source.path, stat, tokens)
+                if known is not None:
+                    if known:
+                        hits.append(source)
+                    continue
+            todo.append((source, stat))
+        paths = [source.path for source, _ in todo]
+        record = self._scans is not None
+        if len(paths) >= PARALLEL_MIN_SCAN and self.jobs > 1:
+            results = _scan_in_workers(self._workers, paths, tokens, record, graph)
+        else:
+            results = _scan_paths(paths, tokens, record, graph)[0]
+        for (source, stat), (hit, found, data) in zip(todo, results, strict=True):
+            if hit is None or hit:
+                hits.append(source)
+            if hit:
+                self._bytes[source.path] = data  # it will be summarized or searched again: read it once
+            if self._scans is not None and stat is not None and hit is not None:
+                self._scans.remember(source.path, stat, tokens, found)
+        return hits
+
+    def forget_unsummarized(self) -> None:
+        """Drop the bytes that scans kept of files never summarized: the fixpoint is over."""
+        self._bytes.clear()
+
+    def save(self) -> None:
+        if self.cache is not None and self._scans is not None and self._scans.worth_saving():
+            self.cache.save_scan(self._scans.to_json(self.by_path))
+            self._scans.changes = 0
+
+    # -- summaries ---------------------------------------------------------------------------------
+    def load_module(self, module: str) -> FileSummary | None:
+        source = self.by_module.get(module)
+        if source is None:
+            return None
+        return self.summarize([source])[source.path]
+
+    def summarize(self, files: Sequence[SourceFile]) -> dict[str, FileSummary]:
+        """Summaries of ``files``: remembered, else cached, else parsed."""
+        out: dict[str, FileSummary] = {}
+        misses: list[tuple[SourceFile, bytes, str]] = []
+        for source in files:
+            key = source.path
+            if key in self.summaries:
+                out[key] = self.summaries[key]
+                continue
+            data = self._bytes.pop(key, self.overlays.get(key))
+            if data is None:
+                try:
+                    data = _read(source.path)
+                except OSError as exc:
+                    out[key] = self.summaries[key] = _unreadable(source, exc)
+                    continue
+            cache_key = content_key(data, key, source.module, source.is_package, self.config_key)
+            cached = self.cache.get_summary(cache_key) if self.cache is not None else None
+            if cached is not None and (cached.path, cached.module, cached.is_package) == (
+                    source.path, source.module, source.is_package):  # else a foreign entry: a miss
+                out[key] = self.summaries[key] = cached
+            else:
+                misses.append((source, data, cache_key))
+        for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses]), strict=True):
+            out[source.path] = self.summaries[source.path] = summary
+            if self.cache is not None and not _is_crash(summary) and source.path not in self.overlays:
+                # (a crash may be transient, an OOM kill; an overlay is one moment of an edit)
+                self.cache.put_summary(cache_key, summary)
+        return out
+
+    def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+        """Parse outside this process where forking is cheap, so that a parser crash on one hostile
+        file becomes that file's PPA000 instead of the end of the run; in parallel when there is
+        enough work to share, else in one child of its own (workers.py says why, and how each starts)."""
+        if not work:
+            return []
+        if not self.isolate:
+            return [_summarize_one(item) for item in work]
+        if len(work) < PARALLEL_MIN_FILES and not self._workers.running:
+            try:
+                return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
+            except ChildFailed:
+                return [isolated_summary(item) for item in work]
+        return _parse_in_workers(self._workers, work, CHUNK_SIZE if len(work) >= PARALLEL_MIN_FILES else len(work))
+
+    def close(self) -> None:
+        """The analysis is over: stop its workers (a later load of a module starts a pool for itself)."""
+        self._workers.close()
+
+
+Scanned = tuple[bool | None, frozenset[str], bytes]
+_MISS: Scanned = (False, frozenset(), b"")  # one object for every miss: a worker's answer pickles it once
+
+
+def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool,
+                graph: lookahead.Graph | None) -> tuple[list[Scanned], lookahead.Graph | None]:
+    """For each file: whether it contains a token (None if unreadable), which tokens it contains when
+    ``record`` asks (for the scan cache; an empty set otherwise), and its bytes when it has any; and
+    ``graph``, with the lookahead edges of every file read added (a worker's copy goes back to the parent)."""
+    contains_any = searcher(encoded(tokens))
+    each = [(t, t.encode("utf-8")) for t in tokens] if record else []
+    out: list[Scanned] = []
+    for path in paths:
+        try:
+            data = _read(path)
+        except OSError:
+            out.append((None, frozenset(), b""))
+            continue
+        text = searchable(data)  # its bytes, unless a coding cookie names another codec than UTF-8
+        if graph is not None:
+            lookahead.add_edges(text, graph)
+        if contains_any(text):
+            out.append((True, frozenset(t for t, raw in each if raw in text), data))
+        else:
+            out.append(_MISS)
+    return out, graph
+
+
+def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str], record: bool,
+                     graph: lookahead.Graph | None) -> list[Scanned]:
+    from concurrent.futures.process import BrokenProcessPool
+
+    size = min(SCAN_CHUNK, -(-len(paths) // workers.jobs))
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    try:
+        with workers.pool() as pool:
+            futures = [pool.submit(_scan_paths, chunk, tokens, record, None if graph is None else {})
+                       for chunk in chunks]
+            parts = [future.result() for future in futures]
+    except (BrokenProcessPool, OSError):
+        workers.stop()
+        return _scan_paths(paths, tokens, record, graph)[0]  # reading bytes cannot crash a worker; a failed pool can
+    for _, edges in parts:
+        for name, bound in (edges or {}).items():
+            graph.setdefault(name, set()).update(bound)  # type: ignore[union-attr]
+    return [item for part, _ in parts for item in part]
+
+
+def _read(path: str) -> bytes:
+    """A regular file's bytes: a FIFO swapped in after discovery is an OSError, not a read that never ends."""
+    return read_regular_file(path)
+
+
+def _failed(source: SourceFile, reason: str) -> FileSummary:
+    """A summary that carries only why the file could not be summarized (a PPA000 at its first line)."""
+    return FileSummary(path=source.path, module=source.module, is_package=source.is_package,
+                       error=ParseError(reason, Span(1, 1, 1, 1)))
+
+
+def _unreadable(source: SourceFile, exc: OSError) -> FileSummary:
+    return _failed(source, f"cannot read: {exc.strerror or exc}")
+
+
+def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
+    from ppaux_lint.facts.summarize import summarize_source
+
+    source, data = item
+    try:
+        return summarize_source(data, source.path, source.module, source.is_package)
+    except Exception as exc:  # noqa: BLE001 - one file's surprise must not end the run: it becomes its PPA000
+        return _failed(source, f"internal error while summarizing: {type(exc).__name__}: {exc}")
+
+
+def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+    return [_summarize_one(item) for item in chunk]
+
+
+def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]], size: int) -> list[FileSummary]:
+    """Parse in worker processes, ``size`` files a task; a chunk whose worker dies is redone file by file,
+    each alone, so the one file that crashes the parser becomes a PPA000 and the others still get
+    summaries."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    chunks = [work[i:i + size] for i in range(0, len(work), size)]
+    results: list[list[FileSummary] | None] = [None] * len(chunks)
+    broken = False
+    with workers.pool() as pool:
+        futures = [pool.submit(_summarize_chunk, chunk) for chunk in chunks]
+        for i, future in enumerate(futures):
+            try:
+                results[i] = future.result()
+            except BrokenProcessPool:
+                broken = True
+                break
+            except Exception:  # noqa: BLE001 - e.g. a result that cannot be sent back: redo the chunk file by file
+                continue
+    if broken:
+        workers.stop()  # before isolated_summary: with the pool's threads gone, its children can be forked
+    out: list[FileSummary] = []
+    for chunk, result in zip(chunks, results, strict=True):
+        out.extend(result if result is not None else [isolated_summary(item) for item in chunk])
+    return out
+
+
+def isolated_summary(item: tuple[SourceFile, bytes]) -> FileSummary:
+    """Summarize one file in a child process, so that a crash of the parser cannot end the run."""
+    try:
+        return in_child(_summarize_one, item, PARSE_TIMEOUT)
+    except ChildFailed as failure:
+        return _failed(item[0], f"{CRASH_REASON} (its process {failure})")
+
+
+def _is_crash(summary: FileSummary) -> bool:
+    return summary.error is not None and summary.error.reason.startswith(CRASH_REASON)

@@ -1,0 +1,219 @@
+"""The pipeline, wired once: discover -> summarize -> index -> checks -> selection.
+
+The CLI, ``verify`` and ``inventory`` all start here, so they see the project
+the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from ppaux_lint.cache.directory import cache_directory
+from ppaux_lint.cache.scan_index import Stamp
+from ppaux_lint.cache.store import SummaryStore
+from ppaux_lint.cache.summaries import Cache
+from ppaux_lint.check.selection import Selection, Suppressed, apply
+from ppaux_lint.facts.summary import FileSummary
+from ppaux_lint.index.model import ClassInfo
+from ppaux_lint.index.project_index import ProjectIndex
+from ppaux_lint.project.config import Config, Protocols
+from ppaux_lint.project.discover import Discovery, SourceFile, file_key
+from ppaux_lint.project.loading import Options, Project, asked, discover_files, load_project
+from ppaux_lint.rules import CheckContext, run_checks
+from ppaux_lint.rules.findings import Finding
+from ppaux_lint.scan.lookahead import Graph, reach
+from ppaux_lint.scan.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
+
+
+@dataclass
+class Analysis:
+    project: Project
+    discovery: Discovery
+    summaries: tuple[FileSummary, ...]
+    index: ProjectIndex
+    findings: list[Finding]
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    suppressed: list[Suppressed] = field(default_factory=list)  # silenced by noqa or per-file-ignores
+    indexes: dict[Pass, ProjectIndex] = field(default_factory=dict)  # one per protocol set (and copy)
+    overlays: Mapping[str, bytes] = field(default_factory=dict)  # by file_key: what was read instead of disk
+
+    def index_for(self, path: str) -> ProjectIndex:
+        """The index that judged the classes of ``path``: the one built with its config's protocols, where
+        its own copy owns its module names."""
+        config = self.discovery.configs.get(path)
+        return self.indexes.get(_pass(self.discovery, path), self.index) if config is not None else self.index
+
+
+def analyze(paths: Sequence[str | Path], options: Options | None = None, project: Project | None = None,
+            discovery: Discovery | None = None, stamps: Mapping[str, Stamp] | None = None) -> Analysis:
+    """Every stage, once per protocol set among the configs of the files asked about.
+
+    Configs differ per sub-project (scopes.py), and their protocols decide what a class is, so each set of
+    protocols gets its own index over the whole project, and each finding is kept from the pass of the
+    config its file follows; select, ignore and per-file-ignores come from that config too. Likewise, when
+    two roots claim one module name (two sub-projects with a ``utils.common``, two copies of a package), the
+    files of each root that lost a name get a pass of their own in which that root owns its names, so each
+    copy is judged against itself first (discover.py's ``copies``). A project with one config and no such
+    collision, the usual case, makes one pass. ``project`` and ``discovery``, when the caller has
+    them already, are what ``load_project`` and ``discover_files`` would give for ``paths``; ``stamps``, the
+    files' (mtime, size) when the caller took them already, before anything was read (``replay.py``).
+    """
+    options = options or Options()
+    given = asked(paths)
+    project = project or load_project(given, options)
+    overlays = {file_key(Path(path)): data for path, data in options.overlays.items()}
+    discovery = discovery or discover_files(given, options, project)
+    configs = {config.path: config for config in discovery.all_configs}
+    selections = {path: _selection(config, options) for path, config in configs.items()}  # each one validated
+    store = SummaryStore(discovery.files, _cache(project, options), project.config.summary_key(),
+                         jobs=1 if options.in_process else None, isolate=False if options.in_process else None,
+                         overlays=overlays, stamps=stamps)
+    targets = discovery.targets
+    passes = {_pass(discovery, path): discovery.config_of(path) for path in sorted(targets)}
+    indexes: dict[Pass, ProjectIndex] = {}
+    classes: dict[str, ClassInfo] = {}
+    judged: set[str] = set()  # the classes in ``classes`` that come from the pass of their own file
+    raw: set[Finding] = set()
+    by_path: dict[str, FileSummary] = {}
+    relevant_of: dict[tuple[Protocols, bool], list[FileSummary]] = {}
+    for key, config in sorted((passes or {(_group(project.config), ""): project.config}).items(),
+                              key=lambda item: item[0][1]):  # the copies' passes after the main one
+        group, copy = key
+        if group not in relevant_of:  # the prefilter's fixpoint depends on the protocols only
+            relevant_of[group] = _relevant_summaries(store, discovery, config.protocols, options.prefilter)
+        index, relevant = _index(store, discovery, config, options.prefilter, relevant_of[group], copy)
+        indexes[key] = index
+        by_path.update((s.path, s) for s in relevant)
+        for fqn, info in index.infos().items():  # each class as judged under its own file's config and copy
+            own = _pass(discovery, info.path) == key
+            if fqn not in classes or (own and fqn not in judged):
+                classes[fqn] = info
+                if own:
+                    judged.add(fqn)
+        # A finding is asked about when any file it involves is (PPA015 names both ends of a contract).
+        raw.update(f for f in run_checks(CheckContext(index=index, summaries=tuple(relevant)))
+                   if _pass(discovery, f.path) == key and any(p in targets for p in f.paths))
+    store.save()
+    store.close()  # its workers; an error before this leaves them to the pool's own clean-up at exit
+    findings: list[Finding] = []
+    suppressed: list[Suppressed] = []
+    for path, located in _by_config(sorted(raw, key=lambda f: f.sort_key), discovery).items():
+        kept, silenced = apply(located, selections[path], configs[path].per_file_ignores,
+                               _anchor(configs[path], project), by_path)
+        findings.extend(kept)
+        suppressed.extend(silenced)
+    findings.sort(key=lambda f: f.sort_key)
+    return Analysis(project, discovery, tuple(store.summaries.values()), next(iter(indexes.values())), findings,
+                    classes, suppressed, indexes, overlays)
+
+
+def _group(config: Config) -> tuple[Protocols, bool]:
+    """What decides what a class is: configs that agree on it share one index."""
+    return config.protocols, config.structural
+
+
+Pass = tuple[tuple[Protocols, bool], str]  # a protocol set, and the root whose copy owns its names ("" for none)
+
+
+def _pass(discovery: Discovery, path: str) -> Pass:
+    """The pass that judges the classes of ``path``."""
+    return _group(discovery.config_of(path)), discovery.copies.get(path, "")
+
+
+def _selection(config: Config, options: Options) -> Selection:
+    key = f"{config.where}: 'tool.ppaux-lint.{{}}'"
+    return Selection.build(select=[(options.select, "--select")] if options.select else
+                           [(config.select, key.format("select"))],
+                           ignore=[(config.ignore, key.format("ignore")), (options.ignore, "--ignore")])
+
+
+def _by_config(findings: list[Finding], discovery: Discovery) -> dict[Path | None, list[Finding]]:
+    """Findings grouped by the config of the file each is located in, which decides whether it is reported."""
+    out: dict[Path | None, list[Finding]] = {}
+    for finding in findings:
+        out.setdefault(discovery.config_of(finding.path).path, []).append(finding)
+    return out
+
+
+def _anchor(config: Config, project: Project) -> Path:
+    """Where a config's per-file-ignores globs start: its own directory, as in ruff (``--config``'s and the
+    defaults' start at the project root)."""
+    return config.path.parent if config.path is not None and not project.override else project.root
+
+
+def _index(store: SummaryStore, discovery: Discovery, config: Config, prefilter: bool,
+           found: tuple[list[FileSummary], frozenset[str]], copy: str) -> tuple[ProjectIndex, list[FileSummary]]:
+    """The index under ``config``'s protocols where ``copy``'s files own their module names (the first claimant
+    owns a name when ``copy`` is ""), and the summaries of the files that could matter (``found``: they and the
+    prefilter's tokens)."""
+    relevant, tokens = found
+    if prefilter:
+        eager, focus = relevant, [f"{s.module}.{c.qualname}" for s in relevant for c in s.classes
+                                  if possibly_relevant(c, tokens)]
+    else:
+        eager, focus = list(store.summaries.values()), None
+    if copy:
+        owners = discovery.owners(copy)
+        loader = partial(_load_owned, store, owners)
+    else:
+        owners, loader = {module: source.path for module, source in store.by_module.items()}, store.load_module
+    index = ProjectIndex(eager, config.protocols, config.structural, loader=loader,
+                         known_modules=store.by_module, focus=focus, owners=owners)
+    return index, relevant
+
+
+def _load_owned(store: SummaryStore, owners: Mapping[str, str], module: str) -> FileSummary | None:
+    """The summary of the file that owns ``module`` in a copy's pass."""
+    path = owners.get(module)
+    return store.summarize([store.by_path[path]])[path] if path is not None else None
+
+
+def _cache(project: Project, options: Options) -> Cache | None:
+    return None if options.no_cache else Cache(cache_directory(project, options.cache_dir))
+
+
+def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Protocols,
+                        prefilter: bool) -> tuple[list[FileSummary], frozenset[str]]:
+    """The summaries of every file that could matter, found by growing the prefilter's token set to a
+    fixpoint (see prefilter.py). Without the prefilter every file is parsed first, and the same
+    fixpoint only decides which files' own problems (PPA000, helper calls) are reported.
+
+    The second round also guesses every token the fixpoint will reach (lookahead.py), and one search for
+    the guess finds the only files a later round can match while the guess holds its new tokens: a round
+    then searches those (kept in memory), not the whole tree again. Not the first round: most trees (the
+    SGLang tree among them) are settled by one, and reading a guess out of every file would cost them a
+    third of their time for nothing."""
+    if not prefilter:
+        store.summarize(discovery.files)
+    initial = tokens = new_tokens = initial_tokens(protocols)
+    remaining = list(discovery.files)
+    relevant: dict[str, FileSummary] = {}
+    bound = Bound()
+    graph: Graph | None = None  # collecting the lookahead's edges during the second round
+    guessed = False
+    guess: frozenset[str] = frozenset()
+    candidates: list[SourceFile] = []  # the remaining files that hold a guessed token
+    while new_tokens:
+        hits = store.scan(candidates if new_tokens <= guess else remaining, new_tokens, graph)
+        found = store.summarize(hits)
+        relevant.update(found)
+        hit_paths = {h.path for h in hits}
+        remaining = [f for f in remaining if f.path not in hit_paths]
+        bound.add(found.values(), tokens)
+        added = bound.names - tokens
+        tokens = tokens | added
+        bound.grow(added)
+        # A token containing an older one can only match files that older one already matched.
+        new_tokens = uncovered(added, tokens - added)
+        if graph is not None:
+            guess = reach(tokens, graph, bound.waiting_edges())
+            candidates = store.scan(remaining, uncovered(guess - initial, initial)) if new_tokens else []
+            graph, guessed = None, True
+        elif not guessed:
+            graph = {}
+        candidates = [f for f in candidates if f.path not in hit_paths]
+    store.forget_unsummarized()
+    return list(relevant.values()), tokens

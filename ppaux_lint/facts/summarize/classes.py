@@ -1,0 +1,165 @@
+"""One class: what it lists as bases and decorators, and what its namespace binds.
+
+Produces ``ClassSummary`` with its ``MemberAssign`` (``to_pp_tensors = _helper``,
+``= None``) and ``Field`` (annotated attributes, and the attributes ``__init__`` stores
+from annotated parameters) facts; each method is summarized
+by ``methods``. Bases are recorded as written, dotted and unresolved: what they
+name is decided by the index, across files.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterator, Sequence
+
+from ppaux_lint.facts.summarize.methods import summarize_method
+from ppaux_lint.facts.summarize.syntax import (
+    SCOPES,
+    TRY_STATEMENTS,
+    Scope,
+    called_name,
+    dotted,
+    is_none,
+    qualname,
+    source,
+    string,
+    walk_scope,
+)
+from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summary import ClassSummary, Field, MemberAssign, MethodSummary
+
+
+def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> ClassSummary:
+    methods: list[MethodSummary] = []
+    assigns: list[MemberAssign] = []
+    fields: list[Field] = []
+    inits: list[ast.FunctionDef] = []
+    for stmt in _class_level_statements(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods.append(summarize_method(stmt, positions))
+            if stmt.name == "__init__" and isinstance(stmt, ast.FunctionDef):
+                inits.append(stmt)
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    assigns.append(_member(target, stmt.value, positions))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            fields.append(Field(stmt.target.id, source(stmt.annotation), stmt.value is not None))
+            if stmt.value is not None:
+                assigns.append(_member(stmt.target, stmt.value, positions))
+    return ClassSummary(
+        name=node.name,
+        qualname=qualname(scope, node.name),
+        span=positions.name_span(node),
+        class_line=node.lineno,
+        bases=tuple(b for b in (dotted(base) for base in node.bases) if b),
+        decorators=tuple(called_name(d) for d in node.decorator_list),
+        methods=tuple(methods),
+        assigns=tuple(assigns),
+        fields=tuple(fields),
+        metaclass=next((dotted(k.value) for k in node.keywords if k.arg == "metaclass"), ""),
+        init_fields=_init_fields(node, inits[-1], positions.text) if inits else (),
+    )
+
+
+def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[Field, ...]:
+    """Every attribute ``__init__`` stores on its instance, with the annotation it is declared by, or "".
+
+    ``self.lengths = lengths`` takes the parameter's annotation (``lengths: list[torch.Tensor]``), when
+    ``__init__`` never rebinds the parameter; ``self.lengths: T = ...`` takes its own. Any other store gives
+    "", and so does a second store of the attribute anywhere in the class (in any method, ``+=``, ``del``,
+    ``setattr``), since the attribute may then hold something else. An attribute with "" still tells a rule
+    that this class decides what the attribute is, so an annotation further along the MRO does not.
+    """
+    args = init.args
+    positional = args.posonlyargs + args.args
+    if not positional:
+        return ()
+    receiver = positional[0].arg
+    first_default = len(positional) - len(args.defaults)
+    params = {a.arg: Field(a.arg, source(a.annotation), i >= first_default)
+              for i, a in enumerate(positional) if i and a.annotation is not None}
+    params.update({a.arg: Field(a.arg, source(a.annotation), d is not None)
+                   for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if a.annotation is not None})
+    found: dict[str, tuple[Field, str]] = {}  # attribute -> its field, and the parameter it is stored from
+    rebound: set[str] = set()
+    for stmt, target in _targets(init.body, nested=False):
+        if isinstance(target, ast.Name):
+            rebound.add(target.id)
+        elif isinstance(target, ast.Attribute) and _is_name(target.value, receiver):
+            name = target.attr
+            if isinstance(stmt, ast.AnnAssign):
+                found[name] = (Field(name, source(stmt.annotation), stmt.value is not None), "")
+            elif (isinstance(stmt, ast.Assign) and target in stmt.targets and isinstance(stmt.value, ast.Name)
+                  and stmt.value.id in params):
+                param = params[stmt.value.id]
+                found[name] = (Field(name, param.annotation, param.has_default), param.name)
+            else:
+                found.setdefault(name, (Field(name, "", False), ""))
+    declared = {f.name for f, _ in found.values() if f.annotation}
+    if not declared:
+        return tuple(f for f, _ in found.values())
+    if ":=" in text:  # a walrus may rebind a parameter inside any expression
+        rebound.update(n.target.id for n in walk_scope(init.body) if isinstance(n, ast.NamedExpr))
+    stores = Counter(t.attr for _, t in _targets(node.body, nested=True)
+                     if isinstance(t, ast.Attribute) and t.attr in declared)
+    if "setattr" in text or "delattr" in text:  # rare enough to pay for a walk of every expression
+        stores.update(string(n.args[1]) or "" for n in ast.walk(node) if isinstance(n, ast.Call)
+                      and len(n.args) >= 2 and dotted(n.func) in ("setattr", "delattr"))
+    return tuple(f if stores[f.name] == 1 and param not in rebound else Field(f.name, "", f.has_default)
+                 for f, param in found.values())
+
+
+def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, ast.expr]]:
+    """Every target the statements of ``body`` store to or delete, at any depth, out of any tuple or list, with
+    its statement; ``nested`` also enters the functions and classes defined there. Only statements store to an
+    attribute, so reading their targets rather than every expression keeps this cheap (a ``:=`` binds a name
+    only, and is not seen here)."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.Assign, ast.Delete)):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+        else:
+            targets = []
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            else:
+                yield stmt, target  # type: ignore[misc]
+        if nested or not isinstance(stmt, SCOPES):
+            stack.extend(reversed([child for child in ast.iter_child_nodes(stmt)
+                                   if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case))]))
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _member(target: ast.Name, value: ast.expr, positions: Positions) -> MemberAssign:
+    text = "none" if is_none(value) else dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
+    return MemberAssign(target.id, text, positions.span(target))
+
+
+def _class_level_statements(body: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """Statements that run in the class namespace, including those under if/try/with at class level."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            out.extend(_class_level_statements(stmt.body + stmt.orelse))
+        elif isinstance(stmt, TRY_STATEMENTS):
+            handlers = [s for h in stmt.handlers for s in h.body]
+            out.extend(_class_level_statements(stmt.body + handlers + stmt.orelse + stmt.finalbody))
+        elif isinstance(stmt, ast.With):
+            out.extend(_class_level_statements(stmt.body))
+        else:
+            out.append(stmt)
+    return out

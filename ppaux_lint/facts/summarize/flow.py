@@ -1,0 +1,68 @@
+"""Whether control can fall off the end of a method body, returning an implicit None.
+
+Produces the ``implicit`` ``ReturnFact`` of a method. It is its own module
+because it is a small control-flow analysis with a soundness direction of its
+own: a body counts as ending only when it certainly does, so that a rule about
+``to_pp_tensors`` returning None can trust an implicit return it is shown.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from ppaux_lint.facts.summarize.syntax import SCOPES, TRY_STATEMENTS, dotted
+
+_EXITS = frozenset({"sys.exit", "exit", "os._exit", "typing.assert_never", "assert_never"})
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_NOT_ENTERED = (*_LOOPS, *SCOPES)  # a break inside these does not leave the loop being asked about
+
+
+def can_fall_through(body: Sequence[ast.stmt]) -> bool:
+    """Whether control can reach the end of ``body``.
+
+    Only the shapes that certainly end a body count as ending it (return,
+    raise, exhaustive if/else, try, ``while True`` without break, exhaustive
+    match); a call to a helper that always raises is not followed.
+    """
+    return not body or not _terminates(body[-1])
+
+
+def _terminates(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(stmt, ast.Assert):
+        return isinstance(stmt.test, ast.Constant) and not stmt.test.value
+    if isinstance(stmt, ast.Expr):
+        return isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in _EXITS
+    if isinstance(stmt, ast.If):
+        return bool(stmt.orelse) and not can_fall_through(stmt.body) and not can_fall_through(stmt.orelse)
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return not can_fall_through(stmt.body)
+    if isinstance(stmt, TRY_STATEMENTS):
+        if stmt.finalbody and not can_fall_through(stmt.finalbody):
+            return True
+        main_ends = not can_fall_through(stmt.body) or bool(stmt.orelse and not can_fall_through(stmt.orelse))
+        return main_ends and all(not can_fall_through(h.body) for h in stmt.handlers)
+    if isinstance(stmt, ast.While):
+        infinite = isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+        return infinite and not _breaks_out(stmt.body)
+    if isinstance(stmt, ast.Match):
+        irrefutable = any(isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None and c.guard is None
+                          for c in stmt.cases)
+        return irrefutable and all(not can_fall_through(c.body) for c in stmt.cases)
+    return False
+
+
+def _breaks_out(body: Sequence[ast.stmt]) -> bool:
+    """A ``break`` that leaves this loop (not one of an inner loop)."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if not isinstance(node, _NOT_ENTERED):
+            stack.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, _LOOPS):
+            stack.extend(node.orelse)  # a break in a loop's else clause leaves the outer loop
+    return False

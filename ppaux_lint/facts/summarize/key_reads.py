@@ -1,0 +1,61 @@
+"""The keys a method reads from the mapping it receives (``from_pp_tensors(self, tensors)``).
+
+Produces ``MethodSummary.keys_read`` and ``MethodSummary.keys_read_exact``: what
+lets a rule compare the keys one side sends with those the other side reads.
+``exact`` matters as much as the keys: a rule may only call a sent key unread
+when these reads are certainly all the method does with the mapping.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from ppaux_lint.facts.summarize.syntax import SCOPES, string, walk_scope
+from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summary import KeyFact
+
+
+class KeyReads:
+    """Keys read from the received mapping, and whether those reads are all the mapping is used for."""
+
+    def __init__(self, param: str, positions: Positions) -> None:
+        self.param = param
+        self.positions = positions
+        self.keys: list[KeyFact] = []
+        self.exact = bool(param)
+
+    def _is_param(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.param
+
+    def _record(self, key: ast.expr) -> None:
+        text = string(key)
+        span = self.positions.span(key)
+        fact = KeyFact("str" if text else "empty", text, span) if text is not None else KeyFact("dynamic", "", span)
+        self.keys.append(fact)
+        if fact.kind == "dynamic":
+            self.exact = False
+
+    def scan(self, body: Sequence[ast.stmt]) -> None:
+        if not self.param:
+            return
+        consumed: set[int] = set()
+        for node in walk_scope(body):
+            if isinstance(node, SCOPES):
+                self.exact = False  # a closure may read the mapping in ways we do not follow
+            elif isinstance(node, ast.Subscript) and self._is_param(node.value) and not isinstance(node.slice,
+                                                                                                   ast.Slice):
+                consumed.add(id(node.value))
+                self._record(node.slice)
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and self._is_param(node.func.value) and node.func.attr in ("get", "pop", "__getitem__")
+                  and node.args):
+                consumed.add(id(node.func.value))
+                self._record(node.args[0])
+            elif isinstance(node, ast.Compare):
+                for op, comparator in zip(node.ops, node.comparators, strict=True):
+                    if isinstance(op, (ast.In, ast.NotIn)) and self._is_param(comparator):
+                        consumed.add(id(comparator))
+                        self._record(node.left)
+            elif self._is_param(node) and id(node) not in consumed:
+                self.exact = False

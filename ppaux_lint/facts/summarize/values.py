@@ -1,0 +1,87 @@
+"""One entry of a returned mapping: its key, and why its value is certainly not a tensor.
+
+Produces ``KeyFact`` and ``ValueFact`` for ``returns`` (a dict literal) and ``built``
+(a dict filled step by step), and ``ValueFact.not_tensor``. The tables are what a rule
+about non-tensor values rests on, so they are kept apart and short: only expressions whose
+result is a non-tensor whatever their operands (a literal, a display, ``len()``,
+``.tolist()``, ``.shape``) are listed; anything that might be a tensor gives "".
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ppaux_lint.facts.summarize.syntax import dotted, source, string
+from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summary import KeyFact, Span, ValueFact
+
+# Calls whose result is certainly not a tensor, whatever their argument.
+_NON_TENSOR_CALLS = {
+    "len": "an int (len())", "str": "a str", "repr": "a str", "int": "an int", "float": "a float",
+    "bool": "a bool", "complex": "a complex", "list": "a list", "tuple": "a tuple", "dict": "a dict",
+    "set": "a set", "frozenset": "a frozenset", "range": "a range", "bytes": "bytes",
+}
+# Methods whose result is certainly not a tensor, whatever their receiver.
+_NON_TENSOR_METHODS = {
+    "tolist": "a Python list (.tolist())", "item": "a Python number (.item())",
+    "numpy": "a NumPy array (.numpy())", "size": "a torch.Size or int (.size())", "dim": "an int (.dim())",
+    "numel": "an int (.numel())", "data_ptr": "an int (.data_ptr())", "keys": "a dict view (.keys())",
+    "values": "a dict view (.values())", "items": "a dict view (.items())",
+}
+_NON_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim"})
+_DISPLAYS = {ast.List: "a list", ast.Tuple: "a tuple", ast.Set: "a set", ast.Dict: "a dict",
+             ast.ListComp: "a list", ast.SetComp: "a set", ast.DictComp: "a dict",
+             ast.GeneratorExp: "a generator", ast.Lambda: "a function"}
+
+
+def not_tensor(value: ast.expr) -> str:
+    """Why a value is certainly not a tensor, or "" when it might be one."""
+    if isinstance(value, ast.Constant):
+        if value.value is None or isinstance(value.value, bool):
+            return f"the constant {value.value}"
+        if isinstance(value.value, (str, bytes)):
+            return "a string literal"
+        return "a number literal" if isinstance(value.value, (int, float, complex)) else "a constant"
+    if isinstance(value, ast.JoinedStr):
+        return "a string literal"
+    for kind, reason in _DISPLAYS.items():
+        if isinstance(value, kind):
+            return reason
+    if isinstance(value, ast.Call):
+        callee = dotted(value.func)
+        if callee in _NON_TENSOR_CALLS:
+            return _NON_TENSOR_CALLS[callee]
+        if isinstance(value.func, ast.Attribute) and value.func.attr in _NON_TENSOR_METHODS:
+            return _NON_TENSOR_METHODS[value.func.attr]
+    if isinstance(value, ast.Attribute) and value.attr in _NON_TENSOR_ATTRIBUTES:
+        return f"a tensor's .{value.attr}, not a tensor"
+    return ""
+
+
+def key_fact(key: ast.expr, positions: Positions) -> KeyFact:
+    """A key as written: a string literal, another literal, or something only run time knows."""
+    span = positions.span(key)
+    text = string(key)
+    if text is not None:
+        return KeyFact("str" if text else "empty", text, span)
+    if isinstance(key, (ast.Constant, ast.Tuple)):
+        return KeyFact("nonstr", source(key), span)
+    return KeyFact("dynamic", source(key), span)
+
+
+def keyword_key(keyword: ast.keyword, positions: Positions) -> KeyFact:
+    """The key of ``dict(name=...)``, spanning the name, where a key written as a keyword stands."""
+    name = keyword.arg or ""
+    span = positions.span(keyword)
+    return KeyFact("str", name, Span(span.line, span.column, span.line, span.column + len(name)))
+
+
+def value_fact(key: KeyFact, value: ast.expr, receiver: str, positions: Positions, attribute: str = "") -> ValueFact:
+    """The entry ``key: value``; ``attribute`` names the receiver's attribute the value reads when the syntax
+    says so otherwise (``getattr(self, "ids")``)."""
+    reason = not_tensor(value)
+    call = dotted(value.func) if isinstance(value, ast.Call) and not reason and not attribute else ""
+    if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and receiver
+            and value.value.id == receiver and not reason):
+        attribute = value.attr
+    return ValueFact(key, reason, positions.span(value), call, attribute if not reason else "")

@@ -1,0 +1,142 @@
+"""The one pass over a module: visits it in source order and hands each statement to the facts it holds.
+
+Produces ``FileSummary.defs`` itself; everything else it delegates (classes to
+``classes``, imports and aliases to ``imports``, expressions to ``calls`` and
+``handoffs``, each only in the files whose text says it can find something).
+It exists so that a file is walked once, whatever the number of kinds of fact,
+and so that each fact module sees the scope it is in (for qualified names and
+nested imports) and the function frame (for what a local was bound to).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from ppaux_lint.facts.summarize.calls import HelperUses
+from ppaux_lint.facts.summarize.classes import summarize_class
+from ppaux_lint.facts.summarize.flows import Flows
+from ppaux_lint.facts.summarize.frames import NAMED, UNKNOWN, Frame, Value
+from ppaux_lint.facts.summarize.handoffs import Handoffs
+from ppaux_lint.facts.summarize.imports import Bindings
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope
+from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summary import ClassSummary
+
+_BODY_FIELDS = ("body", "orelse", "finalbody")
+
+
+class Collector:
+    """Walks one module in source order, keeping the enclosing classes and functions for qualified names."""
+
+    def __init__(self, module: str, is_package: bool, positions: Positions) -> None:
+        self.positions = positions
+        self.classes: list[ClassSummary] = []
+        self.bindings = Bindings(module, is_package)
+        self.uses = HelperUses(positions, self.bindings.imports)
+        self.handoffs = Handoffs()
+        self.flows = Flows()
+        self.defs: list[str] = []
+        self.deep = False
+        self.forward = False
+
+    def walk(self, tree: ast.Module, deep: bool, forward: bool = False) -> None:
+        """``deep`` also visits every expression, for helper calls and prefix uses; files that spell
+        neither a helper's name nor the prefix skip that, which is most of the cost of a big module.
+        ``forward`` likewise visits them for handoffs, in files that mention forward observers."""
+        self.deep = deep
+        self.forward = forward
+        self._walk(tree.body, scope=(), frame=Frame())
+        self.uses.settle()
+        self.flows.finish()
+
+    def _walk(self, body: Sequence[ast.stmt], scope: Scope, frame: Frame) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.ClassDef):
+                self.classes.append(summarize_class(stmt, scope, self.positions))
+                self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
+                self._bind(frame, stmt.name, NAMED)
+                self.flows.enter_class()
+                self._walk(stmt.body, (*scope, ("class", stmt.name)), frame.class_body())
+                self.flows.leave_class()
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not scope:
+                    self.defs.append(stmt.name)
+                defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
+                self._expressions(stmt.decorator_list + defaults, scope, frame)
+                self._bind(frame, stmt.name, NAMED)
+                body = frame.function()
+                for param in _params(stmt.args):
+                    self._bind(body, param)
+                self.flows.enter_function(stmt, scope)
+                self._walk(stmt.body, (*scope, ("def", stmt.name)), body)
+                self.flows.leave_function(stmt)
+            else:
+                self._statement(stmt, scope, frame)
+                children, bodies = _split_statement(stmt)
+                self._expressions(children, scope, frame)
+                for nested in bodies:
+                    self._walk(nested, scope, frame)
+
+    def _expressions(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame) -> None:
+        if self.deep:
+            self.uses.scan(nodes, scope, frame)
+        if self.forward:
+            self.handoffs.scan(nodes, scope, frame)
+
+    def _bind(self, frame: Frame, name: str, value: Value = UNKNOWN) -> None:
+        """A binding the expression scan does not see; counted only where that scan runs, its one reader."""
+        if self.deep:
+            frame.bind(name, value)
+
+    def _statement(self, node: ast.stmt, scope: Scope, frame: Frame) -> None:
+        self.flows.statement(node)
+        nested = bool(scope)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            before = len(self.bindings.imports)
+            if isinstance(node, ast.Import):
+                self.bindings.import_(node, nested)
+            else:
+                self.bindings.import_from(node, nested)
+            for imported in self.bindings.imports[before:]:
+                self._bind(frame, imported.local, NAMED)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            if self.deep or self.forward:  # the frame's only readers
+                frame.describe(node)
+            if isinstance(node, ast.Assign) and not scope:  # class bodies are summarized with their class
+                self.bindings.assign(node)
+        elif isinstance(node, ast.AugAssign) and not scope:
+            self.bindings.augment(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            frame.declare(node)
+        elif isinstance(node, TRY_STATEMENTS):
+            for handler in node.handlers:
+                if handler.name:
+                    self._bind(frame, handler.name)
+
+
+def _split_statement(stmt: ast.stmt) -> tuple[list[ast.AST], list[list[ast.stmt]]]:
+    """A compound statement's own expressions, and the statement lists nested in it."""
+    expressions: list[ast.AST] = []
+    bodies: list[list[ast.stmt]] = []
+    for name, value in ast.iter_fields(stmt):
+        if name in _BODY_FIELDS and isinstance(value, list):
+            bodies.append(value)
+        elif name == "handlers":
+            for handler in value:
+                expressions.extend([handler.type] if handler.type is not None else [])
+                bodies.append(handler.body)
+        elif name == "cases":
+            for case in value:
+                expressions.extend([case.pattern] + ([case.guard] if case.guard is not None else []))
+                bodies.append(case.body)
+        elif isinstance(value, ast.AST):
+            expressions.append(value)
+        elif isinstance(value, list):
+            expressions.extend(v for v in value if isinstance(v, ast.AST))
+    return expressions, bodies
+
+
+def _params(args: ast.arguments) -> list[str]:
+    every = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+    return [arg.arg for arg in every if arg is not None]

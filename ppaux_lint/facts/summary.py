@@ -1,0 +1,315 @@
+"""The per-file summary: everything the project-wide analysis needs to know about one file.
+
+Summaries are the unit of caching and of parallelism. They are frozen, made
+only of tuples, strings, ints and bools (so they pickle small and compare by
+value), and never refer to another file: cross-file meaning is the index's job.
+Rules must be answerable from summaries alone, never from a syntax tree.
+
+Each class's docstring names the module of ``ppaux_lint/facts/summarize/`` that
+produces it, which is where to look for exactly what a fact does and does not
+cover.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ppaux_lint.facts.spans import Span
+
+SUMMARY_FORMAT = 4
+"""Bumped whenever a field changes meaning, so stale cache entries are never read."""
+
+
+@dataclass(frozen=True)
+class Import:
+    """One name bound by an import statement in a module's namespace.
+
+    ``local`` is the bound name; ``target`` the absolute dotted name it refers
+    to. ``import a.b`` binds ``a`` to ``a``; ``import a.b as m`` binds ``m`` to
+    ``a.b``; ``from x import Y as Z`` binds ``Z`` to ``x.Y``. Relative imports
+    are already made absolute. ``star`` marks ``from x import *`` (local is "*").
+    Produced by ``summarize.imports``.
+    """
+
+    local: str
+    target: str
+    star: bool = False
+    nested: bool = False  # made inside a function or class body rather than at module level
+
+
+@dataclass(frozen=True)
+class KeyFact:
+    """A key of a dict literal returned by ``to_pp_tensors``, or of a dict it builds step by step.
+
+    kind: "str" (a non-empty string literal, in ``value``), "empty" (""),
+    "nonstr" (a literal that is not a string: number, None, tuple, ...; its
+    source in ``value``), or "dynamic" (anything the analysis cannot see through).
+    Produced by ``summarize.values`` for ``returns`` and ``built``; ``summarize.key_reads`` makes the same
+    facts (never "nonstr") for the keys a method reads from the mapping it receives.
+    """
+
+    kind: str
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class ValueFact:
+    """A value of a returned dict literal. ``not_tensor`` names why it is certainly not a tensor, or is "".
+
+    When that takes more than the expression (what a name denotes, what a field is declared as), the rule
+    reads ``call``, the dotted callee as written when the value is a call (``np.zeros``), and ``attribute``,
+    the name of ``self.<attribute>`` when the value is an attribute of the method's receiver.
+    Produced by ``summarize.values`` for ``returns`` and ``built``, which also judges ``not_tensor``; ``built`` sets
+    ``attribute`` for ``getattr(self, "<attribute>")`` too.
+    """
+
+    key: KeyFact
+    not_tensor: str
+    span: Span
+    call: str = ""
+    attribute: str = ""
+
+
+@dataclass(frozen=True)
+class ReturnFact:
+    """One way a method returns.
+
+    kind:
+      "none"      ``return None``, a bare ``return``, or falling off the end;
+      "dict"      a dict literal or ``dict(k=v)`` call (``items``; ``exact`` is
+                  False when it has ``**`` spreads or comprehension parts), or a local
+                  dict built step by step and returned (``built``: ``summarize.built``
+                  says what its items and ``exact`` then mean; a key may come once per
+                  value it may hold);
+      "sequence"  a list, tuple or set display or comprehension, or a generator
+                  expression (``container``: "list", "tuple", "set" or "generator");
+      "construct" a call of a name (``constructs`` holds the dotted callee as written);
+      "other"     anything else.
+    ``empty`` marks a "sequence" display with no element, or a "construct" call with no argument
+    (``set()``). ``implicit`` marks falling off the end of the body. A conditional expression
+    (``a if c else b``) gives one fact per branch, each with its branch's span, so one ``return``
+    statement may have several.
+    Produced by ``summarize.returns``; whether the body can fall off its end is ``summarize.flow``'s answer.
+    """
+
+    kind: str
+    span: Span
+    items: tuple[ValueFact, ...] = ()
+    exact: bool = True
+    constructs: str = ""
+    implicit: bool = False
+    container: str = ""
+    empty: bool = False
+    built: bool = False
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a method's signature (``summarize.methods``)."""
+
+    name: str
+    kind: str  # "posonly", "pos", "vararg", "kwonly", "varkw"
+    has_default: bool
+    annotation: str = ""
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    """A method's signature; for the methods rules read (the transport methods, their near misses and
+    ``after_sample``) also its returns, generator-ness and key reads, which are empty for the rest.
+
+    Produced by ``summarize.methods``; returns and generator-ness by ``summarize.returns``, key reads by
+    ``summarize.key_reads``.
+    """
+
+    name: str
+    span: Span  # the ``def`` name
+    is_async: bool
+    is_generator: bool
+    decorators: tuple[str, ...]  # dotted names as written, e.g. "staticmethod", "functools.cached_property"
+    params: tuple[Param, ...]
+    return_annotation: str  # source text, "" when absent
+    returns: tuple[ReturnFact, ...]
+    keys_read: tuple[KeyFact, ...] = ()  # keys read from the first real parameter: p["k"], p.get("k"), p.pop("k")
+    keys_read_exact: bool = True  # False when the parameter escapes or is iterated, so unread keys are unknown
+    body_is_stub: bool = False  # body is only ``...``/``pass``/a docstring/raise NotImplementedError
+    return_type: str = ""  # dotted class named by the return annotation, Optional/None stripped
+    return_optional: bool = False  # the annotation admits None (Optional[X], X | None, None)
+    return_annotation_span: Span | None = None
+
+
+@dataclass(frozen=True)
+class MemberAssign:
+    """A class attribute bound by assignment, e.g. ``to_pp_tensors = _helper`` or ``= None``.
+
+    value: "none" for ``None``; otherwise the dotted source of the value
+    (``_helper``), or "" when it is some other expression. Produced by ``summarize.classes``.
+    """
+
+    name: str
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Field:
+    """A class-level annotated attribute (a dataclass field candidate), from ``summarize.classes``."""
+
+    name: str
+    annotation: str
+    has_default: bool
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    """A class statement at any depth, with its namespace as written (``summarize.classes``)."""
+
+    name: str
+    qualname: str  # dotted path inside the module, e.g. "Outer.Inner" or "make.<locals>.C"
+    span: Span  # the class name
+    class_line: int  # line of the ``class`` keyword, where a noqa comment is read
+    bases: tuple[str, ...]  # dotted source of each base, subscripts stripped ("m.X", "Generic")
+    decorators: tuple[str, ...]
+    methods: tuple[MethodSummary, ...]
+    assigns: tuple[MemberAssign, ...]
+    fields: tuple[Field, ...] = ()
+    metaclass: str = ""  # the dotted ``metaclass=`` keyword as written, "" when absent
+    init_fields: tuple[Field, ...] = ()  # ``self.<name>`` that only ``__init__`` stores, with the annotation it
+    # is stored from: its parameter's (``self.lengths = lengths``) or its own (``self.lengths: T = ...``)
+
+    def method(self, name: str) -> MethodSummary | None:
+        for m in self.methods:
+            if m.name == name:
+                return m
+        return None
+
+    def assign(self, name: str) -> MemberAssign | None:
+        for a in self.assigns:
+            if a.name == name:
+                return a
+        return None
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call of a function named ``callee`` (dotted, as written) with what each argument is.
+
+    Each argument is described by a kind: "none" for None, "construct:<dotted>"
+    for a call of a name, "name:<dotted>" for a name that the module binds by
+    ``def``, ``class`` or ``import`` (or does not bind at all), "*" for a
+    ``*args`` (``keywords``: "**" for a ``**kwargs``), or "" for anything else. A
+    local bound exactly once, before the call, counts as what it was bound to
+    (``observer = None``). ``arg_kinds`` are the positional arguments in order,
+    ``keywords`` (name, kind) the keyword ones. Produced by ``summarize.calls``,
+    with ``summarize.frames``.
+    """
+
+    callee: str
+    span: Span
+    arg_kinds: tuple[str, ...]
+    scope: str = ""  # qualname of the enclosing function/class ("" at module level)
+    keywords: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """A newly constructed object handed to a call: ``Obs(Out())``, ``Obs(out)`` after ``out = Out()`` in the
+    same function, or ``Result(forward_auxiliary_output=Out())``.
+
+    ``callee`` and ``constructs`` are dotted names as written; ``keyword`` is "" for a positional argument.
+    It is how an output reaches a forward observer that returns what it was given (``return self.output``).
+    Produced by ``summarize.handoffs``, only for files that mention forward observers at all.
+    """
+
+    callee: str
+    constructs: str
+    keyword: str
+    scope: str = ""  # qualname of the enclosing function/class ("" at module level)
+
+
+@dataclass(frozen=True)
+class PrefixUse:
+    """A key that starts with the transport key prefix, in a subscript, ``.get``/``.pop`` or ``in`` test.
+
+    The prefix is written in the key (``"__sampling_observer_output__.x"``, ``f"...{name}"``), or comes
+    ``through`` a name of this module bound once to it (``_PREFIX + name``), or may come from ``constant``,
+    another module's name spelled as a helper module spells its prefix constant (``_OUTPUT_PREFIX``), which
+    the rule resolves in ``scope``. Produced by ``summarize.calls``, in the same scan of expressions as the
+    helper calls.
+    """
+
+    span: Span
+    how: str
+    through: str = ""
+    constant: str = ""
+    scope: str = ""  # qualname of the enclosing function/class ("" at module level)
+
+
+Expr = str
+"""What an expression is, as far as its syntax shows, for the inference (``inference.py``), kept as the Python
+source of a simplified expression: names, attribute chains, ``None``, calls with at most their first argument
+(``self._build()``, ``Capture.from_rows()``, ``dataclasses.replace(self._template)``), and ``...`` (``(...)``
+inside another) for anything else. Text rather than nested tuples: a summary holds one per return, local and
+store of every function of the file, and a string is a sixth of the memory. Produced by
+``summarize.flows``; read back by ``inference.parse_expr``."""
+
+
+@dataclass(frozen=True)
+class FunctionFlow:
+    """What a function or method can hand back, and what it binds on the way (``summarize.flows``).
+
+    ``qualname`` is the definition's path in its module (``make``, ``Obs.after_sample``, ``f.<locals>.g``);
+    the module body itself is the flow with qualname "" (its ``locals`` only: names bound to a call).
+    ``returns`` holds one ``Expr`` per value a ``return`` can give (a conditional expression or ``a or b``
+    gives one per branch), and ``None`` for falling off the end. ``locals`` are the function's
+    names with every value assigned to them (``...`` for a binding the syntax does not show, such as a
+    ``for`` target), kept only when a return or a store can read them; ``stores`` the values assigned to
+    ``<receiver>.attr``. ``params`` are (name, the class its annotation names, or "") for the parameters
+    a return, a local or a store reads; ``receiver`` is the first parameter's name for a method ("" otherwise);
+    ``binding`` is "method", "classmethod", "staticmethod", "property" or "function". A generator or a
+    coroutine hands back neither of its returns: ``opaque`` says so.
+    """
+
+    qualname: str
+    returns: tuple[Expr, ...] = ()
+    locals: tuple[tuple[str, tuple[Expr, ...]], ...] = ()
+    stores: tuple[tuple[str, Expr], ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+    receiver: str = ""
+    binding: str = "function"
+    return_type: str = ""
+    return_optional: bool = False
+    opaque: bool = False
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """Why a file has no facts: bytes that do not decode (``summarize.text``) or a tree that does not parse."""
+
+    reason: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    """Assembled by ``summarize.summarize_source``; ``defs`` come from ``summarize.walker``, ``noqa`` from
+    ``summarize.text``, the other facts from the modules their classes name."""
+
+    path: str  # absolute, as discovered
+    module: str  # dotted module name ("" when the file is not importable as a module)
+    is_package: bool  # an ``__init__.py``
+    classes: tuple[ClassSummary, ...] = ()
+    imports: tuple[Import, ...] = ()
+    all_names: tuple[str, ...] | None = None  # ``__all__`` when it is a literal list/tuple
+    assignments: tuple[tuple[str, str], ...] = ()  # module-level ``Alias = dotted.Name``
+    calls: tuple[CallSite, ...] = ()
+    prefix_uses: tuple[PrefixUse, ...] = ()
+    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()  # line -> codes; an empty tuple suppresses every code
+    defs: tuple[str, ...] = ()  # module-level function names
+    defines_helpers: bool = False  # defines the add/pop helpers itself, so raw prefix use is expected
+    error: ParseError | None = None
+    format: int = field(default=SUMMARY_FORMAT)
+    handoffs: tuple[Handoff, ...] = ()  # objects constructed and passed to a call (summarize.handoffs)
+    flows: tuple[FunctionFlow, ...] = ()  # what each function hands back (summarize.flows)
+    value_names: tuple[str, ...] = ()  # class-like names used as values, not only as bases (summarize.uses)

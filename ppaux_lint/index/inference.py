@@ -1,0 +1,398 @@
+"""The classes an expression can be an instance of: the one inference every rule about routes asks.
+
+Rules need to know what an observer's hook really returns (``after_sample``, ``after_forward``,
+``from_pp_tensors``): PPA001 whether an output only ever reaches forward observers, PPA002 whether an
+observer ever returns an output at all, PPA014 whether ``from_pp_tensors`` can return None, PPA015 which
+output an observer rebuilds, and ``inventory`` who produces each output. Plugin code reaches its output by
+many routes, so this follows the flows of ``summarize.flows`` across the project, lazily and memoised:
+
+- constructors: ``X(...)``, ``cls(...)`` in a classmethod, ``type(self)(...)``, ``self.__class__(...)``;
+- calls of project functions and methods, to any depth and across modules: ``make(...)``,
+  ``self._build(...)``, ``X.from_rows(...)`` (a classmethod sees the class it was called on as ``cls``),
+  ``self.builder.build()``, ``super().after_sample(...)``, properties;
+- names: the function's locals (every value assigned to them), its receiver, parameters annotated with a
+  project class (that class or a subclass), module-level names bound to a call, then what the index
+  resolves the name to (imports, re-exports, aliases);
+- attributes of an instance: every ``self.attr = value`` in the methods along its MRO and a class-level
+  ``attr = None``; ``copy.copy``/``copy.deepcopy``/``dataclasses.replace`` hand back their argument's class;
+- the branches of conditional expressions, ``a or b``, and every ``return`` including falling off the end.
+
+It gives up, with ``UNKNOWN`` as a value among the others, on what it cannot see: parameters without a
+project class annotation, subscripts, literals, calls of functions outside the project, attributes that no
+method of the class assigns, generators and coroutines, recursion deeper than ``_DEPTH``. Where a function
+that gives up declares its return type, the annotation stands in for ``UNKNOWN``: a project class there is
+``SUBCLASS_OF`` it (that class or any subclass); an interface there (a Protocol every output fits) says
+nothing. A cycle (``a`` returns ``b()``, ``b`` returns ``a()``) contributes nothing from the repeated call,
+the least fixpoint; results computed while a cycle was cut are not memoised. Every value is a tuple, so
+sets of them are hashable and cheap to union:
+
+- ``("none",)``, ``("?",)``: None, and anything the inference cannot tell;
+- ``("i", fqn)``, ``("i+", fqn)``: an instance of the project class, and of it or a subclass;
+- ``("k", fqn)``: the class itself; ``("f", module, qualname, receiver)``: a function, or a method bound to
+  ``receiver`` (a value, or None); ``("m", module)``: a module; ``("x", dotted)``: a name outside the project;
+  ``("s", owner, receiver)``: ``super()`` in a method of ``owner``, whose attributes are looked up along the
+  receiver's MRO after ``owner``.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import weakref
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from ppaux_lint.facts.summary import Expr, FunctionFlow
+
+if TYPE_CHECKING:
+    from ppaux_lint.index.project_index import ProjectIndex
+
+Value = tuple
+Values = frozenset
+
+NONE: Value = ("none",)
+UNKNOWN: Value = ("?",)
+INSTANCE, SUBCLASS_OF, CLASS, FUNCTION, MODULE, OUTSIDE, SUPER = "i", "i+", "k", "f", "m", "x", "s"
+_NOTHING: Values = frozenset()
+_UNKNOWN: Values = frozenset({UNKNOWN})
+_NONE: Values = frozenset({NONE})
+_PASS_THROUGH = frozenset({"copy.copy", "copy.deepcopy", "dataclasses.replace"})  # hand back their argument's class
+_TYPE = "builtins.type"
+_SUPER = "builtins.super"
+_DEPTH = 48
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_expr(text: Expr) -> tuple:
+    """A summary's expression text back into the shape ``summarize.flows`` walked it as: ``("none",)``,
+    ``("name", id)``, ``("attr", shape, attribute)``, ``("call", shape, first argument shape or None)``,
+    ``("?",)``. Memoised: the same few texts recur across a project's flows."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return UNKNOWN
+    return _shape(node)
+
+
+def _shape(node: ast.expr) -> tuple:
+    if isinstance(node, ast.Name):
+        return ("name", node.id)
+    if isinstance(node, ast.Attribute):
+        return ("attr", _shape(node.value), node.attr)
+    if isinstance(node, ast.Call):
+        return ("call", _shape(node.func), _shape(node.args[0]) if node.args else None)
+    if isinstance(node, ast.Constant) and node.value is None:
+        return NONE
+    return UNKNOWN
+
+
+class Inference:
+    """Answers about one index; memoised for the index's life."""
+
+    def __init__(self, index: ProjectIndex) -> None:
+        # A proxy, not a reference: the index holds its inference, and a cycle between them would outlive the
+        # analysis until the (rarely run, collector.py) garbage collector, keeping every summary in memory
+        # while the replay record is written.
+        self.index = weakref.proxy(index)
+        self._flows: dict[str, dict[str, FunctionFlow]] = {}
+        self._memo: dict[tuple, Values] = {}
+        self._active: set[tuple] = set()
+        self._cut = False
+        self._depth = 0
+        self._stores: dict[str, dict[str, list[tuple[str, FunctionFlow, Expr]]]] = {}
+
+    # -- questions ---------------------------------------------------------------------------------------
+    def hook_returns(self, cls: str, hook: str, declared: bool = False) -> Values | None:
+        """What ``cls().hook(...)`` can return; None when no definition is visible along the MRO. With
+        ``declared``, what the hook's own return annotation names counts too, whatever the body shows: a route
+        the author declared (``-> Optional[Capture]``) is one, even where the body is a stub."""
+        member = self.index.lookup(cls, hook)
+        if member is None:
+            return None
+        if member.stub_of_protocol or member.method is None:
+            return _NONE if member.stub_of_protocol or member.is_none else _UNKNOWN
+        if member.owner not in self.index.classes:
+            return _UNKNOWN  # a known library base provides it: its body is not ours to read
+        function = self._method(member.owner, hook, (INSTANCE, cls))
+        values = self.call(function, None, None)
+        flow = self.flow(function[1], function[2])
+        if declared and flow is not None and flow.return_type:
+            values = values | self._declared(function[1], flow)
+        return values
+
+    def classes(self, values: Iterable[Value]) -> Iterator[tuple[str, bool]]:
+        """(fqn, with_subclasses) for each project class the values can be an instance of."""
+        for value in values:
+            if value[0] in (INSTANCE, SUBCLASS_OF) and value[1] in self.index.classes:
+                yield value[1], value[0] == SUBCLASS_OF
+
+    # -- functions -----------------------------------------------------------------------------------------
+    def flow(self, module: str, qualname: str) -> FunctionFlow | None:
+        flows = self._flows.get(module)
+        if flows is None:
+            summary = self.index.modules.get(module)
+            flows = {f.qualname: f for f in summary.flows} if summary is not None else {}
+            self._flows[module] = flows
+        return flows.get(qualname)
+
+    def returns(self, module: str, qualname: str, receiver: Value | None) -> Values:
+        """What calling the function (bound to ``receiver``) can return."""
+        key = (module, qualname, receiver)
+        if key in self._memo:
+            return self._memo[key]
+        flow = self.flow(module, qualname)
+        if flow is None or flow.opaque or self._depth > _DEPTH:
+            return _UNKNOWN
+        if self._cycle(key):
+            return _NOTHING
+        self._depth += 1
+        outer_cut, self._cut = self._cut, False
+        try:
+            values = self._body(module, flow, receiver)
+            if UNKNOWN in values and flow.return_type:
+                declared = self._declared(module, flow)
+                if declared:
+                    values = (values - _UNKNOWN) | declared
+        finally:
+            self._active.discard(key)
+            self._depth -= 1
+        if not self._cut:
+            self._memo[key] = values
+        self._cut = self._cut or outer_cut
+        return values
+
+    def body_returns(self, cls: str, name: str) -> Values | None:
+        """What the body of ``cls``'s own method ``name`` can return, called on an instance of ``cls``, without
+        its return annotation standing in for what the inference cannot see; None when it has no such body."""
+        summary = self.index.classes.get(cls)
+        flow = self.flow(self.index.class_module[cls], f"{summary.qualname}.{name}") if summary is not None else None
+        if flow is None or flow.opaque:
+            return None
+        return self._body(self.index.class_module[cls], flow, (INSTANCE, cls))
+
+    def _body(self, module: str, flow: FunctionFlow, receiver: Value | None) -> Values:
+        """Every value the function's returns can give, as written: no annotation stands in."""
+        return self._union(self.evaluate(expr, module, flow, receiver) for expr in flow.returns)
+
+    def _cycle(self, key: tuple) -> bool:
+        """Whether ``key`` is already being worked out further up (a cycle, cut here: the caller contributes
+        nothing and its result is not memoised); otherwise it is now, until the caller discards it."""
+        if key in self._active:
+            self._cut = True
+            return True
+        self._active.add(key)
+        return False
+
+    def _declared(self, module: str, flow: FunctionFlow) -> Values:
+        """The annotation's class as a value, or nothing when it names no class that says anything."""
+        bound = self._bound(module, flow.return_type, flow.qualname)
+        if bound == UNKNOWN:
+            return _NOTHING
+        return frozenset({bound, NONE} if flow.return_optional else {bound})
+
+    def _bound(self, module: str, annotation: str, scope: str) -> Value:
+        """What an annotation names, as a value: that project class or a subclass; unknown for anything else,
+        and for an interface (a Protocol such as SGLang's ``DeviceAuxiliaryOutput``), which every output
+        fits and so names none in particular."""
+        target = self.index.resolve(module, annotation, scope) if annotation else None
+        if target is None or target not in self.index.classes or self.index.is_interface(target):
+            return UNKNOWN
+        return (SUBCLASS_OF, target)
+
+    # -- expressions ---------------------------------------------------------------------------------------
+    def evaluate(self, expr: Expr | tuple | None, module: str, flow: FunctionFlow, receiver: Value | None,
+                 reading: frozenset[str] = frozenset()) -> Values:
+        """Every value ``expr`` (a summary's text, or a shape parsed from one) can have inside ``flow`` (of
+        ``module``); ``reading`` the locals being read, which a self-referring assignment (``out = out or
+        make()``) must not read again."""
+        if expr is None:
+            return _UNKNOWN
+        if isinstance(expr, str):
+            expr = parse_expr(expr)
+        kind = expr[0]
+        if kind == "none":
+            return _NONE
+        if kind == "name":
+            return self._name(expr[1], module, flow, receiver, reading)
+        if kind == "attr":
+            bases = self.evaluate(expr[1], module, flow, receiver, reading)
+            return self._union(self.attribute(base, expr[2]) for base in bases)
+        if kind == "call":
+            callees = self.evaluate(expr[1], module, flow, receiver, reading)
+            return self._union(self.call(callee, expr[2], (module, flow, receiver, reading)) for callee in callees)
+        return _UNKNOWN
+
+    def _name(self, name: str, module: str, flow: FunctionFlow, receiver: Value | None,
+              reading: frozenset[str]) -> Values:
+        assigned = dict(flow.locals).get(name)
+        values: set[Value] = set()
+        if assigned is not None and name not in reading:
+            values |= self._union(self.evaluate(e, module, flow, receiver, reading | {name}) for e in assigned)
+        if name == flow.receiver and flow.receiver:
+            values.add(receiver if receiver is not None else UNKNOWN)
+            return frozenset(values)
+        param = next((annotated for param, annotated in flow.params if param == name), None)
+        if param is not None:
+            values.add(self._bound(module, param, flow.qualname))
+            return frozenset(values)
+        if assigned is not None:
+            return frozenset(values)
+        if flow.qualname:
+            top = self.flow(module, "")
+            if top is not None and name in dict(top.locals):
+                return self._name(name, module, top, None, reading)
+        return self.reference(self.index.resolve(module, name, flow.qualname))
+
+    def reference(self, target: str | None) -> Values:
+        """What a resolved dotted name denotes."""
+        index = self.index
+        if target is None:
+            return _UNKNOWN
+        if target in index.classes:
+            return frozenset({(CLASS, target)})
+        if target in index.known:
+            return frozenset({(MODULE, target)})
+        module, qualname = self._split(target)
+        if module is not None:
+            return frozenset({(FUNCTION, module, qualname, None)})
+        return frozenset({(OUTSIDE, target)})
+
+    def _split(self, target: str) -> tuple[str | None, str]:
+        """(module, qualname) of a project function's dotted name."""
+        parts = target.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.index.known and self.index.load(module) is not None:
+                qualname = ".".join(parts[cut:])
+                return (module, qualname) if self.flow(module, qualname) is not None else (None, "")
+        return None, ""
+
+    def attribute(self, base: Value, name: str) -> Values:
+        kind = base[0]
+        index = self.index
+        if kind == MODULE:
+            return self.reference(index.resolve(base[1], name))
+        if kind == OUTSIDE:
+            return frozenset({(OUTSIDE, f"{base[1]}.{name}")})
+        if kind == CLASS:
+            nested = index.member_class(base[1], name)
+            if nested is not None:
+                return frozenset({(CLASS, nested)})
+            return self._member(base[1], name, base, bound=False)
+        if kind == SUPER:
+            return self._after(base[1], base[2], name)
+        if kind in (INSTANCE, SUBCLASS_OF):
+            if name == "__class__":
+                return frozenset({(CLASS, base[1])})
+            return self._member(base[1], name, (INSTANCE, base[1]), bound=True)
+        return _UNKNOWN
+
+    def _member(self, cls: str, name: str, receiver: Value, bound: bool) -> Values:
+        """``name`` looked up on the class ``cls``, through an instance (``bound``) or the class itself."""
+        member = self.index.lookup(cls, name)
+        if member is not None and member.method is not None and member.owner in self.index.classes:
+            function = self._method(member.owner, name, receiver)
+            flow = self.flow(function[1], function[2])
+            if flow is not None and flow.binding == "property":
+                return self.call(function, None, None) if bound else _UNKNOWN
+            return frozenset({function})
+        if not bound:
+            return _UNKNOWN
+        return self._stored(cls, name, receiver) | self._class_level(member)
+
+    def _method(self, owner: str, name: str, receiver: Value) -> Value:
+        """The method as a function bound as its decorators say: ``cls`` for a classmethod, nothing for a
+        staticmethod, the instance otherwise."""
+        module = self.index.class_module[owner]
+        qualname = f"{self.index.classes[owner].qualname}.{name}"
+        flow = self.flow(module, qualname)
+        binding = flow.binding if flow is not None else "method"
+        if binding == "classmethod":
+            receiver = (CLASS, receiver[1])
+        elif binding == "staticmethod":
+            return (FUNCTION, module, qualname, None)
+        return (FUNCTION, module, qualname, receiver)
+
+    def _stored(self, cls: str, name: str, receiver: Value) -> Values:
+        """Every value a method along the MRO assigns to ``self.<name>``; unknown when none does. An attribute
+        assigned from itself, directly or not (``self.a = self.b``, ``self.b = self.a``), is a cycle."""
+        key = ("stored", cls, name, receiver)
+        if self._cycle(key):
+            return _NOTHING
+        try:
+            found: set[Value] = set()
+            any_store = False
+            for owner in self.index.mro(cls):
+                for module, flow, expr in self._stores_of(owner).get(name, ()):
+                    any_store = True
+                    found |= self.evaluate(expr, module, flow, receiver)
+        finally:
+            self._active.discard(key)
+        return frozenset(found) if any_store else _UNKNOWN
+
+    def _stores_of(self, owner: str) -> dict[str, list[tuple[str, FunctionFlow, Expr]]]:
+        stores = self._stores.get(owner)
+        if stores is None:
+            stores = {}
+            if owner in self.index.classes:
+                module = self.index.class_module[owner]
+                prefix = f"{self.index.classes[owner].qualname}."
+                summary = self.index.modules[module]
+                for flow in summary.flows:
+                    if flow.qualname.startswith(prefix) and "." not in flow.qualname[len(prefix):]:
+                        for attr, expr in flow.stores:
+                            stores.setdefault(attr, []).append((module, flow, expr))
+            self._stores[owner] = stores
+        return stores
+
+    @staticmethod
+    def _class_level(member) -> Values:
+        """A class attribute's own value: ``last = None`` is a value ``self.last`` can have."""
+        if member is None or member.assign is None:
+            return _NOTHING
+        return _NONE if member.is_none else _UNKNOWN
+
+    def call(self, callee: Value, first: tuple | None, where: tuple | None) -> Values:
+        """What calling ``callee`` returns; ``first`` is its first positional argument, read in ``where``."""
+        kind = callee[0]
+        if kind == OUTSIDE and callee[1] == _SUPER and first is None and where is not None:
+            return self._super(where[1], where[0], where[2])
+        if kind == CLASS:
+            return frozenset({(INSTANCE, callee[1])})
+        if kind == FUNCTION:
+            return self.returns(callee[1], callee[2], callee[3])
+        if kind == OUTSIDE and where is not None and first is not None and callee[1] in (*_PASS_THROUGH, _TYPE):
+            arguments = self.evaluate(first, *where)
+            if callee[1] == _TYPE:
+                return frozenset((CLASS, v[1]) if v[0] in (INSTANCE, SUBCLASS_OF) else UNKNOWN for v in arguments)
+            return frozenset(v if v[0] in (INSTANCE, SUBCLASS_OF, NONE[0]) else UNKNOWN for v in arguments)
+        return _UNKNOWN
+
+    def _super(self, flow: FunctionFlow, module: str, receiver: Value | None) -> Values:
+        """``super()`` with no argument, in a method of a project class bound to an instance or a class."""
+        owner = f"{module}.{flow.qualname.rpartition('.')[0]}"
+        if not flow.receiver or receiver is None or owner not in self.index.classes:
+            return _UNKNOWN
+        return frozenset({(SUPER, owner, receiver)})
+
+    def _after(self, owner: str, receiver: Value, name: str) -> Values:
+        """``super().name``: the first definition along the receiver's MRO after ``owner``."""
+        mro = self.index.mro(receiver[1])
+        if owner not in mro:
+            return _UNKNOWN
+        for cls in mro[mro.index(owner) + 1:]:
+            summary = self.index.classes.get(cls)
+            if summary is None:
+                return _UNKNOWN  # an outside base may define it
+            if summary.method(name) is not None:
+                return frozenset({self._method(cls, name, receiver)})
+            if summary.assign(name) is not None:
+                return _UNKNOWN
+        return _UNKNOWN
+
+    @staticmethod
+    def _union(groups: Iterable[Values]) -> Values:
+        out: set[Value] = set()
+        for group in groups:
+            out |= group
+        return frozenset(out)

@@ -1,0 +1,132 @@
+"""Exclude patterns (one config's, or ``--exclude``) and .gitignore files, all in gitignore syntax.
+
+Patterns that are a bare name (``build``, ``.venv``) are by far the most common and are checked with a set
+lookup on the entry's name; only the rest go through pathspec, whose per-path cost dominated discovery, and
+which is imported only by trees that need it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from ppaux_lint.project.config import Config, compile_globs
+from ppaux_lint.support.errors import UsageError
+from ppaux_lint.support.fileio import read_regular_file
+
+if TYPE_CHECKING:
+    import pathspec
+
+GITIGNORE = ".gitignore"
+
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
+    "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+    ".ppaux_lint_cache", "__pypackages__", "_build", "buck-out",
+)
+
+
+class Patterns:
+    """Exclude patterns whose path-shaped entries are relative to ``anchor`` (the config's directory)."""
+
+    def __init__(self, anchor: str, patterns: Sequence[str]) -> None:
+        self.anchor = anchor
+        names = [p.rstrip("/") for p in patterns if _is_bare_name(p)]
+        self.names = frozenset(n for n in names if not any(c in n for c in "*?["))
+        globs = [n for n in names if any(c in n for c in "*?[")]
+        self.name_globs = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
+        others = [p for p in patterns if not _is_bare_name(p)]
+        self.spec = compile_globs(others) if others else None
+
+    @classmethod
+    def of_config(cls, config: Config, anchor: str) -> Patterns:
+        """As in ruff: ``exclude`` replaces the defaults, ``extend-exclude`` adds to them."""
+        for patterns, key in ((config.exclude, "exclude"), (config.extend_exclude, "extend-exclude")):
+            validate(patterns, f"{config.path}: 'tool.ppaux-lint.{key}'")
+        return cls(anchor, (config.exclude or DEFAULT_EXCLUDES) + config.extend_exclude)
+
+    def match(self, path: str, is_dir: bool, name: str | None = None) -> bool:
+        """Whether ``path`` is excluded; ``name``, its last part when the caller has it (a walk's entry)."""
+        name = os.path.basename(path) if name is None else name
+        if name in self.names or (self.name_globs is not None and self.name_globs.match(name)):
+            return True
+        if self.spec is None or not is_within(path, self.anchor):
+            return False
+        return self.spec.match_file(_relative(path, self.anchor) + ("/" if is_dir else ""))
+
+
+class GitIgnores:
+    """Every .gitignore met so far, each applying below its own directory."""
+
+    def __init__(self, warnings: list[str]) -> None:
+        self.specs: list[tuple[str, pathspec.PathSpec]] = []
+        self.warnings = warnings
+        self._loaded: set[str] = set()
+
+    def load(self, directory: str) -> None:
+        if directory in self._loaded:
+            return
+        self._loaded.add(directory)
+        try:  # a FIFO named .gitignore must not block the walk
+            lines = read_regular_file(os.path.join(directory, GITIGNORE)).decode("utf-8", "replace").splitlines()
+        except OSError:
+            return
+        try:
+            spec = compile_globs(lines)
+        except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so
+            bad = invalid_patterns(lines)
+            self.warnings.extend(f"{os.path.join(directory, GITIGNORE)}: invalid pattern {line!r} ignored ({why})"
+                                 for line, why in bad)
+            spec = compile_globs([line for line in lines if line not in {b for b, _ in bad}])
+        if spec.patterns:
+            self.specs.append((directory, spec))
+
+    def match(self, path: str, is_dir: bool) -> bool:
+        if not self.specs:
+            return False
+        suffix = "/" if is_dir else ""
+        return any(path != directory and is_within(path, directory)
+                   and spec.match_file(_relative(path, directory) + suffix) for directory, spec in self.specs)
+
+
+def validate(patterns: Sequence[str], where: str) -> None:
+    """A pattern pathspec cannot compile is the user's to fix: an error naming it and where it came from."""
+    bad = invalid_patterns(p for p in patterns if not _is_bare_name(p))
+    if bad:
+        raise UsageError(f"{where}: invalid pattern {bad[0][0]!r} ({bad[0][1]})")
+
+
+def is_within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def _relative(path: str, directory: str) -> str:
+    return os.path.relpath(path, directory).replace(os.sep, "/")
+
+
+def invalid_patterns(patterns: Iterable[str]) -> list[tuple[str, str]]:
+    """The patterns pathspec rejects, with its reason; one compile for the usual case where all are valid."""
+    patterns = list(patterns)
+    if not patterns:
+        return []
+    try:
+        compile_globs(patterns)
+        return []
+    except ValueError:
+        pass
+    bad = []
+    for pattern in patterns:
+        try:
+            compile_globs([pattern])
+        except ValueError as exc:
+            bad.append((pattern, str(exc)))
+    return bad
+
+
+def _is_bare_name(pattern: str) -> bool:
+    """``build`` or ``build/`` or ``*.egg-info``: matches an entry by its name at any depth."""
+    core = pattern[:-1] if pattern.endswith("/") else pattern
+    return bool(core) and "/" not in core and not core.startswith("!") and "**" not in core

@@ -1,0 +1,69 @@
+"""How every command turns failures into exit codes and one-line messages.
+
+Exit codes (the contract CI scripts rely on): 0 clean, 1 findings (or, for ``verify``, failures), 2 usage,
+configuration or internal errors, 130 interrupted (Ctrl-C, 128 + SIGINT, as shells, ruff and pytest say it).
+A :class:`~ppaux_lint.support.errors.UsageError` is the user's to fix and prints as it is; any other exception is a
+bug, printed as "internal error" with the traceback under ``--debug``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import click
+
+from ppaux_lint.support.errors import UsageError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+PREFIX = "ppaux-lint: error: "
+
+T = TypeVar("T")
+
+
+class ExitError(click.ClickException):
+    """A one-line error with exit code 2, printed without a traceback."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file=None) -> None:
+        click.echo(f"{PREFIX}{self.format_message()}", err=True)
+
+
+class Interrupted(ExitError):
+    """Ctrl-C: one line, exit code 130."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+
+def debugging(ctx: click.Context) -> bool:
+    return bool((ctx.find_root().obj or {}).get("debug"))
+
+
+def guarded(ctx: click.Context, action: Callable[[], T]) -> T:
+    """Run ``action``, turning usage errors and bugs into one-line errors with exit code 2, interrupts into
+    one line with exit code 130."""
+    try:
+        return action()
+    except UsageError as exc:
+        raise ExitError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise Interrupted from None
+    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
+        if debugging(ctx):
+            import traceback  # only under --debug: every run imports this module
+
+            traceback.print_exc()
+        hint = "" if debugging(ctx) else " (run with --debug for the traceback)"
+        raise ExitError(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
+
+
+def one_line(error: click.ClickException) -> str:
+    """Click's own usage errors (an unknown option, a bad choice), as one line like every other error."""
+    message = error.format_message()
+    if isinstance(error, click.UsageError) and error.ctx is not None:
+        message += f" (see `{error.ctx.command_path} --help`)"
+    return " ".join(message.split())
