@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ppaux_lint.check.engine import Analysis, Options, analyze
-from ppaux_lint.rules.findings import Finding
+from ppaux_lint.facts.findings import Finding
 
 AUX_MODULE = "sglang.srt.managers.auxiliary_output"
 OLD_AUX_MODULE = "sglang.srt.sampling.sampling_observer"

@@ -48,8 +48,8 @@ from ppaux_lint.support.fileio import atomic_write, read_regular_file
 
 if TYPE_CHECKING:
     from ppaux_lint.cache.codec import Codec
+    from ppaux_lint.facts.findings import Finding
     from ppaux_lint.project.discover import Discovery
-    from ppaux_lint.rules.findings import Finding
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # ppaux_lint/, all of whose modules the record stamps
 _RECORD_FORMAT = 2
@@ -249,7 +249,7 @@ def _decode_findings(stored: Any) -> list[Finding] | None:
     if stored == []:
         return []
     findings = _codec().decode(stored)
-    from ppaux_lint.rules.findings import Finding
+    from ppaux_lint.facts.findings import Finding
 
     if not isinstance(findings, tuple) or not all(isinstance(f, Finding) for f in findings):
         return None
@@ -259,7 +259,7 @@ def _decode_findings(stored: Any) -> list[Finding] | None:
 @functools.cache
 def _codec() -> Codec:
     from ppaux_lint.cache.codec import Codec
+    from ppaux_lint.facts.findings import Edit, Finding, Fix, Related
     from ppaux_lint.facts.spans import Span
-    from ppaux_lint.rules.findings import Edit, Finding, Fix, Related
 
     return Codec([Finding, Fix, Edit, Related, Span])

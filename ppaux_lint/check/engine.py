@@ -16,6 +16,7 @@ from ppaux_lint.cache.scan_index import Stamp
 from ppaux_lint.cache.store import SummaryStore
 from ppaux_lint.cache.summaries import Cache
 from ppaux_lint.check.selection import Selection, Suppressed, apply
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import ProjectIndex
@@ -23,7 +24,6 @@ from ppaux_lint.project.config import Config, Protocols
 from ppaux_lint.project.discover import Discovery, SourceFile, file_key
 from ppaux_lint.project.loading import Options, Project, asked, discover_files, load_project
 from ppaux_lint.rules import CheckContext, run_checks
-from ppaux_lint.rules.findings import Finding
 from ppaux_lint.scan.lookahead import Graph, reach
 from ppaux_lint.scan.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
 

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary
 from ppaux_lint.project.config import compile_globs
 from ppaux_lint.rules import all_rules
-from ppaux_lint.rules.findings import Finding
 from ppaux_lint.support.errors import UsageError
 
 

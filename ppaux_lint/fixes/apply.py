@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ppaux_lint.facts.findings import Edit, Finding
 from ppaux_lint.fixes.codemod import Unfixable, transform
 from ppaux_lint.fixes.plan import Plan, plan_fixes
 from ppaux_lint.fixes.render import quote_style
 from ppaux_lint.fixes.sources import read_source
-from ppaux_lint.rules.findings import Edit, Finding
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import TO_PP
+from ppaux_lint.facts.findings import Finding, Fix
 from ppaux_lint.fixes.constructors import Constructor, Constructors
 from ppaux_lint.fixes.render import (
     DEFAULT_LINE_LENGTH,
@@ -25,7 +26,6 @@ from ppaux_lint.fixes.render import (
 )
 from ppaux_lint.fixes.sources import Sources
 from ppaux_lint.fixes.syntax import returned_mapping, returns, typing_only_names
-from ppaux_lint.rules.findings import Finding, Fix
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from ppaux_lint.rules.findings import Finding
+    from ppaux_lint.facts.findings import Finding
 
 Renderer = Callable[[Sequence["Finding"], TextIO], None]
 

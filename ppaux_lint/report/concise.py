@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.report.paths import display_path
-from ppaux_lint.rules.findings import Finding
 
 
 def render(findings: Sequence[Finding], out: TextIO) -> None:

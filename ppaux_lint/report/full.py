@@ -13,7 +13,7 @@ from ppaux_lint.facts.spans import source_lines
 from ppaux_lint.report.paths import display_path
 
 if TYPE_CHECKING:
-    from ppaux_lint.rules.findings import Finding
+    from ppaux_lint.facts.findings import Finding
 
 CONTEXT_LINES = 1
 

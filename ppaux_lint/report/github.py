@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.report.paths import display_path
 from ppaux_lint.rules import by_code
-from ppaux_lint.rules.findings import Finding
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice", "note": "notice"}
 

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.report.paths import display_path
-from ppaux_lint.rules.findings import Finding
 
 
 def finding_record(f: Finding) -> dict:

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TextIO
 
 from ppaux_lint import __version__
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import Span
 from ppaux_lint.rules import Rule, all_rules, rule_document
-from ppaux_lint.rules.findings import Finding
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"

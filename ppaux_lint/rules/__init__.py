@@ -15,8 +15,8 @@ import pkgutil
 import re
 from functools import lru_cache
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 __all__ = ["CheckContext", "Rule", "all_rules", "by_code", "rule_document", "run_checks"]
 

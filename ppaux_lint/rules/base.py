@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary, MethodSummary
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import ProjectIndex
-from ppaux_lint.rules.findings import Finding
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan, Planner

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 
 def check(context: CheckContext) -> Iterator[Finding]:

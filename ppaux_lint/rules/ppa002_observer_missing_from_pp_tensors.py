@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import FROM_PP, POP_HELPER
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.model import OBSERVER
 from ppaux_lint.rules import presence
 from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan, Planner

@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterator
 
 from ppaux_lint.contract import pp_errors
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ValueFact
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules import sent
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 _NUMPY_ARRAYS = frozenset(f"numpy.{name}" for name in (
     "array", "asarray", "asanyarray", "ascontiguousarray", "zeros", "ones", "empty", "full", "zeros_like",

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ppaux_lint.contract.names import FROM_PP, TO_PP
+from ppaux_lint.facts.findings import Finding, Related
 from ppaux_lint.facts.summary import MethodSummary
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.findings import Finding, Related
 from ppaux_lint.rules.sent import sent_keys
 
 

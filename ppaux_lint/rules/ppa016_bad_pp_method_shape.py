@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ppaux_lint.contract.names import ADD_HELPER, FROM_PP, TO_PP
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import MethodSummary
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 _PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property"})
 

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import FROM_PP, TO_PP
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.model import OBSERVER, OUTPUT
 from ppaux_lint.rules import presence
 from ppaux_lint.rules.base import AT_RUN_TIME, SAFE_FIX, CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.plan import Plan, Planner

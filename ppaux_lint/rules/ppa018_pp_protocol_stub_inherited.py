@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import FROM_PP, TO_PP
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.model import OBSERVER, OUTPUT
 from ppaux_lint.rules import presence
 from ppaux_lint.rules.base import AT_RUN_TIME, CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 _SIDES = ((TO_PP, OUTPUT, pp_errors.EMPTY_OUTPUT), (FROM_PP, OBSERVER, pp_errors.NOT_RECONSTRUCTED))
 

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import ADD_HELPER
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.rules import sent
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 
 def check(context: CheckContext) -> Iterator[Finding]:

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import ADD_HELPER, FROM_PP, POP_HELPER, TO_PP
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import CallSite, FileSummary
 from ppaux_lint.index.project_index import Member
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.findings import Finding
 
 _PARAMETERS = {ADD_HELPER: ("tensors", "output"), POP_HELPER: ("tensors", "observer")}
 # What each helper passes to the method it calls, so a class passed for an instance can be called unbound.

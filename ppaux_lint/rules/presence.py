@@ -17,8 +17,8 @@ from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import Member, ProjectIndex
 
 if TYPE_CHECKING:
+    from ppaux_lint.facts.findings import Finding
     from ppaux_lint.rules.base import Rule
-    from ppaux_lint.rules.findings import Finding
 
 STUB, NEAR_MISS, MISSING, ASSIGNED_NONE = "stub", "near-miss", "missing", "none"
 

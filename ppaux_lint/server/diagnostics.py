@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.report.sarif import HELP_URI
-from ppaux_lint.rules.findings import Finding
 from ppaux_lint.server.linting import Result
 
 SOURCE = "ppaux-lint"

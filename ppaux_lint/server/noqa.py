@@ -11,9 +11,9 @@ import io
 import tokenize
 
 from ppaux_lint.check.selection import noqa_lines
+from ppaux_lint.facts.findings import Edit, Finding
 from ppaux_lint.facts.summarize.text import NOQA as NOQA_COMMENT  # the pattern the summaries read noqa with
 from ppaux_lint.facts.summary import FileSummary
-from ppaux_lint.rules.findings import Edit, Finding
 from ppaux_lint.server.positions import Lines
 
 _NOT_CODE = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,

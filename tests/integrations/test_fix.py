@@ -12,9 +12,9 @@ import pytest
 
 from ppaux_lint import fixes
 from ppaux_lint.check.engine import analyze
+from ppaux_lint.facts.findings import Edit
 from ppaux_lint.fixes import apply as fix_apply
 from ppaux_lint.rules import rule_document
-from ppaux_lint.rules.findings import Edit
 
 from .conftest import run_cli
 

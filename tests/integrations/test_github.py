@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import Span
 from ppaux_lint.report.github import annotation, escape_data, escape_property
-from ppaux_lint.rules.findings import Finding
 
 from .conftest import SAMPLE_PLUGIN, run_cli
 

@@ -15,11 +15,11 @@ from urllib.parse import unquote, urlparse
 import jsonschema
 import pytest
 
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import Span
 from ppaux_lint.report import RENDERERS
 from ppaux_lint.report.sarif import normalized_message, sarif_log, source_root
 from ppaux_lint.rules import all_rules
-from ppaux_lint.rules.findings import Finding
 
 from .conftest import SAMPLE_PLUGIN, run_cli
 

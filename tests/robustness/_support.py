@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ppaux_lint.check.engine import Analysis, Options, analyze
-from ppaux_lint.rules.findings import Finding
+from ppaux_lint.facts.findings import Finding
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"

@@ -4,10 +4,10 @@ user declared never crosses a stage."""
 from __future__ import annotations
 
 from ppaux_lint.check.selection import Suppressed
+from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ClassSummary, Span
 from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
 from ppaux_lint.rules import all_rules
-from ppaux_lint.rules.findings import Finding
 from ppaux_lint.runtime.targets import (
     VerifySettings,
     VerifyTarget,
