@@ -12,6 +12,7 @@ from pathlib import Path
 
 import ppaux_lint
 from ppaux_lint.rules import all_rules, by_code
+from ppaux_lint.rules.base import NO_FIX
 
 PACKAGE = Path(ppaux_lint.__file__).resolve().parent
 RULE_MODULE = re.compile(r"ppa(\d{3})_(\w+)\.py")
@@ -58,6 +59,6 @@ def test_each_rule_has_its_document_beside_its_module() -> None:
         assert rule.document.startswith(f"# {rule.code}: {rule.name}\n")
 
 
-def test_the_fix_applicability_matches_the_fix_builder() -> None:
+def test_a_rule_names_its_fix_exactly_when_it_has_one() -> None:
     for rule in all_rules():
-        assert (rule.plan_fix is None) == (rule.fix == "none"), rule.code
+        assert (rule.fix_kind is None) == (rule.fix == NO_FIX), rule.code

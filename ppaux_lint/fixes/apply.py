@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.findings import Edit, Finding
 from ppaux_lint.fixes.codemod import Unfixable, transform
-from ppaux_lint.fixes.plan import Plan, plan_fixes
+from ppaux_lint.fixes.plan import Plan
+from ppaux_lint.fixes.planning import plan_fixes
 from ppaux_lint.fixes.render import quote_style
 from ppaux_lint.fixes.sources import read_source
 

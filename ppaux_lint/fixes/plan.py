@@ -1,18 +1,17 @@
-"""Which findings have a fix, and what each fix will do.
+"""What a fix will do (:class:`Plan`), and what every fix builder shares to decide it (:class:`Planner`).
 
-This runs on every ``check`` (``Finding.fix`` tells the reports which findings are fixable), so it uses only
-the stdlib ``ast`` and the analysis already made; a plan names its edit without materializing it. A fix is
-offered only when the planner can see that the result will be right: anything it cannot see means no plan.
-
-Each fix builder lives with its rule (``Rule.plan_fix``); this module holds the plan they return and the
-:class:`Planner` they share.
+Planning runs on every ``check`` with findings (``Finding.fix`` tells the reports which findings are
+fixable), so it uses only the stdlib ``ast`` and the analysis already made; a plan names its edit without
+materializing it. A fix is offered only when the planner can see that the result will be right: anything it
+cannot see means no plan. The builders, one per kind of fix, are in :mod:`.builders`; :mod:`.planning` runs
+the one each finding's rule declares.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import TO_PP
@@ -26,6 +25,8 @@ from ppaux_lint.fixes.render import (
 )
 from ppaux_lint.fixes.sources import Sources
 from ppaux_lint.fixes.syntax import returned_mapping, returns, typing_only_names
+from ppaux_lint.rules import by_code
+from ppaux_lint.rules.base import SAFE_FIX
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis
@@ -50,39 +51,6 @@ class Plan:
         return Fix(self.description, self.safe, self.path)
 
 
-def attach_fixes(analysis: Analysis) -> list[Finding]:
-    """``analysis.findings``, each with ``fix`` set when a fix is available (description and safety)."""
-    plans = {id(plan.finding): plan for plan in plan_fixes(analysis)}
-    out = []
-    for finding in analysis.findings:
-        plan = plans.get(id(finding))
-        out.append(replace(finding, fix=plan.fix) if plan is not None and finding.fix is None else finding)
-    return out
-
-
-def plan_fixes(analysis: Analysis) -> list[Plan]:
-    """A plan for every finding whose rule has a fix builder and sees how to fix it."""
-    from ppaux_lint.rules import by_code
-
-    # (not in a file judged in a copy's own pass, engine.py: the planner reads the main index, where another
-    # file may be its module)
-    fixable = [(finding, rule) for finding in analysis.findings
-               if (rule := by_code(finding.code)) is not None and rule.plan_fix is not None
-               and finding.path not in analysis.discovery.copies]
-    if not fixable:
-        return []
-    planner = Planner(analysis)
-    plans = []
-    for finding, rule in fixable:
-        try:
-            plan = rule.plan_fix(planner, finding)
-        except Exception:  # noqa: BLE001 - a file we cannot see as the summary did: offer nothing, never fail check
-            plan = None
-        if plan is not None:
-            plans.append(plan)
-    return plans
-
-
 class Planner:
     """What every fix builder shares: the analysis, the source trees, the constructors of classes, the
     project's style, and the questions several fixes ask (who rebuilds an output, which keys it sends,
@@ -103,11 +71,13 @@ class Planner:
         return self._line_length
 
     def base_plan(self, finding: Finding, fqn: str, node: ast.ClassDef, **kwargs) -> Plan:
-        """A plan for ``finding`` on class ``fqn``, carrying the file's style facts; ``kwargs`` say what to do."""
+        """A plan for ``finding`` on class ``fqn``, carrying the file's style facts and the safety its rule
+        declares (``Rule.fix``); ``kwargs`` say what to do."""
         summary = self.index.classes[fqn]
         text = self.sources.text(finding.path)
         return Plan(finding=finding, path=finding.path, class_name=summary.name, class_line=summary.span.line,
-                    line_length=self.line_length(), body_column=body_column(node, text), **kwargs)
+                    safe=by_code(finding.code).fix == SAFE_FIX, line_length=self.line_length(),
+                    body_column=body_column(node, text), **kwargs)
 
     def observers_of(self, output: str) -> list[str]:
         if self._observers is None:  # once: asked for every PPA001, it would visit every class each time

@@ -9,9 +9,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Sequence
 
-from ppaux_lint.contract.names import is_near_miss
+from ppaux_lint.contract.names import FROM_PP, TO_PP, is_near_miss
 from ppaux_lint.facts.summarize import dotted
-from ppaux_lint.index.project_index import FROM_PP, TO_PP
 
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 

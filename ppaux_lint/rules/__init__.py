@@ -1,11 +1,20 @@
 """The rules: one module per rule code, and the catalogue built from them.
 
+This stage takes the project index (with the files' summaries, in a
+:class:`~ppaux_lint.rules.base.CheckContext`) and gives findings: :func:`run_checks` yields every rule's, for
+any file. It must never import what stands above it, not even lazily or for type checkers: not the fixes,
+the engine that chooses files and silences findings, the cache, the reports, the runtime, the server or the
+command line. Each of those asks the rules and no rule asks them, so a rule reads the same whether
+``check``, ``--fix``, an editor or ``verify`` runs it (``lint-imports`` holds the package to this).
+
 A rule module is named after its code and name (``ppa001_output_missing_to_pp_tensors.py``) and binds
-``RULE``, a :class:`~ppaux_lint.rules.base.Rule` holding everything that is that rule: its code, name,
-summary and fix applicability, the check that yields its findings from the project index, and its fix
-builder. Its Markdown document (``PPA001.md``) lies beside it. The catalogue below is found by listing this
-package, so there is no second list to keep in step: adding a module adds the rule everywhere (``rules``,
-``rule``, SARIF's ``tool.driver.rules``, ``--select`` validation, ``--fix``).
+``RULE``, a :class:`~ppaux_lint.rules.base.Rule` holding everything that is that rule: its code, name and
+summary, the check that yields its findings from the project index, and its fix as data: the applicability
+(``fix``: none, safe or unsafe) and, where there is a fix, the name of its kind (``fix_kind``), which
+:mod:`ppaux_lint.fixes` reads to find the builder. The module's docstring says what the fix does; the code
+that builds it lives in ``fixes/``. Its Markdown document (``PPA001.md``) lies beside it. The catalogue below
+is found by listing this package, so there is no second list to keep in step: adding a module adds the rule
+everywhere (``rules``, ``rule``, SARIF's ``tool.driver.rules``, ``--select`` validation, ``--fix``).
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ import re
 from functools import lru_cache
 
 from ppaux_lint.facts.findings import Finding
-from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.rules.base import CheckContext, Rule, rule_document
 
 __all__ = ["CheckContext", "Rule", "all_rules", "by_code", "rule_document", "run_checks"]
 
@@ -44,13 +53,6 @@ def _by_code() -> dict[str, Rule]:
 
 def by_code(code: str) -> Rule | None:
     return _by_code().get(code)
-
-
-def rule_document(code: str) -> str:
-    """The rule's Markdown document, shipped inside the package so installed copies can print it."""
-    from importlib import resources
-
-    return resources.files(__name__).joinpath(f"{code}.md").read_text(encoding="utf-8")
 
 
 def run_checks(context: CheckContext) -> list[Finding]:

@@ -1,24 +1,22 @@
 """What a rule is, and what every rule's check receives.
 
-A rule is data plus two functions: ``check`` reads the project index (never a syntax tree, never another
-rule) and yields findings; ``plan_fix``, where the rule has a fix, turns one of its findings into a fix plan
-using the shared planner of :mod:`ppaux_lint.fixes.plan`. Fix builders import the fix machinery lazily, so
-a ``check`` without fixable findings never loads it.
+A rule is data plus one function: its code, name and summary; ``check``, which reads the project index
+(never a syntax tree, never another rule) and yields findings; and, where it has a fix, the fix declared as
+data: ``fix`` says how far it may be trusted (``NO_FIX``, ``SAFE_FIX`` or ``UNSAFE_FIX``) and ``fix_kind``
+names the fix (``"rename-near-miss"``). The rule does not know how the fix is built: :mod:`ppaux_lint.fixes`
+reads the declared kind and runs its builder, so the rules never import the fix machinery and a ``check``
+without fixable findings never loads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary, MethodSummary
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import ProjectIndex
-
-if TYPE_CHECKING:
-    from ppaux_lint.fixes.plan import Plan, Planner
 
 NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
 
@@ -69,7 +67,9 @@ class Rule:
     summary: str
     check: Callable[[CheckContext], Iterable[Finding]]
     fix: str = NO_FIX  # what ``--fix`` can do: NO_FIX, SAFE_FIX or UNSAFE_FIX
-    plan_fix: Callable[[Planner, Finding], Plan | None] | None = None
+    # Which fix, by name, when ``fix`` is not NO_FIX: ``ppaux_lint.fixes`` builds it. A name, not a function,
+    # so that the rule stays data and the rules never import the fixes.
+    fix_kind: str | None = None
     # A noqa comment naming this rule on a class declares that the class never crosses a pipeline stage, so
     # ``verify`` skips it instead of failing it.
     declares_untransported: bool = False
@@ -83,6 +83,11 @@ class Rule:
 
     @property
     def document(self) -> str:
-        from ppaux_lint.rules import rule_document
-
         return rule_document(self.code)
+
+
+def rule_document(code: str) -> str:
+    """The rule's Markdown document, shipped inside the package so installed copies can print it."""
+    from importlib import resources  # not at start-up: it loads zipfile and tempfile, which few commands need
+
+    return resources.files(__package__).joinpath(f"{code}.md").read_text(encoding="utf-8")

@@ -15,17 +15,13 @@ reported, naming both routes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ppaux_lint.contract import pp_errors
-from ppaux_lint.contract.names import ADD_HELPER, FROM_PP, TO_PP
+from ppaux_lint.contract.names import ADD_HELPER, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.model import OUTPUT, ClassInfo
 from ppaux_lint.rules import presence
 from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
-
-if TYPE_CHECKING:
-    from ppaux_lint.fixes.plan import Plan, Planner
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
@@ -47,33 +43,7 @@ def _names(fqns: tuple[str, ...]) -> str:
     return ", ".join(f"`{fqn}`" for fqn in fqns)
 
 
-def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
-    from ppaux_lint.fixes.plan import names_list
-    from ppaux_lint.fixes.render import MethodSpec
-    from ppaux_lint.fixes.syntax import annotates_returns
-
-    fqn = finding.symbol
-    if planner.index.lookup(fqn, TO_PP) is not None:
-        return None  # bound to None or otherwise deliberately: not ours to overrule
-    found = planner.sources.class_node(fqn)
-    constructor = planner.constructors.of(fqn)
-    if found is None or constructor is None or not constructor.tensors or found[1] != finding.path:
-        return None
-    node = found[0]
-    attrs = [attr for attr, _ in constructor.tensors]
-    for observer in planner.observers_of(fqn):
-        member = planner.index.lookup(observer, FROM_PP)
-        method = member.method if member is not None else None
-        if method is not None and method.keys_read_exact and all(k.kind == "str" for k in method.keys_read) \
-                and {k.value for k in method.keys_read} != set(attrs):
-            return None  # generating these keys would only trade this finding for a key mismatch
-    annotation = f"dict[str, {constructor.tensors[0][1]}]" if annotates_returns(node) else ""
-    spec = MethodSpec(TO_PP, ("self",), "dict", tuple((attr, attr) for attr in attrs), returns=annotation)
-    return planner.base_plan(finding, fqn, node, safe=False, method=spec,
-                             description=f"Add `{TO_PP}` returning {names_list(attrs)}")
-
-
 RULE = Rule("PPA001", "output-missing-to-pp-tensors",
             "An auxiliary output has no `to_pp_tensors`, so it cannot be sent to the next PP stage",
-            check, UNSAFE_FIX, plan_fix, declares_untransported=True,
+            check, UNSAFE_FIX, fix_kind="add-to-pp-tensors", declares_untransported=True,
             passed_despite=AT_RUN_TIME)

@@ -13,7 +13,6 @@ looks at the observer.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import FROM_PP, POP_HELPER
@@ -22,9 +21,6 @@ from ppaux_lint.index.model import OBSERVER
 from ppaux_lint.rules import presence
 from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
 
-if TYPE_CHECKING:
-    from ppaux_lint.fixes.plan import Plan, Planner
-
 
 def check(context: CheckContext) -> Iterator[Finding]:
     return presence.missing_findings(RULE, context.index, context.concrete(), FROM_PP, OBSERVER,
@@ -32,46 +28,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
                                      helper=POP_HELPER, error=pp_errors.OBSERVER_NOT_PP)
 
 
-def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
-    from ppaux_lint.fixes.plan import names_list
-    from ppaux_lint.fixes.render import MethodSpec
-    from ppaux_lint.fixes.syntax import annotates_returns
-
-    fqn = finding.symbol
-    info = planner.infos.get(fqn)
-    if info is None or info.pair is None or planner.index.lookup(fqn, FROM_PP) is not None:
-        return None
-    found = planner.sources.class_node(fqn)
-    if found is None or found[1] != finding.path:
-        return None
-    node, path, module = found
-    pair = info.pair
-    constructor = planner.constructors.of(pair)
-    keys = planner.sent_keys(pair, constructor)
-    if constructor is None or not keys:
-        return None
-    items = []
-    for key, attr in keys:
-        param = constructor.attr_to_param.get(attr)
-        if param is None or param in constructor.positional_only:
-            return None
-        items.append((param, key))
-    if not constructor.required <= {param for param, _ in items}:
-        return None  # a required argument that does not travel: cannot rebuild
-    name, add_import = planner.name_in_scope(pair, module, path, planner.index.classes[fqn].qualname)
-    if name is None:
-        return None
-    annotation = name if annotates_returns(node) else ""
-    spec = MethodSpec(FROM_PP, ("self", "tensors"), "construct", tuple(items), constructor=name,
-                      returns=annotation)
-    description = f"Add `{FROM_PP}` rebuilding `{name}` from {names_list(k for k, _ in keys)}"
-    if add_import is not None:
-        description += f" (imports `{add_import[1]}` from `{add_import[0]}`)"
-    return planner.base_plan(finding, fqn, node, safe=False, method=spec, add_import=add_import,
-                             description=description)
-
-
 RULE = Rule("PPA002", "observer-missing-from-pp-tensors",
             "A sampling observer has no `from_pp_tensors`, so it cannot rebuild its output on the first PP stage",
-            check, UNSAFE_FIX, plan_fix, declares_untransported=True,
+            check, UNSAFE_FIX, fix_kind="add-from-pp-tensors", declares_untransported=True,
             passed_despite=AT_RUN_TIME)

@@ -7,18 +7,13 @@ used nowhere else in the file and the class binds nothing under the new name.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.model import OBSERVER, OUTPUT
 from ppaux_lint.rules import presence
 from ppaux_lint.rules.base import AT_RUN_TIME, SAFE_FIX, CheckContext, Rule
-
-if TYPE_CHECKING:
-    from ppaux_lint.fixes.plan import Plan, Planner
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
@@ -35,28 +30,6 @@ def check(context: CheckContext) -> Iterator[Finding]:
                 index.modules[index.class_module[owner]].path, candidate.span, owner)
 
 
-def plan_fix(planner: Planner, finding: Finding) -> Plan | None:
-    from ppaux_lint.fixes.syntax import binds, intended_name, other_references
-
-    owner = finding.symbol
-    found = planner.sources.class_node(owner)
-    if found is None or found[1] != finding.path:
-        return None
-    node, path, _ = found
-    definition = next((d for d in node.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and d.lineno == finding.span.line), None)
-    if definition is None:
-        return None
-    old = definition.name
-    new = intended_name(old)
-    if new is None or binds(node, new):
-        return None
-    if other_references(planner.sources.tree(path), node, definition, old):
-        return None  # renaming the def alone would break those uses
-    return planner.base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`", safe=True,
-                             rename=(old, new, finding.span.line, finding.span.column))
-
-
 RULE = Rule("PPA017", "pp-method-near-miss", "A method name is a near miss of `to_pp_tensors`/`from_pp_tensors`",
-            check, SAFE_FIX, plan_fix,
+            check, SAFE_FIX, fix_kind="rename-near-miss",
             passed_despite=AT_RUN_TIME)

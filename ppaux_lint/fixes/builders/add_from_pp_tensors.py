@@ -1,0 +1,53 @@
+"""``add-from-pp-tensors``: generate a sampling observer's missing ``from_pp_tensors``, which adds behaviour.
+
+An observer whose paired output is known, can be rebuilt from keyword arguments (every required one among
+the keys sent), and whose sent keys are known (from its own ``to_pp_tensors`` dict literal of
+``self.<attr>`` values, or the tensor fields ``add-to-pp-tensors`` would send:
+:meth:`~ppaux_lint.fixes.plan.Planner.sent_keys`) gets ``from_pp_tensors(self, tensors)`` returning
+``Output(field=tensors["field"], ...)``; an import of the output is added when the observer's module does not
+bind it at run time.
+"""
+
+from __future__ import annotations
+
+from ppaux_lint.contract.names import FROM_PP
+from ppaux_lint.facts.findings import Finding
+from ppaux_lint.fixes.plan import Plan, Planner, names_list
+from ppaux_lint.fixes.render import MethodSpec
+from ppaux_lint.fixes.syntax import annotates_returns
+
+KIND = "add-from-pp-tensors"
+
+
+def build(planner: Planner, finding: Finding) -> Plan | None:
+    fqn = finding.symbol
+    info = planner.infos.get(fqn)
+    if info is None or info.pair is None or planner.index.lookup(fqn, FROM_PP) is not None:
+        return None
+    found = planner.sources.class_node(fqn)
+    if found is None or found[1] != finding.path:
+        return None
+    node, path, module = found
+    pair = info.pair
+    constructor = planner.constructors.of(pair)
+    keys = planner.sent_keys(pair, constructor)
+    if constructor is None or not keys:
+        return None
+    items = []
+    for key, attr in keys:
+        param = constructor.attr_to_param.get(attr)
+        if param is None or param in constructor.positional_only:
+            return None
+        items.append((param, key))
+    if not constructor.required <= {param for param, _ in items}:
+        return None  # a required argument that does not travel: cannot rebuild
+    name, add_import = planner.name_in_scope(pair, module, path, planner.index.classes[fqn].qualname)
+    if name is None:
+        return None
+    annotation = name if annotates_returns(node) else ""
+    spec = MethodSpec(FROM_PP, ("self", "tensors"), "construct", tuple(items), constructor=name,
+                      returns=annotation)
+    description = f"Add `{FROM_PP}` rebuilding `{name}` from {names_list(k for k, _ in keys)}"
+    if add_import is not None:
+        description += f" (imports `{add_import[1]}` from `{add_import[0]}`)"
+    return planner.base_plan(finding, fqn, node, method=spec, add_import=add_import, description=description)

@@ -1,0 +1,41 @@
+"""``add-to-pp-tensors``: generate an output's missing ``to_pp_tensors``, which adds behaviour.
+
+An output that is a dataclass, or whose ``__init__`` stores ``torch.Tensor``-annotated parameters as
+attributes, gets ``to_pp_tensors`` returning ``{"field": self.field, ...}`` (dataclass fields along the MRO,
+as ``dataclasses`` collects them: :mod:`ppaux_lint.fixes.constructors`). Fields defaulting to ``None`` or
+with ``init=False`` stay home, since the first would make the helper raise and the second cannot be passed
+back to the constructor. An output that sets ``to_pp_tensors = None`` on purpose gets no fix, nor one whose
+paired observer already reads another set of keys: that would only trade the finding for a key mismatch.
+"""
+
+from __future__ import annotations
+
+from ppaux_lint.contract.names import FROM_PP, TO_PP
+from ppaux_lint.facts.findings import Finding
+from ppaux_lint.fixes.plan import Plan, Planner, names_list
+from ppaux_lint.fixes.render import MethodSpec
+from ppaux_lint.fixes.syntax import annotates_returns
+
+KIND = "add-to-pp-tensors"
+
+
+def build(planner: Planner, finding: Finding) -> Plan | None:
+    fqn = finding.symbol
+    if planner.index.lookup(fqn, TO_PP) is not None:
+        return None  # bound to None or otherwise deliberately: not ours to overrule
+    found = planner.sources.class_node(fqn)
+    constructor = planner.constructors.of(fqn)
+    if found is None or constructor is None or not constructor.tensors or found[1] != finding.path:
+        return None
+    node = found[0]
+    attrs = [attr for attr, _ in constructor.tensors]
+    for observer in planner.observers_of(fqn):
+        member = planner.index.lookup(observer, FROM_PP)
+        method = member.method if member is not None else None
+        if method is not None and method.keys_read_exact and all(k.kind == "str" for k in method.keys_read) \
+                and {k.value for k in method.keys_read} != set(attrs):
+            return None  # generating these keys would only trade this finding for a key mismatch
+    annotation = f"dict[str, {constructor.tensors[0][1]}]" if annotates_returns(node) else ""
+    spec = MethodSpec(TO_PP, ("self",), "dict", tuple((attr, attr) for attr in attrs), returns=annotation)
+    return planner.base_plan(finding, fqn, node, method=spec,
+                             description=f"Add `{TO_PP}` returning {names_list(attrs)}")
