@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
-from ppaux_lint.index.project_index import FROM_PP, TO_PP
 from ppaux_lint.report.paths import display_path
 
 if TYPE_CHECKING:

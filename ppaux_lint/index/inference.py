@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 from ppaux_lint.facts.summary import Expr, FunctionFlow
 
 if TYPE_CHECKING:
-    from ppaux_lint.index.project_index import ProjectIndex
+    from ppaux_lint.index.graph import ProjectGraph
 
 Value = tuple
 Values = frozenset
@@ -87,9 +87,9 @@ def _shape(node: ast.expr) -> tuple:
 
 
 class Inference:
-    """Answers about one index; memoised for the index's life."""
+    """Answers about one graph; memoised for the graph's life."""
 
-    def __init__(self, index: ProjectIndex) -> None:
+    def __init__(self, index: ProjectGraph) -> None:
         # A proxy, not a reference: the index holds its inference, and a cycle between them would outlive the
         # analysis until the (rarely run, collector.py) garbage collector, keeping every summary in memory
         # while the replay record is written.

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import AFTER_SAMPLE, is_class_like
 from ppaux_lint.facts.summary import FileSummary, MethodSummary
-from ppaux_lint.index.inference import NONE
+from ppaux_lint.index.inference import NONE, Inference
 from ppaux_lint.index.model import ClassInfo
 
 if TYPE_CHECKING:
-    from ppaux_lint.index.project_index import ProjectIndex
+    from ppaux_lint.index.graph import ProjectGraph
 
 ABC_BASES = frozenset({"abc.ABC"})
 ABC_META = "abc.ABCMeta"
@@ -40,7 +40,7 @@ def is_abstract(method: MethodSummary) -> bool:
     return any(d.rsplit(".", 1)[-1] in _ABSTRACT for d in method.decorators)
 
 
-def abstract_left(index: ProjectIndex, fqn: str) -> tuple[str, ...]:
+def abstract_left(index: ProjectGraph, fqn: str) -> tuple[str, ...]:
     """The abstract methods a class leaves unimplemented, when its metaclass enforces them; else ()."""
     mro = index.mro(fqn)
     if not any(cls in ABC_BASES or _has_abc_meta(index, cls) for cls in mro):
@@ -54,7 +54,7 @@ def abstract_left(index: ProjectIndex, fqn: str) -> tuple[str, ...]:
     return tuple(left)
 
 
-def _has_abc_meta(index: ProjectIndex, cls: str) -> bool:
+def _has_abc_meta(index: ProjectGraph, cls: str) -> bool:
     summary = index.classes.get(cls)
     if summary is None or not summary.metaclass:
         return False
@@ -99,7 +99,7 @@ class Constructions:
         return any(not is_class_like(n) for n in names) or not names.isdisjoint(used)
 
 
-def not_instantiated(index: ProjectIndex, info: ClassInfo, subclasses: Iterable[str],
+def not_instantiated(index: ProjectGraph, info: ClassInfo, subclasses: Iterable[str],
                      constructions: Constructions) -> str:
     """Why the class has no instance of its own, in words; "" when it may have one."""
     left = abstract_left(index, info.fqn)
@@ -112,9 +112,10 @@ def not_instantiated(index: ProjectIndex, info: ClassInfo, subclasses: Iterable[
     return ""
 
 
-def no_output(index: ProjectIndex, info: ClassInfo) -> str:
-    """Why an observer never returns an output from ``after_sample``, in words; "" when it may."""
-    values = index.inference.hook_returns(info.fqn, AFTER_SAMPLE)
+def no_output(index: ProjectGraph, inference: Inference, info: ClassInfo) -> str:
+    """Why an observer never returns an output from ``after_sample``, in words; "" when it may. ``inference``
+    is the one about ``index``."""
+    values = inference.hook_returns(info.fqn, AFTER_SAMPLE)
     if values is None:
         if info.unresolved_bases:
             return ""  # a base we cannot see may define it

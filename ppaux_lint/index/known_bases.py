@@ -1,9 +1,9 @@
 """Bases from outside the project whose members are known, so that a class built on them can be checked.
 
 When a class inherits something the index cannot see, a missing ``to_pp_tensors`` might come from that base,
-so the rules say nothing (``ProjectIndex.unresolved_bases``). For the well-known bases here that caution buys
+so the rules say nothing (``ProjectGraph.unresolved_bases``). For the well-known bases here that caution buys
 nothing: what each gives its subclasses is known, and none of it is a transport method or a hook SGLang
-calls. A class built on them is checked like any other, and ``ProjectIndex.lookup`` finds their members
+calls. A class built on them is checked like any other, and ``ProjectGraph.lookup`` finds their members
 where attribute lookup would. Any other outside base stays unknown, and keeps the silence.
 
 The standard library's members are read from the running interpreter (the namespaces along each class's

@@ -1,76 +1,40 @@
-"""The project index: summaries joined into a graph of modules and classes.
+"""The project index: the graph of modules and classes (``graph.py``) with the questions that need more than the
+graph answered on top of it, and each class's :class:`~.model.ClassInfo` made whole.
 
-Names are resolved lazily and memoised, the way astroid infers: a base is
-followed through imports, ``__all__`` re-exports, aliases and star imports
-until it lands on a project class or leaves the project (then its dotted
-name is what identifies it, so ``sglang....DeviceAuxiliaryOutput`` is
-recognised without SGLang being installed, and a project class that merely
-shares its short name is not). Every walk carries a visited set, so cycles in
-imports or inheritance end the walk instead of the run.
+The graph classifies a class by what it inherits and defines; what an observer's hooks return needs the
+inference (``inference.py``), and so do the answers built on it: which output an observer rebuilds (its pair),
+where each output goes (``routes.py``), which classes have no instance of their own and which observers never
+hand an output over (``instances.py``). Those modules ask the graph only, so they sit between it and this one.
 """
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from ppaux_lint.contract.names import AFTER_SAMPLE, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
-from ppaux_lint.facts.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
-from ppaux_lint.index import instances, known_bases
-from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
+from ppaux_lint.contract.names import AFTER_SAMPLE, FROM_PP
+from ppaux_lint.facts.summary import FileSummary
+from ppaux_lint.index import instances
+from ppaux_lint.index.graph import Member, ProjectGraph
 from ppaux_lint.index.inference import Inference
-from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.routes import find_routes
 from ppaux_lint.project.config import Protocols
 
-PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
+__all__ = ["Member", "ProjectIndex"]  # Member: what lookup answers
 
 
-@dataclass(frozen=True)
-class Member:
-    """Where a member was found along the MRO, and what it is."""
-
-    owner: str  # fqn of the class that defines it (or an outside class: a PP root, a known base)
-    method: MethodSummary | None
-    assign: MemberAssign | None
-    stub_of_protocol: bool  # the definition is a Protocol's stub, which returns None
-
-    @property
-    def is_none(self) -> bool:
-        return self.assign is not None and self.assign.value == "none"
-
-
-class ProjectIndex:
+class ProjectIndex(ProjectGraph):
     def __init__(self, summaries: Iterable[FileSummary], protocols: Protocols, structural: bool = True,
                  loader: Callable[[str], FileSummary | None] | None = None,
                  known_modules: Iterable[str] = (), focus: Iterable[str] | None = None,
                  owners: Mapping[str, str] | None = None) -> None:
-        """``summaries`` are indexed now; the other ``known_modules`` are summarized by ``loader``
-        the first time a name resolves through them (the prefilter skipped them). ``focus`` names
-        the classes worth classifying (all indexed ones when None); others are classified on request.
-        ``owners`` maps a module name to the path of the file that is that module, when two files
-        claim it: the other is never indexed, so the outcome does not depend on which came first."""
-        self.protocols = protocols
-        self.structural = structural
-        self.modules: dict[str, FileSummary] = {}
-        self.classes: dict[str, ClassSummary] = {}
-        self.class_module: dict[str, str] = {}
-        self.known: set[str] = set(known_modules)
-        self._loader = loader
-        self._owners = owners or {}
-        self._attempted: set[str] = set()
-        self.summaries: list[FileSummary] = []  # every summary given or loaded, registered under a module or not
-        for summary in summaries:
-            self._register(summary)
+        """The graph's arguments (``graph.py``), and ``focus``: the classes worth classifying (all indexed ones
+        when None); others are classified on request."""
+        super().__init__(summaries, protocols, structural, loader=loader, known_modules=known_modules,
+                         owners=owners)
         self._focus = list(self.classes) if focus is None else [c for c in focus if c in self.classes]
-        self._resolved: dict[tuple[str, str], str | None] = {}
-        self._mro: dict[str, tuple[str, ...]] = {}
-        self._infos: dict[str, ClassInfo] | None = None
-        self._roots_output = frozenset(protocols.output)
-        self._roots_observer = frozenset(protocols.observer)
-        self._roots_pp = frozenset(protocols.pp_output) | frozenset(protocols.pp_observer)
-        self._roots_forward = frozenset(protocols.forward_observer)
+        self._infos: dict[str, ClassInfo] | None = None  # the focused classes, whole
         self._inference: Inference | None = None
 
     @property
@@ -80,249 +44,33 @@ class ProjectIndex:
             self._inference = Inference(self)
         return self._inference
 
-    def _register(self, summary: FileSummary) -> None:
-        self.summaries.append(summary)
-        if not summary.module or self._owners.get(summary.module, summary.path) != summary.path:
-            return
-        self.known.add(summary.module)
-        self._attempted.add(summary.module)
-        if summary.error is not None or summary.module in self.modules:
-            return
-        self.modules[summary.module] = summary
-        for cls in summary.classes:
-            self.classes[f"{summary.module}.{cls.qualname}"] = cls
-            self.class_module[f"{summary.module}.{cls.qualname}"] = summary.module
-
-    def load(self, module: str) -> FileSummary | None:
-        """The summary of a project module, summarized now if the prefilter skipped it; None if there is none."""
-        return self._load(module)
-
-    def _load(self, module: str) -> FileSummary | None:
-        if module not in self._attempted and module in self.known and self._loader is not None:
-            self._attempted.add(module)
-            summary = self._loader(module)
-            if summary is not None:
-                self._register(summary)
-        return self.modules.get(module)
-
-    # -- names -------------------------------------------------------------------------
-    def resolve(self, module: str, name: str, scope: str = "") -> str | None:
-        """The fully qualified name ``name`` denotes in ``module`` (inside class/function ``scope``).
-
-        Project classes and functions come back as ``module.qualname``; names
-        that leave the project come back as the absolute dotted name they were
-        imported as; names that resolve to nothing come back as None.
-        """
-        if not name:
-            return None
-        head, _, rest = name.partition(".")
-        for prefix in _enclosing(scope):
-            candidate = f"{module}.{prefix}.{head}"
-            if candidate in self.classes:
-                return _join(candidate, rest) if not rest else self._member_of(candidate, rest)
-        return self._resolve_global(module, name, frozenset())
-
-    def _resolve_global(self, module: str, name: str, seen: frozenset) -> str | None:
-        key = (module, name)
-        if key in self._resolved:
-            return self._resolved[key]
-        if key in seen:
-            return None
-        self._resolved[key] = None  # provisional, breaks cycles through this very key
-        result = self._resolve_uncached(module, name, seen | {key})
-        self._resolved[key] = result
-        return result
-
-    def _resolve_uncached(self, module: str, name: str, seen: frozenset) -> str | None:
-        summary = self._load(module)
-        head, _, rest = name.partition(".")
-        if summary is None:
-            return None
-        if f"{module}.{head}" in self.classes:
-            return self._member_of(f"{module}.{head}", rest) if rest else f"{module}.{head}"
-        if head in summary.defs:
-            return _join(f"{module}.{head}", rest)
-        for local, value in summary.assignments:
-            if local == head:
-                target = self._resolve_global(module, value, seen)
-                if target is not None:
-                    return self._descend(target, rest, seen)
-        for candidate in self._import_targets(summary, head):
-            target = self._resolve_absolute(candidate, seen)
-            if target is not None:
-                return self._descend(target, rest, seen)
-        if summary.is_package and f"{module}.{head}" in self.known:
-            return _join(f"{module}.{head}", rest)  # submodule attribute of a package
-        for star in (i for i in summary.imports if i.star):
-            if self._load(star.target) is not None:
-                exported = self.modules[star.target].all_names
-                if exported is None or head in exported:
-                    target = self._resolve_global(star.target, name, seen)
-                    if target is not None:
-                        return target
-        if head in _BUILTINS:
-            return _join(f"builtins.{head}", rest)
-        return None
-
-    @staticmethod
-    def _import_targets(summary: FileSummary, local: str) -> list[str]:
-        """Every target ``local`` may be bound to: try/except fallbacks bind one name several times."""
-        return [i.target for i in summary.imports if i.local == local and not i.star]
-
-    def _descend(self, target: str, rest: str, seen: frozenset) -> str | None:
-        if not rest:
-            return target
-        if target in self.known:
-            return self._resolve_global(target, rest, seen)
-        if target in self.classes:
-            return self._member_of(target, rest)
-        return f"{target}.{rest}"
-
-    def member_class(self, cls: str, rest: str) -> str | None:
-        """The nested class ``rest`` of ``cls`` (``Outer`` and ``Inner.Deeper``), or None."""
-        return self._member_of(cls, rest)
-
-    def _member_of(self, cls: str, rest: str) -> str | None:
-        """A nested class reached by attribute (``Outer.Inner``)."""
-        candidate = f"{cls}.{rest}"
-        return candidate if candidate in self.classes else None
-
-    def _resolve_absolute(self, dotted: str, seen: frozenset) -> str | None:
-        """An absolute dotted name: find the longest prefix that is a project module, resolve the rest in it."""
-        if dotted in self.known or dotted in self.classes:
-            return dotted
-        parts = dotted.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            module = ".".join(parts[:cut])
-            if module in self.known:
-                return self._resolve_global(module, ".".join(parts[cut:]), seen)
-        return dotted  # outside the project: its dotted name is its identity
-
-    # -- inheritance ---------------------------------------------------------------------
-    def bases(self, fqn: str) -> list[tuple[str, str | None]]:
-        """Each base as written, with what it resolves to."""
-        cls = self.classes[fqn]
-        module = self.class_module[fqn]
-        scope = cls.qualname.rpartition(".")[0]
-        return [(base, self.resolve(module, base, scope)) for base in cls.bases]
-
-    def mro(self, fqn: str) -> tuple[str, ...]:
-        """C3 linearisation over what resolves; external bases appear as leaves, cycles are cut."""
-        return self._linearize(fqn, frozenset())[0]
-
-    def _linearize(self, fqn: str, active: frozenset) -> tuple[tuple[str, ...], bool]:
-        """The MRO, and whether a cycle was cut on the way (such results depend on the entry point,
-        so only uncut ones are memoised)."""
-        if fqn in self._mro:
-            return self._mro[fqn], False
-        if fqn not in self.classes:
-            return (fqn,), False
-        if fqn in active:
-            return (), True
-        active = active | {fqn}
-        parents = [target for _, target in self.bases(fqn) if target is not None and target != fqn]
-        linearized = [self._linearize(p, active) for p in parents]
-        cut = any(c for _, c in linearized)
-        sequences = [list(seq) for seq, _ in linearized if seq]
-        merged = _c3_merge([*sequences, [p for p in parents if any(p == s[0] for s in sequences)]])
-        if merged is None:  # inconsistent order (Python would raise TypeError): fall back to depth-first
-            merged = []
-            for seq in sequences:
-                merged.extend(c for c in seq if c not in merged)
-        result = (fqn, *merged)
-        if not cut:
-            self._mro[fqn] = result
-        return result, cut
-
-    def path_to(self, fqn: str, ancestor: str) -> list[str]:
-        """The classes between ``fqn`` and ``ancestor`` along the shortest chain of bases as written (the first
-        such chain in base order): the classes the inheritance really goes through, where the MRO would also
-        list unrelated mixins."""
-        parents: dict[str, str] = {fqn: ""}
-        todo = [fqn]
-        while todo:
-            following = []
-            for cls in todo:
-                for _, target in (self.bases(cls) if cls in self.classes else ()):
-                    if target is None or target in parents:
-                        continue
-                    parents[target] = cls
-                    if target == ancestor:
-                        chain = []
-                        while cls != fqn:
-                            chain.append(cls)
-                            cls = parents[cls]
-                        return chain[::-1]
-                    following.append(target)
-            todo = following
-        return []
-
-    def is_interface(self, fqn: str) -> bool:
-        """A class that lists Protocol itself among its bases declares an interface, not an implementation."""
-        return any(target in PROTOCOL_NAMES for _, target in self.bases(fqn))
-
-    def unresolved_bases(self, fqn: str) -> tuple[str, ...]:
-        """Bases anywhere in the MRO that could bring in methods we cannot see."""
-        unknown = []
-        for cls in self.mro(fqn):
-            if cls not in self.classes:
-                continue
-            for written, target in self.bases(cls):
-                if target is None:
-                    unknown.append(written)
-                elif target not in self.classes and not self._is_known(target):
-                    unknown.append(target)
-        return tuple(unknown)
-
-    def _is_known(self, external: str) -> bool:
-        """An outside class whose members are known: a protocol root, or a well-known library base."""
-        roots = self._roots_output | self._roots_observer | self._roots_pp | self._roots_forward
-        return external in roots or external in PROTOCOL_NAMES or known_bases.members(external) is not None
-
-    def lookup(self, fqn: str, name: str) -> Member | None:
-        """The first definition of ``name`` along the MRO, the way attribute lookup finds it. A known outside
-        base (known_bases.py) provides its listed members, with no summary to show."""
-        for cls in self.mro(fqn):
-            if cls in self._roots_pp and (
-                (name == TO_PP and cls in self.protocols.pp_output)
-                or (name == FROM_PP and cls in self.protocols.pp_observer)
-            ) and cls not in self.classes:
-                return Member(cls, None, None, stub_of_protocol=True)
-            summary = self.classes.get(cls)
-            if summary is None:
-                if name in (known_bases.members(cls) or ()):
-                    return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
-                continue
-            method = summary.method(name)
-            if method is not None:
-                stub = method.body_is_stub and self.is_interface(cls) and cls != fqn
-                return Member(cls, method, None, stub_of_protocol=stub)
-            assign = summary.assign(name)
-            if assign is not None:
-                return Member(cls, None, assign, stub_of_protocol=False)
-        return None
-
-    def defines(self, fqn: str, name: str) -> bool:
-        member = self.lookup(fqn, name)
-        return member is not None and not member.is_none
-
-    def fits(self, fqn: str, call: HookCall) -> bool:
-        """Whether the class has a method SGLang's call of that hook binds to, as the hook means it (see hooks.py).
-        An assignment (``copy_to_host = fn``) shows no signature, so it does not fit."""
-        member = self.lookup(fqn, call.name)
-        return member is not None and member.method is not None and call.fits(member.method)
-
-    # -- classification --------------------------------------------------------------------
     def infos(self) -> dict[str, ClassInfo]:
-        """Every project class with its roles, pairing, routes and whether it has instances; computed once."""
+        """Every class classified so far: the focused ones first, with their pairing, routes and whether they have
+        instances (computed once), then any other a question was asked about, in the order asked, as classified."""
+        whole = self._whole()
+        infos = dict(whole)
+        infos.update((fqn, info) for fqn, info in self._classified.items() if fqn not in whole)
+        return infos
+
+    def iter_infos(self) -> Iterator[ClassInfo]:
+        return iter(self.infos().values())
+
+    def info(self, fqn: str) -> ClassInfo:
+        """The classification of any indexed class, focused (whole) or not (as classified)."""
+        whole = self._whole()
+        return whole[fqn] if fqn in whole else self.classified(fqn)
+
+    def _whole(self) -> dict[str, ClassInfo]:
+        """The focused classes, classified, then paired, then given their routes and instances, in that order:
+        each step asks questions of all the classes the step before made."""
         if self._infos is None:
-            infos = {fqn: self._classify(fqn) for fqn in self._focus}
-            self._infos = infos
-            for fqn in list(infos):
-                infos[fqn] = self._with_pair(infos[fqn])
+            infos = {fqn: self.classified(fqn) for fqn in self._focus}
+            for fqn, info in infos.items():
+                infos[fqn] = self._with_pair(info)
             focused = [infos[fqn] for fqn in self._focus]
-            no_output = {info.fqn: instances.no_output(self, info) for info in focused if info.is_observer}
-            routes = find_routes(self, focused, {fqn for fqn, reason in no_output.items() if reason})
+            no_output = {info.fqn: instances.no_output(self, self.inference, info)
+                         for info in focused if info.is_observer}
+            routes = find_routes(self, self.inference, focused, {fqn for fqn, reason in no_output.items() if reason})
             subclasses: dict[str, list[str]] = {}
             for info in focused:
                 for ancestor in info.ancestry[1:]:
@@ -335,59 +83,8 @@ class ProjectIndex:
                     not_instantiated=instances.not_instantiated(self, info, subclasses.get(info.fqn, ()), constructions)
                     if info.roles and not info.is_interface else "",
                     no_output=no_output.get(info.fqn, ""))
+            self._infos = infos
         return self._infos
-
-    def _classify(self, fqn: str) -> ClassInfo:
-        mro = self.mro(fqn)
-        interface = self.is_interface(fqn)
-        recognized: dict[str, str] = {}
-        output_root = next((c for c in mro if c in self._roots_output), None)
-        observer_root = next((c for c in mro if c in self._roots_observer), None)
-        if output_root is not None:
-            recognized[OUTPUT] = _via("subclass of", output_root, self.path_to(fqn, output_root), fqn)
-        elif self.structural and self.fits(fqn, COPY_TO_HOST_CALL):
-            recognized[OUTPUT] = self._structural_reason(fqn, (COPY_TO_HOST_CALL.name,))
-        if observer_root is not None:
-            recognized[OBSERVER] = _via("subclass of", observer_root, self.path_to(fqn, observer_root), fqn)
-        elif self.structural and self.fits(fqn, AFTER_SAMPLE_CALL) and any(
-            self.defines(fqn, hook) for hook in OBSERVER_HOOKS
-        ):
-            hook = next(h for h in OBSERVER_HOOKS if self.defines(fqn, h))
-            recognized[OBSERVER] = self._structural_reason(fqn, (AFTER_SAMPLE, hook))
-        summary = self.classes[fqn]
-        return ClassInfo(
-            fqn=fqn,
-            module=self.class_module[fqn],
-            path=self.modules[self.class_module[fqn]].path,
-            summary=summary,
-            ancestry=mro,
-            unresolved_bases=self.unresolved_bases(fqn),
-            is_interface=interface,
-            roles=frozenset(recognized),
-            recognized=recognized,
-            forward_observer=self._forward_reason(fqn, mro),
-        )
-
-    def _forward_reason(self, fqn: str, mro: tuple[str, ...]) -> str | None:
-        """How the class is a forward observer, or None. Not a role: forward observers never meet the PP helpers."""
-        root = next((c for c in mro if c in self._roots_forward), None)
-        if root is not None:
-            return _via("subclass of", root, self.path_to(fqn, root), fqn)
-        if self.structural and self.fits(fqn, AFTER_FORWARD_CALL):
-            return self._structural_reason(fqn, (AFTER_FORWARD_CALL.name,))
-        return None
-
-    def _structural_reason(self, fqn: str, names: tuple[str, ...]) -> str:
-        """What the class defines itself and what it inherits, from whom: "structural: defines `after_sample`,
-        inherits `is_active` from pkg.Base". The names keep their order within each group."""
-        by_owner: dict[str, list[str]] = {}
-        for name in names:
-            by_owner.setdefault(self.lookup(fqn, name).owner, []).append(f"`{name}`")  # type: ignore[union-attr]
-        parts = [f"defines {' and '.join(by_owner.pop(fqn))}"] if fqn in by_owner else []
-        if by_owner:
-            inherited = (f"{' and '.join(own)} from {owner}" for owner, own in by_owner.items())
-            parts.append(f"inherits {', '.join(inherited)}")
-        return "structural: " + ", ".join(parts)
 
     def _with_pair(self, info: ClassInfo) -> ClassInfo:
         if not info.is_observer:
@@ -417,66 +114,3 @@ class ProjectIndex:
         for target, _ in sorted(found, key=lambda item: (item[1], item[0])):
             if self.is_output_class(target):
                 yield target
-
-    def near_miss(self, fqn: str, name: str) -> tuple[str, MethodSummary] | None:
-        """The first method along the MRO whose name is a likely misspelling of ``name``, with its owner."""
-        for owner in self.mro(fqn):
-            cls = self.classes.get(owner)
-            if cls is None:
-                continue
-            for candidate in cls.methods:
-                if candidate.name != name and is_near_miss(candidate.name, name):
-                    return owner, candidate
-        return None
-
-    def is_output_class(self, fqn: str) -> bool:
-        """Whether ``fqn`` names a project class that is an output."""
-        return fqn in self.classes and self.info(fqn).is_output
-
-    def info(self, fqn: str) -> ClassInfo:
-        """The classification of any indexed class, focused or not."""
-        infos = self.infos()
-        if fqn not in infos:
-            infos[fqn] = self._classify(fqn)
-        return infos[fqn]
-
-    def iter_infos(self) -> Iterator[ClassInfo]:
-        return iter(self.infos().values())
-
-
-def _enclosing(scope: str) -> list[str]:
-    """``a.<locals>.B`` -> ["a.<locals>.B", "a.<locals>"]: inner scopes first (module level excluded)."""
-    if not scope:
-        return []
-    parts = scope.split(".")
-    return [".".join(parts[:i]) for i in range(len(parts), 0, -1) if parts[i - 1] != "" and parts[:i]]
-
-
-def _join(base: str, rest: str) -> str:
-    return f"{base}.{rest}" if rest else base
-
-
-def _via(prefix: str, root: str, chain: list[str], fqn: str) -> str:
-    if root == fqn:
-        return "the protocol root itself"
-    via = f" via {' -> '.join(chain)}" if chain else ""
-    return f"{prefix} {root}{via}"
-
-
-def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
-    result: list[str] = []
-    sequences = [list(s) for s in sequences if s]
-    while sequences:
-        for seq in sequences:
-            head = seq[0]
-            if not any(head in other[1:] for other in sequences):
-                break
-        else:
-            return None
-        result.append(head)
-        sequences = [[c for c in s if c != head] for s in sequences]
-        sequences = [s for s in sequences if s]
-    return result
-
-
-_BUILTINS = frozenset(name for name, value in vars(builtins).items() if isinstance(value, type) and name[0] != "_")

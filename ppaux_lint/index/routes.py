@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, FORWARD_OUTPUT_FIELD, FROM_PP
 from ppaux_lint.facts.summary import FileSummary
-from ppaux_lint.index.inference import Values
+from ppaux_lint.index.inference import Inference, Values
 from ppaux_lint.index.model import ClassInfo
 
 if TYPE_CHECKING:
-    from ppaux_lint.index.project_index import ProjectIndex
+    from ppaux_lint.index.graph import ProjectGraph
 
 
 @dataclass
@@ -44,36 +44,37 @@ class Routes:
         return () if output in self.sampled else self.forward.get(output, ())
 
 
-def find_routes(index: ProjectIndex, infos: Iterable[ClassInfo], silent: Collection[str] = ()) -> Routes:
-    """``infos`` are the classes worth classifying, which include every output and every observer; ``silent``
-    the observers whose ``after_sample`` never returns an output (``instances.no_output``), which route
-    nothing, whatever their annotations declare."""
+def find_routes(index: ProjectGraph, inference: Inference, infos: Iterable[ClassInfo],
+                silent: Collection[str] = ()) -> Routes:
+    """``inference`` is the one about ``index``; ``infos`` are the classes worth classifying, which include every
+    output and every observer; ``silent`` the observers whose ``after_sample`` never returns an output
+    (``instances.no_output``), which route nothing, whatever their annotations declare."""
     infos = list(infos)
     outputs = [info for info in infos if info.is_output]
     forward: dict[str, set[str]] = {}
     sampled: dict[str, set[str]] = {}
-    returns = index.inference.hook_returns
+    returns = inference.hook_returns
     for info in infos:
         if info.is_interface:
             continue  # a Protocol's stubs declare what implementations return; it is no observer of its own
         if info.forward_observer is not None:
-            _credit(index, outputs, returns(info.fqn, AFTER_FORWARD, declared=True), info.fqn, forward)
+            _credit(inference, outputs, returns(info.fqn, AFTER_FORWARD, declared=True), info.fqn, forward)
         for hook in (AFTER_SAMPLE, FROM_PP) if info.is_observer and info.fqn not in silent else ():
-            _credit(index, outputs, returns(info.fqn, hook, declared=True), info.fqn, sampled)
+            _credit(inference, outputs, returns(info.fqn, hook, declared=True), info.fqn, sampled)
     _read_handoffs(index, frozenset(info.summary.name for info in outputs), forward, sampled)
     return Routes({o: tuple(sorted(r)) for o, r in forward.items()}, {o: tuple(sorted(r)) for o, r in sampled.items()})
 
 
-def _credit(index: ProjectIndex, outputs: list[ClassInfo], values: Values | None, route: str,
+def _credit(inference: Inference, outputs: list[ClassInfo], values: Values | None, route: str,
             table: dict[str, set[str]]) -> None:
     """Add ``route`` to each output the values can be an instance of (a subclass too, where they say so)."""
-    for fqn, with_subclasses in index.inference.classes(values or ()):
+    for fqn, with_subclasses in inference.classes(values or ()):
         for output in outputs:
             if output.fqn == fqn or (with_subclasses and fqn in output.ancestry):
                 table.setdefault(output.fqn, set()).add(route)
 
 
-def _read_handoffs(index: ProjectIndex, outputs: frozenset[str], forward: dict[str, set[str]],
+def _read_handoffs(index: ProjectGraph, outputs: frozenset[str], forward: dict[str, set[str]],
                    sampled: dict[str, set[str]]) -> None:
     """Add the routes that handoffs show: to a forward observer or a result's forward field (``forward``), or
     to a sampling observer (``sampled``). ``outputs`` are the output classes' names."""
@@ -88,7 +89,7 @@ def _read_handoffs(index: ProjectIndex, outputs: frozenset[str], forward: dict[s
             if handoff.keyword == FORWARD_OUTPUT_FIELD:
                 forward.setdefault(output, set()).add(f"{callee}.{FORWARD_OUTPUT_FIELD}")
             elif callee in index.classes:
-                receiver = index.info(callee)
+                receiver = index.classified(callee)
                 if receiver.forward_observer is not None:
                     forward.setdefault(output, set()).add(callee)
                 if receiver.is_observer:
