@@ -1,6 +1,10 @@
 """Renderers: each takes findings (and nothing else the analysis knows) and writes one format.
 
 A run imports only the renderer of its format (rich comes with ``full``, the rule documents with ``sarif``).
+
+Takes findings (and, for SARIF's rule list and GitHub's titles, the rule catalogue); gives text on a stream.
+It must never import the engine, the cache, the fixes, the runtime or the server: a renderer that needed the
+analysis could not render a replayed run, which has only the findings.
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ read), so this package is a drop-in for ``sglang.srt.sampling.sampling_observer_
 Beyond those names it serves ``round_trip`` (and its ``RoundTripFailed``), the
 round trip of a caller's own instances, outside ``__all__`` so that ``import *``
 gives exactly SGLang's names.
+
+As a stage, it takes the classes the check found (:mod:`ppaux_lint.check`) and gives each one's verdict from
+a real round trip, in-process, over torch.distributed or under torchrun. It must never import the command
+line, the server, the fixes or the reports' renderers: ``verify``'s command (:mod:`ppaux_lint.cli.verify`)
+stands on it, and it stands on the check.
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 Built on pygls (the ``lsp`` extra), which does the JSON-RPC framing, the protocol's life cycle and the
 document syncing; this package is only what the messages mean for ppaux-lint. Importing it costs nothing
 until :func:`serve` runs, so ``check`` never loads pygls.
+
+Takes an editor's messages and unsaved buffers; gives diagnostics, code actions and fixes, from the same
+engine, selection and fix machinery the command line uses. It must never import the command line or the
+runtime (an editor never runs torch), and nothing but the command line imports it.
 """
 
 from __future__ import annotations
