@@ -60,7 +60,7 @@ for transport in local dist; do
   expect 1 verify fixtures/sample_plugin --device cuda --transport "$transport" --output-format json \
     --junit-xml "$OUT_DIR/sample-$transport.xml" >"$OUT_DIR/sample-cuda-$transport.json"
 done
-# Under torchrun the launch's ranks are the stages (README: Verifying across nodes): rank 1 sends, rank 0
+# Under torchrun the launch's ranks are the stages (docs/verify.md: Verifying across nodes): rank 1 sends, rank 0
 # receives, each on its own GPU (cuda:LOCAL_RANK), over NCCL with two GPUs, else both on cuda:0 over gloo.
 torchrun_verify() {
   "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 -m ppaux_lint verify --transport dist --device cuda "$@"

@@ -1,4 +1,5 @@
-"""The README's one-command installs, CONTRIBUTING's set-up and ``.ci/run`` agree, and get the CPU torch.
+"""The README's one-command installs, the manual's, CONTRIBUTING's set-up and ``.ci/run`` agree, and get the CPU
+torch.
 
 ``torch==2.13.0`` from PyPI is the multi-GB CUDA build on Linux; only PyTorch's CPU wheel index gives the CPU
 one. The pin that worked here did so because this machine's pip finds a CPU wheel on disk, so the commands
@@ -43,3 +44,11 @@ def test_contributing_and_ci_install_torch_as_the_readme_says() -> None:
     for source, text in (("CONTRIBUTING.md", "\n".join(contributing)), (".ci/run", ci)):
         installs = [words for words in torch_installs(text) if "pip" in words]
         assert installs and all(words[-3:] == expected for words in installs), (source, installs)
+
+
+def test_the_manual_starts_with_the_readme_s_two_commands() -> None:
+    """docs/getting-started.md repeats the README's quick start: the same two commands, unchanged, in order."""
+    readme = console_commands((REPO / "README.md").read_text(encoding="utf-8"))
+    manual = console_commands((REPO / "docs" / "getting-started.md").read_text(encoding="utf-8"))
+    assert manual[:2] == readme[:2]
+    assert readme[0].startswith("pip install -e . && ppaux-lint check") and "pytest" in readme[1], readme[:2]

@@ -1,4 +1,4 @@
-"""The README's pytest example runs as the README shows, so the two cannot drift apart."""
+"""The manual's pytest example (docs/pytest.md) runs as the page shows, so the two cannot drift apart."""
 
 from __future__ import annotations
 
@@ -12,17 +12,16 @@ pytest.importorskip("torch")
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.slow
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "pytest.md"
 
 
-def readme_example() -> str:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("\n## pytest"):]
-    return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+def page_example() -> str:
+    """The page's first Python block: the whole ``test_pp.py``."""
+    return re.search(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.DOTALL).group(1)
 
 
 def test_the_readme_example_gives_the_readme_s_output(pytester: pytest.Pytester):
-    pytester.makepyfile(test_pp=readme_example())
+    pytester.makepyfile(test_pp=page_example())
 
     result = pytester.runpytest_subprocess("--ppaux-verify", "test_pp.py", "-v")
 

@@ -1,5 +1,6 @@
-"""The README's editor examples (stdin, ``--fix`` on stdin, the server's diagnostics) give the README's output,
-so the two cannot drift apart. They run on the bundled sample plugin, from the repository's root."""
+"""The manual's editor examples (docs/editors.md: stdin, ``--fix`` on stdin, the server's diagnostics) give the
+output the page shows, so the two cannot drift apart. They run on the bundled sample plugin, from the
+repository's root."""
 
 from __future__ import annotations
 
@@ -20,9 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("\n## Editors: standard input and the language server")
-    return text[start:text.index("\n## ", start + 1)]
+    return (REPO / "docs" / "editors.md").read_text(encoding="utf-8")
 
 
 def blocks(kind: str) -> list[str]:
@@ -33,7 +32,7 @@ DRAFT = blocks("python")[0]
 
 
 def check(command: str) -> tuple[str, str]:
-    """A README command line (``$ ppaux-lint check ... - < draft.py``), run with the README's buffer."""
+    """A command line of the page (``$ ppaux-lint check ... - < draft.py``), run with the page's buffer."""
     args = list(itertools.takewhile(lambda word: word not in ("<", ">", "|"),
                                     shlex.split(command.partition("ppaux-lint ")[2])))
     result = CliRunner().invoke(cli, [*args[:1], "--no-cache", *args[1:]], input=DRAFT.encode("utf-8"))
@@ -68,7 +67,7 @@ def server():
 def test_the_servers_diagnostics(server):
     shown = json.loads(blocks("json")[0])["params"]
     relative = shown["uri"].partition("/fixtures/")[2]
-    address = (REPO / "fixtures" / relative).as_uri()  # the README shows the checkout it was captured in
+    address = (REPO / "fixtures" / relative).as_uri()  # the page shows the checkout it was captured in
     server.request("initialize", {"processId": None, "rootUri": REPO.as_uri(), "capabilities": {}})
     server.notify("initialized", {})
     server.notify("textDocument/didOpen", {"textDocument": {"uri": address, "languageId": "python", "version": 1,

@@ -7,7 +7,7 @@ is decided by the index and the rules.
 
 It parses with the standard library's ``ast``, not libcst: analysis needs no
 concrete syntax, and CPython's C parser is 10-50x faster than building a
-libcst tree with position metadata (see the README's design notes). libcst is
+libcst tree with position metadata (see docs/design.md). libcst is
 kept for what it is best at, rewriting code losslessly in ``--fix``.
 
 Each module extracts one kind of fact, so a rule's author can see where the

@@ -1,0 +1,94 @@
+"""The manual (docs/, built with MkDocs) and the short README that leads into it.
+
+The rule pages are generated from the rule catalogue by a MkDocs hook (docs/hooks/rule_pages.py), so these
+tests hold the hook to the catalogue; the strict build catches a broken link or anchor inside the manual, and
+the README's own links, which MkDocs never reads, are checked here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from click.testing import CliRunner
+
+from ppaux_lint.cli.main import cli
+from ppaux_lint.rules import all_rules, rule_document
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+
+
+def rule_pages_hook() -> ModuleType:
+    """The hook as MkDocs loads it: a file, not a module of any package."""
+    spec = importlib.util.spec_from_file_location("rule_pages", REPO / "docs" / "hooks" / "rule_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_rule_has_a_generated_page_that_is_its_document():
+    pages = rule_pages_hook().rule_pages()
+    assert list(pages) == [f"rules/{rule.code}.md" for rule in all_rules()]
+    for rule in all_rules():
+        assert pages[f"rules/{rule.code}.md"] == rule_document(rule.code)
+
+
+def test_no_rule_page_is_kept_by_hand():
+    """A rule's text lives in ppaux_lint/rules/ only; a page under docs/ would be a second copy that drifts."""
+    assert sorted(path.name for path in (REPO / "docs" / "rules").iterdir()) == ["index.md"]
+
+
+def test_the_rules_index_table_lists_the_catalogue():
+    table = rule_pages_hook().rules_table()
+    rows = re.findall(r"^\| \[(PPA\d{3})\]\((PPA\d{3})\.md\) \| `([^`]+)` \| (.+) \| (\w*) \|$", table, re.MULTILINE)
+    assert [(code, name, summary, fix) for code, _, name, summary, fix in rows] == [
+        (rule.code, rule.name, rule.summary, "" if rule.fix == "none" else rule.fix) for rule in all_rules()]
+    assert all(code == target for code, target, *_ in rows)
+
+
+def test_the_rules_index_has_the_line_the_table_replaces():
+    text = (REPO / "docs" / "rules" / "index.md").read_text(encoding="utf-8")
+    assert len(rule_pages_hook().TABLE_MARKER.findall(text)) == 1
+
+
+def test_the_readme_stays_short():
+    assert len(README.read_text(encoding="utf-8").splitlines()) < 250
+
+
+def test_the_readme_s_links_resolve():
+    """GitHub shows the README with relative links into docs/ and the package; MkDocs checks none of them."""
+    text = README.read_text(encoding="utf-8")
+    targets = [t for t in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"[a-z]+:", t)]
+    assert any(t.startswith("docs/") for t in targets), targets
+    missing = [t for t in targets if not (REPO / t.partition("#")[0]).exists()]
+    assert missing == []
+
+
+def test_the_readme_s_check_example(monkeypatch):
+    """The README's example of `check` prints what the README shows."""
+    monkeypatch.chdir(REPO)
+    block = re.search(r"```console\n\$ (ppaux-lint check [^\n]*--output-format concise[^\n]*)\n(.*?)```",
+                      README.read_text(encoding="utf-8"), re.DOTALL)
+    result = CliRunner().invoke(cli, ["check", "--no-cache", *block.group(1).split()[2:]])
+    assert result.exit_code == 1
+    assert result.stdout == block.group(2)
+
+
+def test_the_manual_builds_strictly_with_a_page_per_rule(tmp_path):
+    pytest.importorskip("mkdocs", reason="MkDocs is not installed (the dev extra installs it)")
+    pytest.importorskip("material", reason="mkdocs-material is not installed (the dev extra installs it)")
+    site = tmp_path / "site"
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                           cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    for rule in all_rules():
+        page = (site / "rules" / rule.code / "index.html").read_text(encoding="utf-8")
+        assert rule.name in page
+    index = (site / "rules" / "index.html").read_text(encoding="utf-8")
+    assert all(f'href="{rule.code}/"' in index for rule in all_rules())
