@@ -461,21 +461,21 @@ def isolation_cost(tree: Path, runs: int) -> IsolationCost:
     of the run; this says what that safety costs on the files a real run parses. Both sides have
     ``ppaux_lint.facts.summarize`` imported beforehand, so neither pays for the import inside the clock.
     """
-    from ppaux_lint import summarize  # noqa: F401 - imported so that its import is not timed
-    from ppaux_lint.cache.store import SummaryStore
-    from ppaux_lint.project.config import load_config
-    from ppaux_lint.project.discover import discover
+    from ppaux_lint.cache.owner import ProjectCache
+    from ppaux_lint.facts import summarize  # noqa: F401 - imported so that its import is not timed
+    from ppaux_lint.project.loading import Options, discover_files, load_project
     from ppaux_lint.scan.prefilter import initial_tokens
 
-    config = load_config(tree)
-    files = discover([tree], tree, config).files
-    candidates = SummaryStore(files, cache=None).scan(files, initial_tokens(config.protocols))
+    options = Options(no_cache=True)
+    project = load_project([tree], options)
+    files = discover_files([tree], options, project).files
+    candidates = ProjectCache(project, options).summaries(files).scan(files, initial_tokens(project.config.protocols))
     size = sum(os.path.getsize(c.path) for c in candidates)
     timings: dict[bool, list[float]] = {False: [], True: []}
     results: dict[bool, dict] = {}
     for number in range(runs):
         for isolate in ((False, True) if number % 2 == 0 else (True, False)):
-            store = SummaryStore(files, cache=None, isolate=isolate)
+            store = ProjectCache(project, options).summaries(files, isolate=isolate)
             start = time.perf_counter()
             results[isolate] = store.summarize(candidates)
             timings[isolate].append(time.perf_counter() - start)

@@ -1,7 +1,15 @@
-"""Everything ppaux-lint keeps on disk, behind one owner: the cache directory, the per-file summaries keyed by
-content, the prefilter's scan index keyed by stat, and the replay record of the last run of each command.
+"""Everything ppaux-lint keeps on disk for a project, behind one owner, :class:`~.owner.ProjectCache`: the cache
+directory and its markers, the replay record of the last run of each command, the per-file summaries keyed
+by content, and the prefilter's scan index keyed by stat.
 
-Takes the project and its files; gives summaries and scan answers to the engine, and replays a run nothing
-has changed since. It may import the stages below it (project, facts, scan, and the findings model of
-rules) to store their records, and must never import the engine, the reports, the fixes or anything above.
+Takes a project and the run's options (``--no-cache`` and ``--cache-dir`` decide whether and where); gives
+``check`` the run it may replay, keeping the one it could not, and gives the engine a store of summaries
+whose questions about the disk go back to the owner. Only the owner (``owner.py``) knows the pieces: the
+store (``store.py``: the run's memory of bytes and summaries, its worker processes), the record
+(``replay.py``), this version's entries (``summaries.py``), the scan index and its stamps
+(``scan_index.py``), the directory and its markers (``directory.py``), and ``codec.py`` beneath them all.
+
+It may import the stages below it (project, facts, scan, support, and the findings model of rules) to store
+their records. It must never import the engine (``check``), the reports, the fixes, the runtime, the
+server or the command line, not even lazily: they stand on it.
 """

@@ -1,8 +1,9 @@
 """Where the project's cache lives, and how that directory says what it is.
 
-The summaries (``cache.py``) and the replayed runs (``replay.py``) share one directory, which marks itself
-on its first write so that git ignores it and backup tools may skip it. Light to import: a replayed run
-reads its record before anything of the analysis is loaded.
+The summaries and the scan index (``summaries.py``) and the replay records (``replay.py``) share one
+directory, which the cache's owner (``owner.py``) makes on its first write, marked so that git ignores it and
+backup tools may skip it. Light to import: a replayed run reads its record before anything of the analysis
+is loaded.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Editors and pre-commit hooks check one file or a few at a time, and most of thos
 the last run of the same command left it. Such a run finds the project and loads its config, as every run does,
 and then only compares the stat of each input the last run recorded with what is on disk now: no discovery walk, no
 summary model, no index, no rule. When all match, it prints the findings (their fixes attached) and the
-warnings stored with them.
+warnings stored with them. This module is the record; ``check`` (``cli/checking.py``) reads and writes it
+through the cache's owner (``owner.py``), which also hands the stats the record took to the scan cache.
 
 The record, one per command in the cache directory, names the command (the working directory, the paths, the
 options that change what is found, ppaux-lint's and the interpreter's versions, the project and its root
@@ -33,17 +34,15 @@ import json
 import os
 import sys
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ppaux_lint import __version__
-from ppaux_lint.cache.directory import cache_directory, prepare
 from ppaux_lint.cache.scan_index import STAMP, Stamp, stamp
 from ppaux_lint.project.excludes import GITIGNORE
 from ppaux_lint.project.layout import PYPROJECT
-from ppaux_lint.project.loading import Options, Project, asked, discover_files, load_project
+from ppaux_lint.project.loading import Options, Project
 from ppaux_lint.support.fileio import atomic_write, read_regular_file
 
 if TYPE_CHECKING:
@@ -56,69 +55,33 @@ _RECORD_FORMAT = 2
 _MISSING = b"\xff" * STAMP.size  # no stat can pack to this: its size and inode would both be 2**64 - 1
 
 
-@dataclass(frozen=True)
-class Checked:
-    """What ``check`` reports: the findings with their fixes, discovery's warnings, how many files were asked
-    about, and any overlays read (whose text the full format quotes)."""
+class Run(NamedTuple):
+    """What a run reported: its findings (with their fixes), discovery's warnings, and how many files were
+    asked about."""
 
     findings: list[Finding]
     warnings: tuple[str, ...]
     files_checked: int
-    overlays: dict[str, bytes] = field(default_factory=dict)
-    replayed: bool = False
 
 
-def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
-    """The findings for ``paths``: replayed when no input changed since the same command ran, else analysed
-    (and recorded for the next run)."""
-    given = asked(paths)
-    project = load_project(given, options)
-    record = None if options.no_cache or options.overlays else _Record(project, options, given)
-    replayed = record.read() if record is not None else None
-    if replayed is not None:
-        return replayed
-    from ppaux_lint.check.engine import analyze
+class Record:
+    """The last run of one command in this project: its inputs with their stat, and what it reported. It lives
+    in ``directory`` (``<base>/runs/``), which the cache's owner makes before the inputs are stat."""
 
-    discovery = discover_files(given, options, project)
-    # Stat before the analysis reads anything: a file that changes while it runs then fails the next replay,
-    # instead of the record pairing its new stat with findings about its old text. The cache directory is
-    # made first, since making it changes the stat of the directory that holds it (the project root).
-    inputs = record.stat_all(_inputs(discovery, given, options)) if record is not None and record.prepare() else []
-    stamps = record.stamps() if record is not None and inputs else None
-    checked = _checked(analyze(given, options, project, discovery, stamps), discovery)
-    if record is not None and inputs:
-        record.write(checked, inputs)  # with the analysis gone: the record's encoding adds nothing to the peak
-    return checked
-
-
-def _checked(analysis, discovery: Discovery) -> Checked:
-    """What ``check`` reports of ``analysis``, which its caller then no longer holds."""
-    return Checked(with_fixes(analysis), discovery.warnings, len(discovery.targets), dict(analysis.overlays))
-
-
-def with_fixes(analysis) -> list[Finding]:
-    """The analysis's findings, each with the fix it offers; a run without findings loads no fix machinery."""
-    if not analysis.findings:
-        return []
-    from ppaux_lint.fixes import attach_fixes
-
-    return attach_fixes(analysis)
-
-
-class _Record:
-    """The last run of one command in this project: its inputs with their stat, and what it reported."""
-
-    def __init__(self, project: Project, options: Options, given: list[Path]) -> None:
+    def __init__(self, base: Path, project: Project, options: Options, given: list[Path]) -> None:
         self._command = repr((_RECORD_FORMAT, __version__, sys.version, os.getcwd(), [str(p) for p in given],
                               options.config_path, options.select, options.ignore, options.exclude,
                               options.force_exclude, options.prefilter, project))
         name = f"{zlib.crc32(self._command.encode('utf-8', 'surrogateescape')):08x}"  # a clash only costs a miss
-        self._base = cache_directory(project, options.cache_dir)
-        self._path = self._base / "runs" / f"{name}.json"
+        self.directory = base / "runs"
+        self._path = self.directory / f"{name}.json"
+        self._given = given
+        self._config_path = options.config_path
         self._stats: dict[str, bytes] = {}
+        self._inputs: list[str] = []
         self._root = str(project.root).rstrip(os.sep) + os.sep
 
-    def read(self) -> Checked | None:
+    def read(self) -> Run | None:
         """The recorded run, if it was this command's and every input is as it recorded it."""
         try:
             data = json.loads(read_regular_file(self._path))
@@ -131,7 +94,7 @@ class _Record:
                     and len(stats) == size * len(paths)):
                 return None
             for number, path in enumerate(paths):
-                if stats[number * size:(number + 1) * size] != self.stat(self._absolute(path)):
+                if stats[number * size:(number + 1) * size] != self._stat(self._absolute(path)):
                     return None
             findings = _decode_findings(data["findings"])
         except (OSError, ValueError, RecursionError, KeyError, TypeError, binascii.Error):
@@ -139,20 +102,23 @@ class _Record:
         if findings is None or not isinstance(count, int) or not (
                 isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
             return None
-        return Checked(findings, tuple(warnings), count, replayed=True)
+        return Run(findings, tuple(warnings), count)
 
-    def stat(self, path: str) -> bytes:
+    def stat_inputs(self, discovery: Discovery) -> None:
+        """Stat every input of the run now, before the analysis reads anything: a file that changes while it
+        runs then fails the next replay, instead of the record pairing its new stat with findings about its
+        old text. ``directory`` must exist by then, since making the cache changes the stat of the directory
+        that holds it (the project root)."""
+        self._inputs = _inputs(discovery, self._given, self._config_path)
+        for path in self._inputs:
+            self._stat(path)
+
+    def _stat(self, path: str) -> bytes:
         """``path``'s stat, taken once per run: a miss has stat the inputs it compared already, and all of
-        them were taken before the analysis, which is when the record needs them (see ``check_project``)."""
+        them were taken before the analysis, which is when the record needs them (see ``stat_inputs``)."""
         if path not in self._stats:
             self._stats[path] = _stat(path)
         return self._stats[path]
-
-    def stat_all(self, paths: list[str]) -> list[str]:
-        """``paths``, each stat now (see ``stat``)."""
-        for path in paths:
-            self.stat(path)
-        return paths
 
     def stamps(self) -> Mapping[str, Stamp]:
         """The stats taken, as the scan cache knows a file."""
@@ -165,18 +131,18 @@ class _Record:
     def _absolute(self, path: str) -> str:
         return path if os.path.isabs(path) else self._root + path
 
-    def prepare(self) -> bool:
-        """Make the record's directory (and the cache's markers); False when the cache cannot be written."""
-        return prepare(self._base, self._path.parent)
-
-    def write(self, checked: Checked, inputs: list[str]) -> None:
-        """Record ``checked`` with ``inputs``, each with the stat it had before the analysis began."""
+    def write(self, run: Run) -> None:
+        """Record ``run`` with the inputs ``stat_inputs`` stat, each with the stat it had then; nothing when
+        they were not."""
+        if not self._inputs:
+            return
         from ppaux_lint.cache.codec import encode
 
-        record = {"command": self._command, "paths": [self._relative(path) for path in inputs],
-                  "stats": binascii.b2a_base64(b"".join(self._stats[path] for path in inputs), newline=False).decode(),
-                  "warnings": list(checked.warnings), "files_checked": checked.files_checked,
-                  "findings": encode(checked.findings)}
+        record = {"command": self._command, "paths": [self._relative(path) for path in self._inputs],
+                  "stats": binascii.b2a_base64(b"".join(self._stats[path] for path in self._inputs),
+                                               newline=False).decode(),
+                  "warnings": list(run.warnings), "files_checked": run.files_checked,
+                  "findings": encode(run.findings)}
         atomic_write(self._path, json.dumps(record, separators=(",", ":")).encode())
 
 
@@ -192,6 +158,11 @@ class _Stamps(Mapping):
             raise KeyError(path)
         return packed
 
+    def get(self, path: str, default: Stamp | None = None) -> Stamp | None:
+        """Mapping's, in one call: the scan asks once per file and round (half a million times at 50,000 files)."""
+        packed = self._stats.get(path)
+        return default if packed is None or packed == _MISSING else packed
+
     def __iter__(self) -> Iterator[str]:
         return (path for path, packed in self._stats.items() if packed != _MISSING)
 
@@ -199,7 +170,7 @@ class _Stamps(Mapping):
         return sum(1 for _ in self)
 
 
-def _inputs(discovery: Discovery, given: list[Path], options: Options) -> list[str]:
+def _inputs(discovery: Discovery, given: list[Path], config_path: Path | None) -> list[str]:
     """Every path whose stat the run's findings depend on (see the module docstring)."""
     root = str(discovery.root)
     directories: set[str] = set(discovery.looked_in)
@@ -208,7 +179,7 @@ def _inputs(discovery: Discovery, given: list[Path], options: Options) -> list[s
     # Only those that exist: one that appears changes its directory's stat, which is recorded already.
     named = [path for d in sorted(directories) for name in (PYPROJECT, GITIGNORE)
              if os.path.lexists(path := os.path.join(d, name))]
-    explicit = [os.path.abspath(options.config_path)] if options.config_path else []
+    explicit = [os.path.abspath(config_path)] if config_path else []
     # The files first: an edit is the likeliest change, and a replay stops at the first input that differs.
     return [*(f.path for f in discovery.files), *named, *explicit, *sorted(directories), *_tool_files()]
 

@@ -1,10 +1,10 @@
 """Where summaries come from: the prefilter's scans, the cache, and parsing (in parallel when it pays).
 
-The engine asks two questions of the store: "which of these files contain
-any of these tokens?" and "give me the summaries of these files (or of this
-module)". Everything that makes those answers fast without changing them
-lives here. The process pool is imported only when a run starts workers: a warm run of a file or two
-never does.
+The engine asks two questions of the store, which the cache's owner (``owner.py``) hands it: "which of these
+files contain any of these tokens?" and "give me the summaries of these files (or of this module)".
+Everything that makes those answers fast without changing them lives here: the run's memory of bytes and
+summaries, and the worker processes; what the disk knows comes from the owner, through :class:`Disk`. The
+process pool is imported only when a run starts workers: a warm run of a file or two never does.
 
 Overlays (an editor's unsaved buffer, standard input) are answered from the bytes given, never from the
 file on disk: the scan cache, keyed by the file's stat, neither answers nor remembers them, and their
@@ -16,9 +16,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from ppaux_lint.cache.scan_index import ScanIndex, Stamp, stamp
-from ppaux_lint.cache.summaries import Cache, content_key
 from ppaux_lint.facts.summary import FileSummary, ParseError, Span
 from ppaux_lint.project.discover import SourceFile
 from ppaux_lint.scan import lookahead
@@ -26,6 +25,9 @@ from ppaux_lint.scan.prefilter import encoded, searchable
 from ppaux_lint.scan.search import searcher
 from ppaux_lint.support.fileio import read_regular_file
 from ppaux_lint.support.workers import ChildFailed, Workers, in_child
+
+if TYPE_CHECKING:
+    from ppaux_lint.cache.scan_index import Stamp
 
 PARALLEL_MIN_FILES = 48  # below this, one task: splitting the work costs more than it saves
 PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
@@ -35,42 +37,59 @@ CRASH_REASON = "the parser crashed on this file"
 PARSE_TIMEOUT = 60.0  # seconds a child may take over its files before it counts as hung
 
 
+class Disk(Protocol):
+    """What the store asks of the disk, answered by the cache's owner (``owner.py``) from the scan index and
+    the summaries' entries, or with a miss for everything when the cache is off."""
+
+    records_scans: bool  # whether what a scan finds is remembered: without a cache nothing would read it
+
+    def scanned(self, path: str, tokens: frozenset[str]) -> tuple[bool | None, Stamp | None]:
+        """Whether the file holds any of ``tokens`` as far as the disk knows (None: read it), and the stamp
+        to remember what reading it finds under."""
+
+    def remember_scan(self, path: str, stat: Stamp, tokens: frozenset[str], found: frozenset[str]) -> None:
+        """The file, unchanged since ``stat``, was searched for ``tokens`` and holds ``found``."""
+
+    def summary_key(self, source: SourceFile, data: bytes) -> str:
+        """What ``source``'s summary is kept under, given its bytes."""
+
+    def summary(self, key: str, source: SourceFile) -> FileSummary | None:
+        """The summary kept under ``key``, if it is ``source``'s."""
+
+    def keep_summary(self, key: str, summary: FileSummary) -> None:
+        """Keep ``summary`` under ``key`` for later runs."""
+
+
 class SummaryStore:
-    def __init__(self, files: Sequence[SourceFile], cache: Cache | None, config_key: str = "",
-                 jobs: int | None = None, isolate: bool | None = None,
-                 overlays: Mapping[str, bytes] | None = None, stamps: Mapping[str, Stamp] | None = None) -> None:
+    def __init__(self, files: Sequence[SourceFile], disk: Disk, jobs: int | None = None,
+                 isolate: bool | None = None, overlays: Mapping[str, bytes] | None = None) -> None:
         self.by_path = {f.path: f for f in files}
         self.by_module: dict[str, SourceFile] = {}
         for f in files:
             if f.module:
                 self.by_module.setdefault(f.module, f)
-        self.cache = cache
-        self.config_key = config_key
+        self._disk = disk
         self.jobs = jobs or os.cpu_count() or 1
         self._workers = Workers(self.jobs)
         self.isolate = isolate if isolate is not None else sys.platform == "linux"
         self.summaries: dict[str, FileSummary] = {}
         self.overlays = overlays or {}
         self._bytes: dict[str, bytes] = {}
-        # Stats this run took already (a replay's record), before anything was read; not ``stamps or {}``, which
-        # would count a view of 50,000 of them.
-        self._stamps = {} if stamps is None else stamps
-        # Without a cache nothing would read what the scans learn, so they record nothing.
-        self._scans = ScanIndex(cache.load_scan()) if cache is not None else None
 
     # -- the prefilter's question --------------------------------------------------------------
     def scan(self, files: Iterable[SourceFile], tokens: frozenset[str],
              graph: lookahead.Graph | None = None) -> list[SourceFile]:
         """The files that contain at least one token; unreadable files count as hits (they must be reported).
 
-        An unchanged file (same mtime and size) already scanned for these tokens is answered from the
-        cache without being read; a hit of an earlier scan not summarized yet, from the bytes that scan
-        kept; the rest are read and searched, in worker processes when many are. With ``graph``, the
-        lookahead edges of every file read are added to it.
+        An unchanged file already scanned for these tokens is answered by the disk without being read; a hit
+        of an earlier scan not summarized yet, from the bytes that scan kept; the rest are read and searched,
+        in worker processes when many are. With ``graph``, the lookahead edges of every file read are added
+        to it.
         """
         hits: list[SourceFile] = []
         todo: list[tuple[SourceFile, Stamp | None]] = []
         contains = None
+        disk = self._disk
         for source in files:
             data = self.overlays.get(source.path, self._bytes.get(source.path))
             if data is not None:
@@ -78,23 +97,14 @@ class SummaryStore:
                 if contains(searchable(data)):
                     hits.append(source)
                 continue
-            stat = None
-            if self._scans is not None:
-                stat = self._stamps.get(source.path)
-                if stat is None:
-                    try:
-                        stat = stamp(os.stat(source.path))
-                    except OSError:
-                        hits.append(source)
-                        continue
-                known = self._scans.lookup(source.path, stat, tokens)
-                if known is not None:
-                    if known:
-                        hits.append(source)
-                    continue
+            known, stat = disk.scanned(source.path, tokens)
+            if known is not None:
+                if known:
+                    hits.append(source)
+                continue
             todo.append((source, stat))
         paths = [source.path for source, _ in todo]
-        record = self._scans is not None
+        record = disk.records_scans
         if len(paths) >= PARALLEL_MIN_SCAN and self.jobs > 1:
             results = _scan_in_workers(self._workers, paths, tokens, record, graph)
         else:
@@ -104,18 +114,13 @@ class SummaryStore:
                 hits.append(source)
             if hit:
                 self._bytes[source.path] = data  # it will be summarized or searched again: read it once
-            if self._scans is not None and stat is not None and hit is not None:
-                self._scans.remember(source.path, stat, tokens, found)
+            if stat is not None and hit is not None:
+                disk.remember_scan(source.path, stat, tokens, found)
         return hits
 
     def forget_unsummarized(self) -> None:
         """Drop the bytes that scans kept of files never summarized: the fixpoint is over."""
         self._bytes.clear()
-
-    def save(self) -> None:
-        if self.cache is not None and self._scans is not None and self._scans.worth_saving():
-            self.cache.save_scan(self._scans.to_json(self.by_path))
-            self._scans.changes = 0
 
     # -- summaries ---------------------------------------------------------------------------------
     def load_module(self, module: str) -> FileSummary | None:
@@ -140,18 +145,17 @@ class SummaryStore:
                 except OSError as exc:
                     out[key] = self.summaries[key] = _unreadable(source, exc)
                     continue
-            cache_key = content_key(data, key, source.module, source.is_package, self.config_key)
-            cached = self.cache.get_summary(cache_key) if self.cache is not None else None
-            if cached is not None and (cached.path, cached.module, cached.is_package) == (
-                    source.path, source.module, source.is_package):  # else a foreign entry: a miss
+            cache_key = self._disk.summary_key(source, data)
+            cached = self._disk.summary(cache_key, source)
+            if cached is not None:
                 out[key] = self.summaries[key] = cached
             else:
                 misses.append((source, data, cache_key))
         for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses]), strict=True):
             out[source.path] = self.summaries[source.path] = summary
-            if self.cache is not None and not _is_crash(summary) and source.path not in self.overlays:
+            if not _is_crash(summary) and source.path not in self.overlays:
                 # (a crash may be transient, an OOM kill; an overlay is one moment of an edit)
-                self.cache.put_summary(cache_key, summary)
+                self._disk.keep_summary(cache_key, summary)
         return out
 
     def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:

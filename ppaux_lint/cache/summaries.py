@@ -1,4 +1,5 @@
-"""The on-disk cache: per-file summaries keyed by content, and the prefilter's scan results keyed by stat.
+"""The entries of this version of ppaux-lint in the cache: per-file summaries keyed by content, and the
+prefilter's scan index.
 
 Layout under the cache directory (``.ppaux_lint_cache`` at the project root):
 ``<version>/summaries/<key>.json`` and ``<version>/scan.json``. Every write
@@ -6,6 +7,8 @@ goes to a temporary file that is then renamed over the target, so a reader
 sees the old entry or the new one, never half of one, and two concurrent runs
 at worst both write the same content. Any entry that cannot be read back
 exactly (corrupt, truncated, foreign, another version) is a miss.
+
+An internal of the cache's owner (``owner.py``), which makes the directory before the first write.
 """
 
 from __future__ import annotations
@@ -14,14 +17,16 @@ import dataclasses
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ppaux_lint import __version__
 from ppaux_lint.cache import codec
-from ppaux_lint.cache.directory import prepare
 from ppaux_lint.facts import summary as summary_module
 from ppaux_lint.facts.summary import SUMMARY_FORMAT, FileSummary
 from ppaux_lint.support.fileio import atomic_write, read_regular_file
+
+if TYPE_CHECKING:
+    from ppaux_lint.project.discover import SourceFile
 
 SUMMARY_CODEC = codec.Codec(value for value in vars(summary_module).values()
                             if isinstance(value, type) and dataclasses.is_dataclass(value))
@@ -35,29 +40,35 @@ def content_key(data: bytes, path: str, module: str, is_package: bool, config_ke
     return digest.hexdigest()
 
 
-class Cache:
-    def __init__(self, directory: Path) -> None:
-        self.base = directory
-        self.directory = directory / f"{__version__}-{SUMMARY_FORMAT}"
-        self._ready = False
+class Entries:
+    """The summaries and the scan index under ``<base>/<version>/``, for a project whose config's summary key
+    is ``config_key``. Writing needs ``summaries`` (and so its parent, which holds ``scan.json``) to exist:
+    the cache's owner makes it on the first write."""
 
-    def _prepare(self) -> bool:
-        """Create the directory with its .gitignore and CACHEDIR.TAG on first write; False if we cannot."""
-        self._ready = self._ready or prepare(self.base, self.directory / "summaries")
-        return self._ready
+    def __init__(self, base: Path, config_key: str) -> None:
+        self.directory = base / f"{__version__}-{SUMMARY_FORMAT}"
+        self.summaries = self.directory / "summaries"
+        self._config_key = config_key
 
-    def get_summary(self, key: str) -> FileSummary | None:
+    def key(self, source: SourceFile, data: bytes) -> str:
+        """What the summary of ``source`` with these bytes is kept under."""
+        return content_key(data, source.path, source.module, source.is_package, self._config_key)
+
+    def get_summary(self, key: str, source: SourceFile) -> FileSummary | None:
+        """The summary stored under ``key`` for ``source``; one that names another file (a copied cache) is a
+        miss."""
         try:
-            raw = read_regular_file(self.directory / "summaries" / f"{key}.json")
+            raw = read_regular_file(self.summaries / f"{key}.json")
             value = SUMMARY_CODEC.decode(json.loads(raw))
         except (OSError, ValueError, RecursionError):
             return None
-        return value if isinstance(value, FileSummary) and value.format == SUMMARY_FORMAT else None
+        if not isinstance(value, FileSummary) or value.format != SUMMARY_FORMAT:
+            return None
+        return value if (value.path, value.module, value.is_package) == (
+            source.path, source.module, source.is_package) else None
 
     def put_summary(self, key: str, summary: FileSummary) -> None:
-        if self._prepare():
-            atomic_write(self.directory / "summaries" / f"{key}.json",
-                          json.dumps(codec.encode(summary), separators=(",", ":")).encode())
+        atomic_write(self.summaries / f"{key}.json", json.dumps(codec.encode(summary), separators=(",", ":")).encode())
 
     def load_scan(self) -> dict[str, Any]:
         try:
@@ -67,5 +78,4 @@ class Cache:
         return data if isinstance(data, dict) else {}
 
     def save_scan(self, data: dict[str, Any]) -> None:
-        if self._prepare():
-            atomic_write(self.directory / "scan.json", json.dumps(data, separators=(",", ":")).encode())
+        atomic_write(self.directory / "scan.json", json.dumps(data, separators=(",", ":")).encode())

@@ -10,11 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ppaux_lint.cache.directory import cache_directory
-from ppaux_lint.cache.scan_index import Stamp
-from ppaux_lint.cache.store import SummaryStore
-from ppaux_lint.cache.summaries import Cache
+from ppaux_lint.cache.owner import ProjectCache
 from ppaux_lint.check.selection import Selection, Suppressed, apply
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary
@@ -26,6 +24,9 @@ from ppaux_lint.project.loading import Options, Project, asked, discover_files, 
 from ppaux_lint.rules import CheckContext, run_checks
 from ppaux_lint.scan.lookahead import Graph, reach
 from ppaux_lint.scan.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
+
+if TYPE_CHECKING:
+    from ppaux_lint.cache.store import SummaryStore
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Analysis:
 
 
 def analyze(paths: Sequence[str | Path], options: Options | None = None, project: Project | None = None,
-            discovery: Discovery | None = None, stamps: Mapping[str, Stamp] | None = None) -> Analysis:
+            discovery: Discovery | None = None, cache: ProjectCache | None = None) -> Analysis:
     """Every stage, once per protocol set among the configs of the files asked about.
 
     Configs differ per sub-project (scopes.py), and their protocols decide what a class is, so each set of
@@ -57,9 +58,10 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
     two roots claim one module name (two sub-projects with a ``utils.common``, two copies of a package), the
     files of each root that lost a name get a pass of their own in which that root owns its names, so each
     copy is judged against itself first (discover.py's ``copies``). A project with one config and no such
-    collision, the usual case, makes one pass. ``project`` and ``discovery``, when the caller has
-    them already, are what ``load_project`` and ``discover_files`` would give for ``paths``; ``stamps``, the
-    files' (mtime, size) when the caller took them already, before anything was read (``replay.py``).
+    collision, the usual case, makes one pass. ``project``, ``discovery`` and ``cache``, when the caller has
+    them already, are what ``load_project``, ``discover_files`` and ``ProjectCache`` would give for
+    ``paths`` (``check`` makes the cache first, to replay and to stat the inputs before anything is read).
+    Everything on disk goes through ``cache``: the store it hands out, and the scan index it saves at the end.
     """
     options = options or Options()
     given = asked(paths)
@@ -68,9 +70,9 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
     discovery = discovery or discover_files(given, options, project)
     configs = {config.path: config for config in discovery.all_configs}
     selections = {path: _selection(config, options) for path, config in configs.items()}  # each one validated
-    store = SummaryStore(discovery.files, _cache(project, options), project.config.summary_key(),
-                         jobs=1 if options.in_process else None, isolate=False if options.in_process else None,
-                         overlays=overlays, stamps=stamps)
+    cache = cache or ProjectCache(project, options)
+    store = cache.summaries(discovery.files, overlays, jobs=1 if options.in_process else None,
+                            isolate=False if options.in_process else None)
     targets = discovery.targets
     passes = {_pass(discovery, path): discovery.config_of(path) for path in sorted(targets)}
     indexes: dict[Pass, ProjectIndex] = {}
@@ -96,7 +98,7 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
         # A finding is asked about when any file it involves is (PPA015 names both ends of a contract).
         raw.update(f for f in run_checks(CheckContext(index=index, summaries=tuple(relevant)))
                    if _pass(discovery, f.path) == key and any(p in targets for p in f.paths))
-    store.save()
+    cache.finish()  # the scan index, saved when worth it
     store.close()  # its workers; an error before this leaves them to the pool's own clean-up at exit
     findings: list[Finding] = []
     suppressed: list[Suppressed] = []
@@ -169,10 +171,6 @@ def _load_owned(store: SummaryStore, owners: Mapping[str, str], module: str) -> 
     """The summary of the file that owns ``module`` in a copy's pass."""
     path = owners.get(module)
     return store.summarize([store.by_path[path]])[path] if path is not None else None
-
-
-def _cache(project: Project, options: Options) -> Cache | None:
-    return None if options.no_cache else Cache(cache_directory(project, options.cache_dir))
 
 
 def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Protocols,

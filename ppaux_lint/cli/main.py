@@ -121,7 +121,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
 
     `-` checks standard input, named by --stdin-filename, against the rest of the project on disk, as an
     editor plugin needs for an unsaved buffer."""
-    from ppaux_lint.cache.replay import Checked, check_project, with_fixes
+    from ppaux_lint.cli.checking import Checked, check_project, with_fixes
     from ppaux_lint.project.loading import Options
 
     stdin = _stdin_path(paths, stdin_filename)
@@ -302,11 +302,11 @@ def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -
     """Remove the cache of the project that contains PATHS (default: the current directory)."""
     import shutil
 
-    from ppaux_lint.cache.directory import cache_directory
+    from ppaux_lint.cache.owner import ProjectCache
     from ppaux_lint.project.loading import Options, asked, load_project
 
     project = guarded(ctx, lambda: load_project(asked(paths), Options()))
-    target = cache_directory(project, cache_dir)
+    target = ProjectCache(project, Options(cache_dir=cache_dir)).directory
     if target.is_dir():
         shutil.rmtree(target, ignore_errors=True)
         click.echo(f"Removed cache at {target}")

@@ -22,8 +22,8 @@ from ppaux_lint import __version__
 from ppaux_lint.cache import codec
 from ppaux_lint.cache.directory import CACHE_DIR_NAME
 from ppaux_lint.cache.scan_index import RESCAN_COST
-from ppaux_lint.cache.summaries import SUMMARY_CODEC, Cache
-from ppaux_lint.facts.summary import SUMMARY_FORMAT
+from ppaux_lint.cache.summaries import SUMMARY_CODEC
+from ppaux_lint.facts.summary import SUMMARY_FORMAT, FileSummary
 
 from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, copy_fixture, key, run, write_tree
 
@@ -272,11 +272,11 @@ def test_two_runs_at_once_agree_and_leave_a_readable_cache(project: Path) -> Non
         for process, (stdout, stderr) in zip(runs, outputs, strict=True):
             assert process.returncode == 1, stderr
             assert json.loads(stdout) == json.loads(expected_json.stdout)
-    cache = Cache(project / CACHE_DIR_NAME)
     entries = _entries(project)
     assert entries and not list((project / CACHE_DIR_NAME).rglob("*.tmp"))
     for entry in entries:
-        assert cache.get_summary(entry.stem) is not None, entry
+        summary = SUMMARY_CODEC.decode(json.loads(entry.read_bytes()))
+        assert isinstance(summary, FileSummary) and summary.format == SUMMARY_FORMAT, entry
     assert json.loads((_cache_dir(project) / "scan.json").read_text())["files"]
     with chdir(project):
         assert key(run(project).findings) == _reference(project)

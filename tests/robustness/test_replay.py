@@ -22,6 +22,7 @@ import pytest
 
 from ppaux_lint.cache import replay
 from ppaux_lint.cache.directory import CACHE_DIR_NAME
+from ppaux_lint.cli.checking import Checked, check_project
 from ppaux_lint.project.loading import Options
 
 from ._support import AUX, BROKEN_OUTPUT, chdir, key, write_tree
@@ -46,9 +47,9 @@ FILES = {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/leaf.py": LEAF, "pkg/b
          "docs/README.txt": "no modules here, yet\n"}
 
 
-def check(root: Path, paths: tuple[str, ...] = (".",), **options) -> replay.Checked:
+def check(root: Path, paths: tuple[str, ...] = (".",), **options) -> Checked:
     with chdir(root):
-        return replay.check_project(list(paths), Options(**options))
+        return check_project(list(paths), Options(**options))
 
 
 def _touch(path: Path, text: str) -> None:
@@ -216,8 +217,9 @@ def test_a_replayed_run_prints_what_the_analysis_printed(root: Path, output_form
 
 
 def test_a_replayed_run_loads_nothing_of_the_analysis(root: Path) -> None:
+    # A replay decodes the findings' model (facts.findings), and nothing of the analysis: no summary model, no rule.
     probe = ("import sys\nfrom ppaux_lint.cli.main import cli\ntry:\n    cli(['check', '.'])\nexcept SystemExit:\n"
-             "    pass\nprint(sorted(m for m in sys.modules if m.startswith(('ppaux_lint.index.project_index', 'ppaux_lint.rules',"
+             "    pass\nprint(sorted(m for m in sys.modules if m.startswith(('ppaux_lint.index.project_index', 'ppaux_lint.rules.',"
              " 'ppaux_lint.facts.summary', 'ppaux_lint.cache.store', 'ppaux_lint.check.engine'))))")
 
     def loaded() -> list[str]:
