@@ -247,8 +247,8 @@ def linked_copy(source: Path, dest: Path) -> None:
 
 
 def prepare_wheel_tree(workdir: Path, version: str) -> Path:
-    """``<workdir>/sglang-X/wheel``: ``sglang/`` from the wheel beside a marker pyproject.toml."""
-    root = workdir / f"sglang-{version}" / "wheel"
+    """``<workdir>/real-code-sglang-X/wheel``: ``sglang/`` from the wheel beside a marker pyproject.toml."""
+    root = workdir / f"real-code-sglang-{version}" / "wheel"  # not bench_speed.py's tree, which it would join
     if complete(root):
         return root
     wheel = sglang_wheel(workdir, version)
@@ -296,9 +296,9 @@ def init_repo_layout(root: Path, version: str) -> None:
 
 
 def prepare_repo(workdir: Path, version: str) -> Path:
-    """``<workdir>/sglang-X/repo``: SGLang's repository layout around the wheel's ``sglang/``."""
+    """``<workdir>/real-code-sglang-X/repo``: SGLang's repository layout around the wheel's ``sglang/``."""
     source = prepare_wheel_tree(workdir, version)
-    root = workdir / f"sglang-{version}" / "repo"
+    root = workdir / f"real-code-sglang-{version}" / "repo"
     if complete(root):
         return root
     if root.exists():
