@@ -10,6 +10,7 @@ the project first (the ``lint_project`` fixture in ``conftest.py`` does).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -162,3 +163,10 @@ def roles_of(analysis: Analysis, fqn: str) -> frozenset[str]:
     if info is None and fqn in analysis.index.classes and hasattr(analysis.index, "info"):
         info = analysis.index.info(fqn)
     return frozenset() if info is None else info.roles
+
+
+def as_from_a_terminal() -> None:
+    """``Popen``'s ``preexec_fn`` for a child that a test interrupts: SIGINT's default action, as a terminal's
+    child has it. A shell starts a background job (``pytest ... &``) with SIGINT ignored, which its children
+    inherit, and a process that ignores SIGINT cannot show what Ctrl-C does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from lintkit import as_from_a_terminal
+
 # Long enough for anything that is going to happen; only stops a test that would otherwise wait forever.
 PATIENCE = 60.0
 
@@ -112,7 +114,7 @@ def launched(argv: Sequence[str], cwd: Path, stderr: Path, stdout: IO | int = su
     env.pop("CI", None)
     with stderr.open("wb") as errors:
         process = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=errors,
-                                   env=env, start_new_session=True)
+                                   env=env, start_new_session=True, preexec_fn=as_from_a_terminal)
     try:
         yield Launched(process, stderr)
     finally:

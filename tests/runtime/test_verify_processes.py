@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from lintkit import as_from_a_terminal
 
 from .conftest import Project, observer_class, output_class, plugin_module, processes_with
 
@@ -106,7 +107,8 @@ def verify(project: Project, marker: str) -> Callable[..., Run]:
     def run(*parts: str, timeout: float = 20.0, first: Path | None = None) -> Run:
         project.package("plug", {"hostile": plugin_module(IMPORTS, *parts)})
         process = subprocess.Popen(_command(project, timeout), env=_env(marker, first), stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   preexec_fn=as_from_a_terminal)
         try:
             stdout, stderr = process.communicate(timeout=HANG_BOUND)
         finally:
