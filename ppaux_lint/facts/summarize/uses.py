@@ -3,7 +3,7 @@
 Produces ``FileSummary.value_names``. The index asks it one question: is an output base ever anything but a
 base? A class that the project only subclasses, and never names in an expression that could run it
 (``Base(...)``, ``Base.from_rows(...)``, ``registry = [Base]``), has no instance of its own to cross a stage,
-so it is judged through its subclasses (``index.py``). Being wrong here would hide a finding, so every use
+so it is judged through its subclasses (``index/instances.py``). Being wrong here would hide a finding, so every use
 counts except the ones that certainly construct nothing: a class's base list and keywords, annotations,
 the class argument of ``isinstance``/``issubclass``/``super``/``cast``, and string constants. Only
 class-like names (a capital after any underscores) are kept, which keeps summaries small; the index treats
