@@ -24,7 +24,7 @@ import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import astuple, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ppaux_lint.runtime.plan import Plan, VerifyUsageError
 from ppaux_lint.support.command import EXIT_ERROR
@@ -103,9 +103,16 @@ def run_launched(launch: Launch, make_plan: Callable[[], Plan], report: Callable
         code, note = _run(launch, host, make_plan, report, progress, device)
     finally:
         dist.destroy_process_group()
-    print(f"ppaux-lint verify: rank {launch.rank} of {launch.world_size} ({host}): {note}; exit code {code}",
-          file=sys.stderr, flush=True)
+    announce_exit(launch, host, note, code, sys.stderr)
     return code
+
+
+def announce_exit(launch: Launch, host: str, note: str, code: int, stream: TextIO) -> None:
+    """Say this rank's exit code in one line, written in one call: the ranks share torchrun's stderr, and
+    ``print`` writes the newline separately, which let another rank's line land inside this one."""
+    stream.write(f"ppaux-lint verify: rank {launch.rank} of {launch.world_size} ({host}): {note}; "
+                 f"exit code {code}\n")
+    stream.flush()
 
 
 def _run(launch: Launch, host: str, make_plan: Callable[[], Plan], report: Callable[[Plan, list[VerifyResult]], int],

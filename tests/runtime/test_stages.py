@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ppaux_lint.runtime.launch import Launch, merge_targets
+from ppaux_lint.runtime.launch import Launch, announce_exit, merge_targets
 from ppaux_lint.runtime.plan import VerifyUsageError
 from ppaux_lint.runtime.results import ERROR, FAIL, PASS, RECEIVING, SENDING, SKIP, VerifyResult
 from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
@@ -34,6 +34,26 @@ def test_without_any_one_variable_there_is_no_launch(missing):
 def test_a_malformed_launch_is_a_usage_error():
     with pytest.raises(VerifyUsageError, match="WORLD_SIZE='three'"):
         Launch.from_env({**ENV, "WORLD_SIZE": "three"})
+
+
+class _Writes:
+    """A stream that keeps each write call apart, as the pipe torchrun's ranks share does."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.calls.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_rank_says_its_exit_code_in_one_write_so_ranks_lines_cannot_interleave():
+    stream = _Writes()
+    announce_exit(Launch.from_env(ENV), "node-c", "backend gloo", 1, stream)
+    assert stream.calls == ["ppaux-lint verify: rank 2 of 3 (node-c): backend gloo; exit code 1\n"]
 
 
 def _target(symbol: str, module: str = "plug.m") -> dict:
