@@ -4,7 +4,7 @@ The engine asks two questions of the store, which the cache's owner (``owner.py`
 files contain any of these tokens?" and "give me the summaries of these files (or of this module)".
 Everything that makes those answers fast without changing them lives here: the run's memory of bytes and
 summaries, and the worker processes; what the disk knows comes from the owner, through :class:`Disk`. The
-process pool is imported only when a run starts workers: a warm run of a file or two never does.
+worker processes start only when a run needs them: a warm run of a file or two never does.
 
 Overlays (an editor's unsaved buffer, standard input) are answered from the bytes given, never from the
 file on disk: the scan cache, keyed by the file's stat, neither answers nor remembers them, and their
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from ppaux_lint.facts.summary import FileSummary, ParseError, Span
@@ -24,7 +25,7 @@ from ppaux_lint.scan import lookahead
 from ppaux_lint.scan.prefilter import encoded, searchable
 from ppaux_lint.scan.search import searcher
 from ppaux_lint.support.fileio import read_regular_file
-from ppaux_lint.support.workers import ChildFailed, Workers, in_child
+from ppaux_lint.support.workers import ChildFailed, Failed, Workers, in_child
 
 if TYPE_CHECKING:
     from ppaux_lint.cache.scan_index import Stamp
@@ -165,13 +166,16 @@ class SummaryStore:
         if not work:
             return []
         if not self.isolate:
-            return [_summarize_one(item) for item in work]
-        if len(work) < PARALLEL_MIN_FILES and not self._workers.running:
-            try:
-                return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
-            except ChildFailed:
-                return [isolated_summary(item) for item in work]
-        return _parse_in_workers(self._workers, work, CHUNK_SIZE if len(work) >= PARALLEL_MIN_FILES else len(work))
+            return _summarize_chunk(work)
+        try:
+            if len(work) < PARALLEL_MIN_FILES and not self._workers.running:
+                try:
+                    return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
+                except ChildFailed:
+                    return [isolated_summary(item) for item in work]
+            return _parse_in_workers(self._workers, work, CHUNK_SIZE if len(work) >= PARALLEL_MIN_FILES else len(work))
+        except OSError:  # no child could start (a process limit): parse here, without the crash isolation
+            return _summarize_chunk(work)
 
     def close(self) -> None:
         """The analysis is over: stop its workers (a later load of a module starts a pool for itself)."""
@@ -208,22 +212,22 @@ def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool,
 
 def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str], record: bool,
                      graph: lookahead.Graph | None) -> list[Scanned]:
-    from concurrent.futures.process import BrokenProcessPool
-
     size = min(SCAN_CHUNK, -(-len(paths) // workers.jobs))
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
     try:
-        with workers.pool() as pool:
-            futures = [pool.submit(_scan_paths, chunk, tokens, record, None if graph is None else {})
-                       for chunk in chunks]
-            parts = [future.result() for future in futures]
-    except (BrokenProcessPool, OSError):
-        workers.stop()
-        return _scan_paths(paths, tokens, record, graph)[0]  # reading bytes cannot crash a worker; a failed pool can
-    for _, edges in parts:
+        parts = workers.map(partial(_scan_paths, tokens=tokens, record=record, graph=None if graph is None else {}),
+                            chunks)
+    except OSError:  # no worker could start (a process limit): reading bytes needs none
+        parts = [Failed("could not start")] * len(chunks)
+    out: list[Scanned] = []
+    for chunk, part in zip(chunks, parts, strict=True):
+        if isinstance(part, Failed):  # reading bytes cannot crash a worker, but a worker can be killed
+            part = _scan_paths(chunk, tokens, record, {} if graph is not None else None)
+        found, edges = part
+        out.extend(found)
         for name, bound in (edges or {}).items():
             graph.setdefault(name, set()).update(bound)  # type: ignore[union-attr]
-    return [item for part, _ in parts for item in part]
+    return out
 
 
 def _read(path: str) -> bytes:
@@ -259,26 +263,10 @@ def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]], si
     """Parse in worker processes, ``size`` files a task; a chunk whose worker dies is redone file by file,
     each alone, so the one file that crashes the parser becomes a PPA000 and the others still get
     summaries."""
-    from concurrent.futures.process import BrokenProcessPool
-
     chunks = [work[i:i + size] for i in range(0, len(work), size)]
-    results: list[list[FileSummary] | None] = [None] * len(chunks)
-    broken = False
-    with workers.pool() as pool:
-        futures = [pool.submit(_summarize_chunk, chunk) for chunk in chunks]
-        for i, future in enumerate(futures):
-            try:
-                results[i] = future.result()
-            except BrokenProcessPool:
-                broken = True
-                break
-            except Exception:  # noqa: BLE001 - e.g. a result that cannot be sent back: redo the chunk file by file
-                continue
-    if broken:
-        workers.stop()  # before isolated_summary: with the pool's threads gone, its children can be forked
     out: list[FileSummary] = []
-    for chunk, result in zip(chunks, results, strict=True):
-        out.extend(result if result is not None else [isolated_summary(item) for item in chunk])
+    for chunk, result in zip(chunks, workers.map(_summarize_chunk, chunks), strict=True):
+        out.extend(result if not isinstance(result, Failed) else [isolated_summary(item) for item in chunk])
     return out
 
 

@@ -237,9 +237,9 @@ def _progress(enabled: bool):
 
     if not enabled or not sys.stderr.isatty() or os.environ.get("CI"):
         return contextlib.nullcontext()
-    from ppaux_lint.report.console import make_console
+    from ppaux_lint.cli.spinner import Spinner
 
-    return make_console(stderr=True).status("Checking…", spinner="dots")
+    return Spinner("Checking…", sys.stderr, colour=not os.environ.get("NO_COLOR"))
 
 
 def _print_fixed(fixed, out) -> None:

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from ppaux_lint.support.workers import die_with_parent as tie_to_parent
-from ppaux_lint.support.workers import threads
+from ppaux_lint.support.children import die_with_parent as tie_to_parent
+from ppaux_lint.support.children import threads
 
 _HOME = str(Path(__file__).resolve().parents[2])
 # Started with -c so the child imports the very ppaux_lint the parent runs, installed or not.

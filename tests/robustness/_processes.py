@@ -1,9 +1,8 @@
 """The processes test_check_processes.py starts, and what they leave behind.
 
 Each process under test leads a session of its own (``start_new_session``), so everything it starts (its
-workers, the forkserver and the resource tracker of ``multiprocessing``, their children) is found by
-session id, wherever it was reparented when its parent died, and ``launched`` kills all of it at the end,
-whatever the test concluded.
+workers, forked or spawned, and their children) is found by session id, wherever it was reparented when its
+parent died, and ``launched`` kills all of it at the end, whatever the test concluded.
 """
 
 from __future__ import annotations
@@ -24,8 +23,8 @@ from lintkit import as_from_a_terminal
 # Long enough for anything that is going to happen; only stops a test that would otherwise wait forever.
 PATIENCE = 60.0
 
-# A process with a second thread, as the language server, a terminal's spinner or an imported torch make
-# one: then ppaux-lint must not fork (CPython 3.12 warns, and a lock another thread held stays held).
+# A process with a second thread, as a test runner or an imported torch make one: then ppaux-lint must not
+# fork (CPython 3.12 warns, and a lock another thread held stays held).
 WITH_A_THREAD = "import threading; threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
 # Records the thread count at every os.fork() of this process, as CPython 3.12's warning counts them, and
 # writes the counts at exit to the file named by its first argument (taken off the command line).
@@ -42,7 +41,7 @@ RUN_THE_CLI = "from ppaux_lint.cli.main import main; main()\n"
 
 
 def python(code: str, *args: str) -> list[str]:
-    """``python -c code args``: no script for multiprocessing to import again in the processes it starts."""
+    """``python -c code args``, run from a directory of the test's choosing (``launched``'s cwd)."""
     return [sys.executable, "-c", code, *args]
 
 
@@ -72,12 +71,8 @@ def session(sid: int) -> dict[int, Member]:
 
 
 def workers(leader: int) -> list[int]:
-    """The session's worker processes: everything but its leader and the helpers ``multiprocessing`` starts
-    with a command line of their own (the resource tracker; the forkserver, whose children are workers)."""
-    members = session(leader)
-    helpers = {m.pid for m in members.values()
-               if m.ppid == leader and ("resource_tracker" in m.command or "forkserver" in m.command)}
-    return sorted(pid for pid in members if pid != leader and pid not in helpers)
+    """The session's worker processes: everything but its leader."""
+    return sorted(pid for pid in session(leader) if pid != leader)
 
 
 def eventually(condition: Callable[[], bool], seconds: float = PATIENCE) -> bool:
@@ -137,14 +132,10 @@ def wait_for_workers(run: Launched) -> list[int]:
     return found
 
 
-# -- what the forkserver's children run (they import this module: no lambdas, no monkeypatching) ----------
-
-def double(value: int) -> int:
-    return value * 2
-
+# -- what test_bad_input.py's forked children run ----------------------------------------------------------
 
 def crash(how: str) -> None:
-    """Die ``how``: a worker's every way to end without an answer (also used by ``test_bad_input``)."""
+    """Die ``how``: a worker's every way to end without an answer."""
     import faulthandler
 
     faulthandler.disable()  # pytest enables it; the dump in the dying worker would only be noise

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import ppaux_lint.cache.store as store
-import ppaux_lint.support.workers as workers
+import ppaux_lint.support.children as children
 from ppaux_lint.facts.summarize import summarize_source
 
 from ._processes import crash
@@ -131,10 +131,10 @@ def _patch_crash(monkeypatch: pytest.MonkeyPatch, victim: str, how: str) -> None
 
 
 def _fork_anyway(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fork the workers even while this process runs threads (pytest's, torch's), which would have the
-    forkserver start them: only a fork carries the patched function, or the lambdas below, into a child.
-    test_check_processes.py crashes the forkserver's children."""
-    monkeypatch.setattr(workers, "can_fork", lambda: True)
+    """Fork the workers even while this process runs threads (pytest's, torch's), which would have them
+    spawned: only a fork carries the patched function, or the lambdas below, into a child.
+    test_check_processes.py crashes the spawned children."""
+    monkeypatch.setattr(children, "can_fork", lambda: True)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")

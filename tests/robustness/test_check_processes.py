@@ -2,10 +2,10 @@
 
 A ``check`` killed while it parses must take its workers with it (they used to stay, blocked on a pipe,
 for as long as anyone waited); Ctrl-C, which a terminal sends to the whole process group, is one line and
-exit code 130, never a worker's traceback; and a process with more than one thread (the language server,
-a terminal's spinner, an imported torch) never forks, since a lock another thread held stays held in the
-child: its workers come from the forkserver. Each case runs both ways: ``forked`` (a plain ``check``, one
-thread) and ``forkserver`` (the same command in a process with a second thread).
+exit code 130, never a worker's traceback; and a process with more than one thread (a test runner, an
+imported torch) never forks, since a lock another thread held stays held in the child: its workers are
+spawned, isolated (support/children.py). Each case runs both ways: ``forked`` (a plain ``check``, one
+thread) and ``spawned`` (the same command in a process with a second thread).
 
 See _processes.py for how the processes are started, found and always killed.
 """
@@ -28,7 +28,7 @@ from ._support import AUX, write_tree
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked, and watched, on Linux only")
 
 TESTS = Path(__file__).resolve().parents[1]  # where ``robustness._processes`` can be imported from
-MODES = {"forked": "", "forkserver": procs.WITH_A_THREAD}
+MODES = {"forked": "", "spawned": procs.WITH_A_THREAD}
 MOMENTS = (0.0, 0.05, 0.4)  # seconds after the first worker appeared: starting, starting up, parsing
 
 
@@ -71,8 +71,8 @@ def test_a_killed_check_leaves_no_process(trees: dict[str, Path], tmp_path: Path
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_killed_owner_takes_in_childs_child_with_it(tmp_path: Path, mode: str) -> None:
-    """The bare child of a small parse, and the forkserver's, die with the process that waits for them, even
-    when they would never end on their own."""
+    """The bare child of a small parse, forked or spawned, dies with the process that waits for it, even
+    when it would never end on its own."""
     code = MODES[mode] + "import time; from ppaux_lint.support.workers import in_child; in_child(time.sleep, 600, 900)"
     with procs.launched(procs.python(code), tmp_path, tmp_path / "stderr") as run:
         assert procs.wait_for_workers(run), f"in_child ended before its child started: {run.errors()}"
@@ -119,22 +119,22 @@ def test_a_fork_happens_only_while_one_thread_runs(tmp_path: Path, mode: str, fi
 
 
 @pytest.mark.parametrize(("how", "said"), [
-    ("segfault", "was killed by signal 11"),
-    ("exit", "exited with code 139"),
-    ("exception", "exited with code 1"),
-    ("hang", "timed out"),
+    ("signal.raise_signal, signal.SIGSEGV", "was killed by signal 11"),
+    ("os._exit, 139", "exited with code 139"),
+    ("int, 'boom'", "exited with code 1"),  # ValueError
+    ("time.sleep, 600", "timed out"),
 ])
-def test_a_child_of_the_forkserver_says_how_it_ended(tmp_path: Path, how: str, said: str) -> None:
-    """As test_bad_input.py's forked children do, in a process of its own (the forkserver lives as long
-    as the process that started it), which runs a second thread and so forks nothing itself."""
-    code = procs.COUNTING_FORKS + MODES["forkserver"] + textwrap.dedent(f"""
-        import json
+def test_a_spawned_child_says_how_it_ended(tmp_path: Path, how: str, said: str) -> None:
+    """As test_bad_input.py's forked children do, in a process that runs a second thread and so forks
+    nothing itself. A spawned child imports only the standard library and ppaux-lint, so what it runs is
+    the standard library's."""
+    code = procs.COUNTING_FORKS + MODES["spawned"] + textwrap.dedent(f"""
+        import json, os, signal, time
         from ppaux_lint.support.workers import ChildFailed, in_child
-        from robustness._processes import crash, double
         try:
-            in_child(crash, {how!r}, timeout={1.0 if how == "hang" else procs.PATIENCE})
+            in_child({how}, timeout={1.0 if "sleep" in how else procs.PATIENCE})
         except ChildFailed as failure:
-            print(json.dumps([in_child(double, 21, timeout={procs.PATIENCE}), str(failure)]))
+            print(json.dumps([in_child(abs, -42, timeout={procs.PATIENCE}), str(failure)]))
         """)
     answer, forks = tmp_path / "answer.json", tmp_path / "forks.json"
     with answer.open("w") as out, procs.launched(procs.python(code, str(forks)), TESTS, tmp_path / "stderr",
