@@ -8,6 +8,7 @@ whose questions about the disk go back to the owner. Only the owner (``owner.py`
 store (``store.py``: the run's memory of bytes and summaries, its worker processes), the record
 (``replay.py``), this version's entries (``summaries.py``), the scan index and its stamps
 (``scan_index.py``), the directory and its markers (``directory.py``), and ``codec.py`` beneath them all.
+``clean.py``, for the ``clean`` command, removes what they wrote, and nothing else.
 
 It may import the stages below it (project, facts, scan, support, and the findings model of rules) to store
 their records. It must never import the engine (``check``), the reports, the fixes, the runtime, the

@@ -1,9 +1,10 @@
 """The one owner of what ppaux-lint keeps on disk for a project, for one run.
 
 A run makes one :class:`ProjectCache` from its project and options, and everything on disk goes through it:
-the cache directory (``--cache-dir``, else the config's ``cache-dir``, else ``.ppaux_lint_cache``), made
-with its markers on the first write and never before; the replay record of the command (``replay.py``);
-the summaries keyed by content and the prefilter's scan index (``summaries.py``, ``scan_index.py``). The
+the cache directory (``--cache-dir``, else the config's ``cache-dir``, else ``.ppaux_lint_cache``), refused
+when it would share a directory with the user's files (a usage error, ``directory.py``), made with its
+markers on the first write and never before; the replay record of the command (``replay.py``); the
+summaries keyed by content and the prefilter's scan index (``summaries.py``, ``scan_index.py``). The
 engine asks it for a :class:`~.store.SummaryStore`, which puts its questions about the disk back to this
 owner (the store's :class:`~.store.Disk`), and tells it when the analysis is over, to save the scan index
 when that is worth it. With ``--no-cache`` it answers every question with a miss and writes nothing.
@@ -20,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ppaux_lint.cache.directory import cache_directory, prepare
+from ppaux_lint.cache.directory import cache_directory, prepare, refuse_shared
 from ppaux_lint.cache.replay import Record, Run
 from ppaux_lint.cache.scan_index import ScanIndex, Stamp, stamp
 from ppaux_lint.project.loading import Options, Project
@@ -40,6 +41,8 @@ class ProjectCache:
     def __init__(self, project: Project, options: Options) -> None:
         self.directory = cache_directory(project, options.cache_dir)
         self.enabled = not options.no_cache
+        if self.enabled:  # before anything is read from it or written to it (directory.py says why)
+            refuse_shared(self.directory, project, options)
         self._project = project
         self._options = options
         self._made: set[Path] = set()

@@ -32,6 +32,7 @@ import binascii
 import functools
 import json
 import os
+import re
 import sys
 import zlib
 from collections.abc import Iterator, Mapping
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # ppaux_lint/, all of whose modules the record stamps
 _RECORD_FORMAT = 2
+RUNS = "runs"  # the records' directory within the cache
+RECORD = re.compile(r"[0-9a-f]{8}\.json")  # a record's name, its command's CRC-32: what clean.py removes there
 _MISSING = b"\xff" * STAMP.size  # no stat can pack to this: its size and inode would both be 2**64 - 1
 
 
@@ -73,8 +76,8 @@ class Record:
                               options.config_path, options.select, options.ignore, options.exclude,
                               options.force_exclude, options.prefilter, project))
         name = f"{zlib.crc32(self._command.encode('utf-8', 'surrogateescape')):08x}"  # a clash only costs a miss
-        self.directory = base / "runs"
-        self._path = self.directory / f"{name}.json"
+        self.directory = base / RUNS
+        self._path = self.directory / f"{name}.json"  # named as RECORD says
         self._given = given
         self._config_path = options.config_path
         self._stats: dict[str, bytes] = {}

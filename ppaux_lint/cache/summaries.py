@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,13 @@ from ppaux_lint.support.fileio import atomic_write, read_regular_file
 
 if TYPE_CHECKING:
     from ppaux_lint.project.discover import SourceFile
+
+# The names written under the cache directory, as clean.py recognises them: a directory of any version's
+# ``<version>-<summary format>`` (clean removes the entries of every version), its scan index and summaries,
+# and an entry's name, its content key (a 16-byte digest, in hex).
+VERSIONED = re.compile(r"[0-9][\w.+!-]*-[0-9]+")
+SCAN, SUMMARIES = "scan.json", "summaries"
+ENTRY = re.compile(r"[0-9a-f]{32}\.json")
 
 SUMMARY_CODEC = codec.Codec(value for value in vars(summary_module).values()
                             if isinstance(value, type) and dataclasses.is_dataclass(value))
@@ -47,7 +55,7 @@ class Entries:
 
     def __init__(self, base: Path, config_key: str) -> None:
         self.directory = base / f"{__version__}-{SUMMARY_FORMAT}"
-        self.summaries = self.directory / "summaries"
+        self.summaries = self.directory / SUMMARIES
         self._config_key = config_key
 
     def key(self, source: SourceFile, data: bytes) -> str:
@@ -72,10 +80,10 @@ class Entries:
 
     def load_scan(self) -> dict[str, Any]:
         try:
-            data = json.loads(read_regular_file(self.directory / "scan.json"))
+            data = json.loads(read_regular_file(self.directory / SCAN))
         except (OSError, ValueError, RecursionError):
             return {}
         return data if isinstance(data, dict) else {}
 
     def save_scan(self, data: dict[str, Any]) -> None:
-        atomic_write(self.directory / "scan.json", json.dumps(data, separators=(",", ":")).encode())
+        atomic_write(self.directory / SCAN, json.dumps(data, separators=(",", ":")).encode())

@@ -299,19 +299,21 @@ def _print_statistics(findings, output_format: str, out) -> None:
 @click.option("--cache-dir", type=_Path(path_type=Path, file_okay=False, readable=False), help="The cache to remove.")
 @click.pass_context
 def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -> None:
-    """Remove the cache of the project that contains PATHS (default: the current directory)."""
-    import shutil
+    """Remove the cache of the project that contains PATHS (default: the current directory).
 
-    from ppaux_lint.cache.owner import ProjectCache
+    Only a directory ppaux-lint made, and only ppaux-lint's files in it; what it keeps, it names (exit 2)."""
+    from ppaux_lint.cache.clean import clean as clean_cache
+    from ppaux_lint.cache.directory import cache_directory
     from ppaux_lint.project.loading import Options, asked, load_project
 
     project = guarded(ctx, lambda: load_project(asked(paths), Options()))
-    target = ProjectCache(project, Options(cache_dir=cache_dir)).directory
-    if target.is_dir():
-        shutil.rmtree(target, ignore_errors=True)
-        click.echo(f"Removed cache at {target}")
+    cleaned = guarded(ctx, lambda: clean_cache(project, cache_dir))
+    if cleaned is None:
+        click.echo(f"No cache at {cache_directory(project, cache_dir)}")
+    elif not cleaned.gone:
+        raise ExitError(cleaned.summary())
     else:
-        click.echo(f"No cache at {target}")
+        click.echo(f"Removed cache at {cleaned.directory}")
 
 
 @cli.command()

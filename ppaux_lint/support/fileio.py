@@ -44,10 +44,18 @@ def create_temporary(path: Path) -> tuple[int, str]:
     """A new file beside ``path``, only for this process to write (what ``tempfile.mkstemp`` makes, without
     the 15 ms that importing ``tempfile`` adds to a run that writes one record)."""
     for _ in range(100):
-        temporary = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        temporary = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")  # is_temporary's
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                            | getattr(os, "O_BINARY", 0), 0o600), temporary
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no unused temporary name", str(path.parent))
+
+
+def is_temporary(name: str) -> bool:
+    """Whether ``name`` is one that ``create_temporary`` gives (``.<name>.<pid>.<8 hex digits>.tmp``): what a
+    write killed before its rename leaves, which ``clean`` removes with the files it stood for."""
+    parts = name[1:-len(".tmp")].rsplit(".", 2) if name.startswith(".") and name.endswith(".tmp") else []
+    return (len(parts) == 3 and parts[0] != "" and parts[1].isascii() and parts[1].isdigit() and len(parts[2]) == 8
+            and all(c in "0123456789abcdef" for c in parts[2]))

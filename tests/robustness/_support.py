@@ -118,3 +118,10 @@ def deadline(seconds: int = 60) -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def one_error_line(stderr: str) -> str:
+    """The one line an error prints (``ppaux-lint: error: ...``), checking that it is the only one and no bug's."""
+    lines = [line for line in stderr.splitlines() if line.startswith("ppaux-lint: error:")]
+    assert len(lines) == 1 and "internal error" not in stderr and "Traceback" not in stderr, stderr
+    return lines[0]
