@@ -162,7 +162,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     elif apply_fix:
         outcome = guarded(ctx, lambda: fixes.fix_project(analysis, lambda: analyze(list(paths), options),
                                                           unsafe=unsafe_fixes))
-        fixes.report_failures(outcome.failed)
+        fixes.report_failures(outcome.failed, unwritten=outcome.unwritten)
         analysis, fixed = outcome.analysis, outcome.fixed
     checked = Checked(guarded(ctx, lambda: with_fixes(analysis)), analysis.discovery.warnings,
                       len(analysis.discovery.targets), dict(analysis.overlays))

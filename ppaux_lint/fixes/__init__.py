@@ -13,7 +13,8 @@ Two stages, so that ``check`` can say which findings have a fix without paying f
 2. **Materialize** (:mod:`.codemod`, :mod:`.apply`; libcst, only under ``--fix``/``--diff``): run the plan as
    a transformer over the file's concrete syntax tree, so every untouched node keeps its exact text, and turn
    the difference into ``Edit``s. Edits of one file are applied together unless they overlap; overlapping
-   fixes wait for the next round (``--fix`` re-analyses and repeats, as ruff does).
+   fixes wait for the next round (``--fix`` re-analyses and repeats, as ruff does). :mod:`.writing` writes
+   the results: only to the checked files, each replaced atomically or, with a warning, not at all.
 
 The kinds of fix, one builder module each, whose docstring says what it generates and when it gives up:
 
@@ -48,7 +49,6 @@ from ppaux_lint.fixes.apply import (
     preview,
     report_failures,
     unified_diff,
-    write,
 )
 from ppaux_lint.fixes.plan import Plan, Planner
 from ppaux_lint.fixes.planning import attach_fixes, plan_fixes
@@ -73,5 +73,4 @@ __all__ = [
     "render_method",
     "report_failures",
     "unified_diff",
-    "write",
 ]

@@ -2,7 +2,8 @@
 
 Each plan is materialized on its own and turned into line edits, so that fixes to one file can be combined:
 those that do not overlap go in together, an overlapping one waits for the next round, after the project is
-re-analysed (as ruff does). A file whose result would not compile is left as it was.
+re-analysed (as ruff does). A file whose result would not compile is left as it was, and so is one that
+writing.py may not or cannot write: its findings remain, and the other files are fixed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ppaux_lint.fixes.plan import Plan
 from ppaux_lint.fixes.planning import plan_fixes
 from ppaux_lint.fixes.render import quote_style
 from ppaux_lint.fixes.sources import read_source
+from ppaux_lint.fixes.writing import CheckedFiles, NotWritten
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis
@@ -142,11 +144,6 @@ def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None
 
 
 # -- output -------------------------------------------------------------------------------------------
-def write(result: FileResult) -> None:
-    with open(result.path, "w", encoding=result.encoding, newline="") as handle:
-        handle.write(result.fixed)
-
-
 def unified_diff(results: Iterable[FileResult]) -> str:
     from ppaux_lint.report.paths import display_path
 
@@ -162,13 +159,17 @@ def unified_diff(results: Iterable[FileResult]) -> str:
     return "".join(chunks)
 
 
-def report_failures(failed: Sequence[tuple[Plan, str]], stream=None) -> None:
+def report_failures(failed: Sequence[tuple[Plan, str]], stream=None, unwritten: Mapping[str, str] | None = None
+                    ) -> None:
+    """A warning for each fix that could not be made, and one for each file that was not written."""
     stream = stream or sys.stderr
     from ppaux_lint.report.paths import display_path
 
     for plan, why in failed:
         stream.write(f"ppaux-lint: warning: could not fix {plan.finding.code} in "
                      f"{display_path(plan.path)}:{plan.finding.span.line}: {why}\n")
+    for path, why in (unwritten or {}).items():
+        stream.write(f"ppaux-lint: warning: {display_path(path)}: not fixed: {why}\n")
 
 
 # -- commands -----------------------------------------------------------------------------------------
@@ -179,35 +180,53 @@ class FixOutcome:
     written: list[str]
     failed: list[tuple[Plan, str]]
     rounds: int
+    unwritten: dict[str, str] = field(default_factory=dict)  # path -> why it was not written (NotWritten)
 
 
 def fix_project(analysis: Analysis, reanalyze: Callable[[], Analysis], unsafe: bool = False,
-                max_rounds: int = MAX_ROUNDS, save: Callable[[FileResult], None] = write) -> FixOutcome:
+                max_rounds: int = MAX_ROUNDS, save: Callable[[FileResult], None] | None = None) -> FixOutcome:
     """``--fix``: apply, write, re-analyse, until nothing applicable is left (or ``max_rounds``). ``save``
-    writes a fixed file; standard input's goes back into its overlay instead, never to disk."""
+    writes a fixed file: by default to the checked files on disk (writing.py), standard input's back into its
+    overlay. A file it raises NotWritten for keeps its text and its findings, and no later round tries it."""
+    save = save or _to_disk(CheckedFiles(analysis.discovery.targets))
     fixed: list[Finding] = []
     written: list[str] = []
     failed: list[tuple[Plan, str]] = []
+    unwritten: dict[str, str] = {}
     attempted: set[tuple] = set()
     rounds = 0
     while rounds < max_rounds:
-        plans = [p for p in applicable(plan_fixes(analysis), unsafe) if _key(p.finding) not in attempted]
+        plans = [p for p in applicable(plan_fixes(analysis), unsafe)
+                 if _key(p.finding) not in attempted and p.path not in unwritten]
         if not plans:
             break
         rounds += 1
         result = fix_round(plans, analysis.overlays)
         failed.extend(result.failed)
         attempted.update(_key(p.finding) for p, _ in result.failed)
-        if not result.files:
-            break
+        saved = 0
         for file in result.files.values():
-            save(file)
+            try:
+                save(file)
+            except NotWritten as why:
+                unwritten[file.path] = str(why)
+                continue
+            saved += 1
             if file.path not in written:
                 written.append(file.path)
-        fixed.extend(result.applied)
-        attempted.update(_key(f) for f in result.applied)
+            fixed.extend(file.applied)
+            attempted.update(_key(f) for f in file.applied)
+        if not saved:
+            break
         analysis = reanalyze()  # deferred fixes, and fixes that an applied one made possible, come next round
-    return FixOutcome(fixed, analysis, written, failed, rounds)
+    return FixOutcome(fixed, analysis, written, failed, rounds, unwritten)
+
+
+def _to_disk(files: CheckedFiles) -> Callable[[FileResult], None]:
+    def save(result: FileResult) -> None:
+        files.write(result.path, result.fixed, result.encoding)
+
+    return save
 
 
 def preview(analysis: Analysis, unsafe: bool = False) -> FixRound:

@@ -26,6 +26,7 @@ def transform(plans: Sequence[Plan], text: str, quote: str) -> str:
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     module = cst.parse_module(text)
+    lost = _lost_by_libcst(text, module.code)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     by_class = {(p.class_name, p.class_line): p for p in plans}
@@ -81,7 +82,20 @@ def transform(plans: Sequence[Plan], text: str, quote: str) -> str:
             return updated.with_changes(body=[*body[:at], *statements, *body[at:]])
 
     result = wrapper.module.visit(Transformer())
-    return result.code
+    return result.code + lost
+
+
+def _lost_by_libcst(text: str, reproduced: str) -> str:
+    r"""The end of ``text`` that libcst's code leaves out, to be put back after the transform. libcst takes only
+    ``\n`` for a file's last newline, so a file that ends in a lone ``\r`` (old Mac line endings, or a mixed
+    file's last line) comes back without it. Any other difference would change text that no fix touches: that
+    file is not fixed."""
+    if reproduced == text:
+        return ""
+    lost = text[len(reproduced):]
+    if not text.startswith(reproduced) or lost.strip("\r\n"):
+        raise Unfixable("libcst cannot reproduce this file byte for byte")
+    return lost
 
 
 def _import_position(body: list) -> int:

@@ -13,6 +13,9 @@ import os
 import stat
 from pathlib import Path
 
+# In the name of every temporary file: the file it will replace, this mark, the writer's pid and a salt.
+TEMPORARY_MARK = ".ppaux-lint."
+
 
 def read_regular_file(path: str | Path) -> bytes:
     """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
@@ -25,26 +28,61 @@ def read_regular_file(path: str | Path) -> bytes:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write through a temporary file renamed over ``path``, so that a reader sees the old file or the new
-    one, never half of one; a directory that cannot be written is left as it was."""
-    try:
-        fd, temporary = create_temporary(path)
-    except OSError:
-        return  # a read-only cache is a slow cache, not an error
+    """``replace_file`` for a cache entry: a directory that cannot be written is left as it was, since a
+    read-only cache is a slow cache, not an error."""
+    with contextlib.suppress(OSError):
+        replace_file(path, data)
+
+
+def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = None, durable: bool = False) -> None:
+    """Write through a temporary file renamed over ``path``, so that a reader, or a kill at any instant, sees
+    the old file or the new one, never half of one. ``like`` is the stat of the file replaced, whose mode, and
+    owner where this process may give it, the new one keeps. ``durable`` syncs the data before the rename and
+    the directory after it, as a user's file needs and a cache entry does not (a torn one is a miss).
+
+    Raises OSError. The temporary file is removed on any failure, an interrupt included: only a kill, or a
+    crash of the system, leaves one, under a name ``stray_temporaries`` recognises."""
+    path = Path(path)
+    fd, temporary = create_temporary(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            handle.flush()
+            if like is not None:
+                _keep_owner_and_mode(handle.fileno(), like)
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(temporary, path)
-    except OSError:
+    except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        raise
+    if durable:
+        _sync_directory(path.parent)
+
+
+def writable_file(path: str | Path) -> os.stat_result:
+    """The stat of the regular file at ``path`` (a symlink there is not followed), if this process may write
+    it. The kernel decides, by an open for writing that truncates nothing: a read-only file system, an
+    immutable file or a mode that denies this user is refused as a write would be, root's rights included,
+    where a rename in a writable directory would replace the file all the same."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return info
 
 
 def create_temporary(path: Path) -> tuple[int, str]:
     """A new file beside ``path``, only for this process to write (what ``tempfile.mkstemp`` makes, without
-    the 15 ms that importing ``tempfile`` adds to a run that writes one record)."""
+    the 15 ms that importing ``tempfile`` adds to a run that writes one record), named for ``path``, for
+    ppaux-lint and for this process, so that one a kill leaves is recognised (``stray_temporaries``)."""
     for _ in range(100):
-        temporary = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")  # is_temporary's
+        temporary = str(path.parent / f".{path.name}{TEMPORARY_MARK}{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                            | getattr(os, "O_BINARY", 0), 0o600), temporary
@@ -53,9 +91,67 @@ def create_temporary(path: Path) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no unused temporary name", str(path.parent))
 
 
-def is_temporary(name: str) -> bool:
-    """Whether ``name`` is one that ``create_temporary`` gives (``.<name>.<pid>.<8 hex digits>.tmp``): what a
-    write killed before its rename leaves, which ``clean`` removes with the files it stood for."""
+def _temporary_parts(name: str) -> tuple[str, int] | None:
+    """What a name that ``create_temporary`` gives stands for, and the pid that made it: ``.<stem>.<pid>.<8 hex
+    digits>.tmp``, where the stem is ``<name>.ppaux-lint``, or the name alone in what earlier releases wrote."""
     parts = name[1:-len(".tmp")].rsplit(".", 2) if name.startswith(".") and name.endswith(".tmp") else []
-    return (len(parts) == 3 and parts[0] != "" and parts[1].isascii() and parts[1].isdigit() and len(parts[2]) == 8
-            and all(c in "0123456789abcdef" for c in parts[2]))
+    if (len(parts) == 3 and parts[0] != "" and parts[1].isascii() and parts[1].isdigit() and len(parts[2]) == 8
+            and all(c in "0123456789abcdef" for c in parts[2])):
+        return parts[0], int(parts[1])
+    return None
+
+
+def is_temporary(name: str) -> bool:
+    """Whether ``name`` is one that ``create_temporary`` gives: what a write killed before its rename leaves,
+    which ``clean`` removes with the files it stood for."""
+    return _temporary_parts(name) is not None
+
+
+def stray_temporaries(path: str | Path) -> list[Path]:
+    """The temporary files beside ``path`` that writes of it left when they were killed: named by
+    ``create_temporary``, by a process no longer running on this system."""
+    path = Path(path)
+    stem = f"{path.name}{TEMPORARY_MARK}"[:-1]
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    strays = []
+    for name in names:
+        parts = _temporary_parts(name)
+        if parts is not None and parts[0] == stem and not _running(parts[1]):
+            strays.append(path.parent / name)
+    return strays
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's process, or a number no process of ours had
+        return True
+    return True
+
+
+def _keep_owner_and_mode(fd: int, like: os.stat_result) -> None:
+    """Give the new file the old one's owner and group (each only where this process may: root, or a group
+    it belongs to), then its mode, which a change of owner could have cleared the set-id bits of."""
+    for uid in (like.st_uid, -1):
+        try:
+            os.fchown(fd, uid, like.st_gid)
+            break
+        except PermissionError:
+            continue
+    os.fchmod(fd, stat.S_IMODE(like.st_mode))
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable. It has happened whatever this does, so a file system that
+    cannot sync a directory (some refuse) is not an error."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -6,6 +6,7 @@ import difflib
 import json
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -283,6 +284,47 @@ def test_tabs_crlf_and_wrapping_at_the_configured_line_length(project) -> None:
     assert "\t\treturn self\r\n\r\n\tdef to_pp_tensors(self):\r\n" in after
     assert "\t\t}\r\n\r\n\r\nclass WideObserver:" in after
     assert_clean_and_compiles(root, "pkg/wide.py")
+
+
+# -- byte-exact: a fix changes its own text and nothing else -------------------------------------------
+NEAR_BYTES = (b"class Near:\n    def copy_to_host(self, c):\n        return self\n\n    def to_pp_tensor(self):\n"
+              b"        return {\"x\": self.x}\n")
+CR = NEAR_BYTES.replace(b"\n", b"\r")
+
+
+@pytest.mark.parametrize("source", [
+    CR,
+    CR + b"\r\r",
+    NEAR_BYTES.replace(b"\n", b"\r\n"),
+    b"class Near:\r\n    def copy_to_host(self, c):\n        return self\r\r\n    def to_pp_tensor(self):\n"
+    b"        return {\"x\": self.x}\r",
+    NEAR_BYTES[:-1],
+    CR[:-1],
+    b"\xef\xbb\xbf" + NEAR_BYTES,
+    b"# -*- coding: latin-1 -*-\r\n# caf\xe9\r\n" + NEAR_BYTES.replace(b"\n", b"\r\n"),
+    b"\x0c\n" + NEAR_BYTES + b"# the end  ",
+], ids=["CR", "CR, blank lines at the end", "CRLF", "mixed", "no final newline", "CR, no final newline", "BOM",
+        "coding cookie", "form feed, a comment at the end"])
+def test_a_fix_changes_no_byte_but_its_own(project, source: bytes) -> None:
+    root = project({"near.py": source})
+    result = run_cli("check", "--fix", ".")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert (root / "near.py").read_bytes() == source.replace(b"def to_pp_tensor(", b"def to_pp_tensors(")
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"], ids=["CR", "CRLF"])
+@pytest.mark.parametrize("end", ["\n", ""], ids=["final newline", "no final newline"])
+def test_generated_methods_end_as_the_file_ends(project, newline: str, end: str) -> None:
+    """The generated pair lands at the end of the file: with another newline it is the LF result, newline for
+    newline, down to the last byte."""
+    lf = textwrap.dedent(PAIR["pkg/plugin.py"]).lstrip("\n").rstrip("\n") + end
+    root = project({"pkg/__init__.py": "", "pkg/plugin.py": lf.encode()})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    expected = (root / "pkg" / "plugin.py").read_bytes()
+    assert expected.endswith(b"])" + end.encode())
+    (root / "pkg" / "plugin.py").write_bytes(lf.replace("\n", newline).encode())
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    assert (root / "pkg" / "plugin.py").read_bytes() == expected.replace(b"\n", newline.encode())
 
 
 def test_return_annotations_when_the_neighbours_have_them(project) -> None:

@@ -11,6 +11,8 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+import pytest
+
 from ppaux_lint.check.engine import Analysis, Options, analyze
 from ppaux_lint.facts.findings import Finding
 
@@ -85,12 +87,28 @@ def console() -> list[str]:
     return [script] if script else [sys.executable, "-c", "from ppaux_lint.cli.main import main; main()"]
 
 
-def cli(args: Sequence[str], cwd: Path, timeout: float = 120, env: Mapping[str, str] | None = None
-        ) -> subprocess.CompletedProcess:
+def cli(args: Sequence[str], cwd: Path, timeout: float = 120, env: Mapping[str, str] | None = None,
+        prefix: Sequence[str] = ()) -> subprocess.CompletedProcess:
+    """The command line in a subprocess; ``prefix`` runs it under another command (``unprivileged()``)."""
     merged = {**os.environ, "NO_COLOR": "1", **(env or {})}
     merged.pop("CI", None)
-    return subprocess.run([*console(), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+    return subprocess.run([*prefix, *console(), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           env=merged, errors="replace")
+
+
+def unprivileged() -> list[str]:
+    """A command prefix under which ``chmod`` denies reading and writing, as it does to any user but root
+    (root's run drops the capabilities that override file modes); skips the test where that cannot be done."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root, and setpriv cannot drop the capability to read anything")
+    dropped = "-dac_override,-dac_read_search"
+    probe = subprocess.run([setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}", "true"], check=False)
+    if probe.returncode != 0:
+        pytest.skip("setpriv cannot drop capabilities here")
+    return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
 
 
 def copy_fixture(name: str, destination: Path) -> Path:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, run, write_tree
+from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, run, unprivileged, write_tree
 
 CONFIGURED = "[tool.ppaux-lint]\n"
 # pyproject.toml texts that cannot be parsed, and do not configure ppaux-lint
@@ -115,24 +114,10 @@ def test_a_config_file_given_explicitly_nested_too_deeply_is_a_config_error(root
 # -- files passed by name that cannot be read --------------------------------------------------------------
 
 
-def _unprivileged() -> list[str]:
-    """A command prefix under which ``chmod 000`` denies reading, as it does to any user but root."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root, and setpriv cannot drop the capability to read anything")
-    dropped = "-dac_override,-dac_read_search"
-    probe = subprocess.run([setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}", "true"], check=False)
-    if probe.returncode != 0:
-        pytest.skip("setpriv cannot drop capabilities here")
-    return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
-
-
 def _check_unprivileged(root: Path, args: Sequence[str]) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("CI", None)
-    return subprocess.run([*_unprivileged(), *console(), "check", "--output-format", "json", *args], cwd=root,
+    return subprocess.run([*unprivileged(), *console(), "check", "--output-format", "json", *args], cwd=root,
                           capture_output=True, text=True, timeout=120, env=env, errors="replace")
 
 

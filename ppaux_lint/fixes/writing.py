@@ -1,0 +1,57 @@
+"""Where ``--fix`` may write, and how: the checked files only, each replaced whole or not at all.
+
+``--fix`` runs on repositories nobody has read, so a file in one must not lead it elsewhere, and a fix is worth
+less than the file it rewrites:
+
+- Only a checked file is written. A symlink is followed only to another checked file, which is then fixed and
+  the link kept; one that leads anywhere else is not followed. A file with other hard links is not written
+  either: its other names may be anywhere, and writing in place would change them while replacing it would
+  part it from them.
+- The kernel is asked first whether this process may write the file (``fileio.writable_file``), so a read-only
+  file or file system, or an immutable file, is refused before anything is written.
+- The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode
+  and owner and renamed over it; a kill, a full disk or a crash leaves the old text or the new one. A kill
+  before the rename leaves the temporary file, which the next write of that file removes.
+
+A file refused is :class:`NotWritten`, a warning for that file: it keeps its text and its findings, and the
+other files are fixed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Collection
+
+from ppaux_lint.support.fileio import replace_file, stray_temporaries, writable_file
+
+
+class NotWritten(Exception):
+    """A fixed file left as it was, and why (one line, for the warning)."""
+
+
+class CheckedFiles:
+    """Writes fixed text to the checked files (by discovery's names: absolute, directories resolved)."""
+
+    def __init__(self, checked: Collection[str]) -> None:
+        self.checked = checked
+
+    def write(self, path: str, text: str, encoding: str) -> None:
+        real = os.path.realpath(path)
+        if real != path and real not in self.checked:
+            raise NotWritten(f"it is a symlink to {real}, which is not one of the checked files")
+        try:
+            data = text.encode(encoding)
+        except UnicodeEncodeError:
+            raise NotWritten(f"the fixed text cannot be written in the file's encoding, {encoding}") from None
+        try:
+            info = writable_file(real)
+            if info.st_nlink > 1:
+                raise NotWritten(f"it has {info.st_nlink} hard links, whose other names were not checked: a fix "
+                                 "would change them too, or part the file from them")
+            for stray in stray_temporaries(real):
+                with contextlib.suppress(OSError):
+                    os.unlink(stray)
+            replace_file(real, data, like=info, durable=True)
+        except OSError as error:
+            raise NotWritten(f"cannot write it: {error.strerror or error}") from None

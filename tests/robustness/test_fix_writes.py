@@ -1,0 +1,329 @@
+"""What ``--fix`` may write, and what a full disk, a file it cannot write or a kill leaves (issue 32, 4-6).
+
+- Each fixed file is replaced atomically: a temporary file beside it, synced, renamed over it, with the old
+  file's mode and owner. A kill at any write the run makes in the project leaves each file with its old text
+  or its new one, and at most a temporary file of a name that says whose it is, which the next ``--fix`` of
+  that file removes. strace kills the process as it enters each of those system calls in turn.
+- A file that cannot be written (a full or read-only file system, an immutable file, one its mode keeps from
+  this user) is a warning for that file alone: it keeps its text and its findings, the other files are fixed.
+- Only the checked files are written: a symlink to a file that is not one of them, or a file with other hard
+  links (whose other names nobody checked), is a warning and not followed; a symlink to a checked file fixes
+  that file and stays a link.
+
+The file systems are real: a 64 KiB tmpfs, filled or remounted read-only (skipped where this run may not
+mount), ``chattr +i``, and ``chmod`` under ``setpriv`` where the tests run as root, which ignores modes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from lintkit import as_from_a_terminal
+
+from ._support import cli, console, unprivileged, write_tree
+
+# The system calls that change a file or a name; strace counts them in the main process, and kills at one.
+MODIFYING = ("write,pwrite64,writev,pwritev,pwritev2,ftruncate,fsync,fdatasync,rename,renameat,renameat2,"
+             "unlink,unlinkat,link,linkat,fchmod,fchown")
+# The temporary file a write of pkg/near.py makes beside it (support/fileio.py), whatever its process and salt.
+TEMPORARY = re.compile(r"\.near\.py\.ppaux-lint\.\d+\.[0-9a-f]+\.tmp")
+
+
+def near_miss(name: str, size: int = 0) -> str:
+    """A module whose one finding is PPA017 on class ``name``, which the safe fix renames; a leading comment
+    brings it to ``size`` characters."""
+    text = (f"class {name}:\n    def copy_to_host(self, c):\n        return self\n\n"
+            f"    def to_pp_tensor(self):\n        return {{'x': self.x}}\n")
+    return "#" * (size - len(text) - 1) + "\n" + text if size else text
+
+
+def fixed(text: str) -> str:
+    return text.replace("def to_pp_tensor(", "def to_pp_tensors(")
+
+
+NEAR = near_miss("Near")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/near.py": NEAR})
+
+
+def fix(root: Path, *paths: str, prefix: Sequence[str] = ()) -> subprocess.CompletedProcess:
+    return cli(["check", "--fix", "--no-cache", "--output-format", "json", *(paths or ["."])], root, prefix=prefix)
+
+
+def remaining(result: subprocess.CompletedProcess) -> set[tuple[str, str]]:
+    return {(finding["path"], finding["code"]) for finding in json.loads(result.stdout)}
+
+
+def assert_not_fixed(result: subprocess.CompletedProcess, relative: str, why: str) -> None:
+    """The run went on past ``relative``: one warning says why it was not fixed, its finding is reported,
+    and the exit code is that of a run with findings."""
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("ppaux-lint: warning:")]
+    assert len(warnings) == 1, result.stderr
+    assert warnings[0].startswith(f"ppaux-lint: warning: {relative}: not fixed: ") and why in warnings[0], warnings
+    assert result.returncode == 1, result.stderr
+    assert remaining(result) == {(relative, "PPA017")}
+
+
+def assert_fixed(root: Path) -> None:
+    assert (root / "pkg" / "near.py").read_text(encoding="utf-8") == fixed(NEAR)
+
+
+# -- real file systems --------------------------------------------------------------------------------------
+def _mount(*args: str) -> None:
+    done = subprocess.run(["mount", *args], capture_output=True, text=True, check=False) if shutil.which("mount") \
+        else None
+    if done is None or done.returncode != 0:
+        pytest.skip(f"this run may not mount a file system: {' '.join(done.stderr.split()) if done else 'no mount command'}")
+
+
+@contextlib.contextmanager
+def tmpfs(directory: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs mounted on ``directory`` (skipped where mounting needs privileges this run lacks)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    _mount("-t", "tmpfs", "-o", "size=64k", "tmpfs", str(directory))
+    try:
+        yield directory
+    finally:
+        if subprocess.run(["umount", str(directory)], check=False).returncode != 0:
+            subprocess.run(["umount", "-l", str(directory)], check=True)
+
+
+def fill(directory: Path) -> None:
+    """Write a file until its file system has no block left."""
+    with open(directory / "filler", "wb", buffering=0) as handle, pytest.raises(OSError) as full:
+        while True:
+            handle.write(b"\0" * 4096)
+    assert full.value.errno == errno.ENOSPC
+    assert os.statvfs(directory).f_bavail == 0
+
+
+@contextlib.contextmanager
+def read_only_mount(root: Path, text: str) -> Iterator[tuple[str, Sequence[str]]]:
+    with tmpfs(root / "pkg" / "mounted") as disk:
+        (disk / "locked.py").write_text(text, encoding="utf-8")
+        _mount("-o", "remount,ro", str(disk))
+        yield "pkg/mounted/locked.py", ()
+
+
+@contextlib.contextmanager
+def immutable(root: Path, text: str) -> Iterator[tuple[str, Sequence[str]]]:
+    locked = root / "pkg" / "locked.py"
+    locked.write_text(text, encoding="utf-8")
+    chattr = shutil.which("chattr")
+    done = subprocess.run([chattr, "+i", str(locked)], capture_output=True, text=True, check=False) if chattr \
+        else None
+    if done is None or done.returncode != 0:
+        pytest.skip(f"cannot make a file immutable here: {' '.join(done.stderr.split()) if done else 'no chattr command'}")
+    try:
+        yield "pkg/locked.py", ()
+    finally:
+        subprocess.run([chattr, "-i", str(locked)], check=True)
+
+
+@contextlib.contextmanager
+def without_write_permission(root: Path, text: str) -> Iterator[tuple[str, Sequence[str]]]:
+    locked = root / "pkg" / "locked.py"
+    locked.write_text(text, encoding="utf-8")
+    locked.chmod(0o444)
+    yield "pkg/locked.py", unprivileged()
+
+
+# -- a full disk, a file that cannot be written ------------------------------------------------------------
+def test_a_full_disk_leaves_the_file_whole_and_the_other_files_fixed(root: Path) -> None:
+    """The file fills one page and its fix needs a second: a write in place truncated it, wrote the page
+    the truncation freed, and stopped mid-token (then an internal error hid every finding)."""
+    text = near_miss("Far", size=4096)
+    with tmpfs(root / "pkg" / "mounted") as disk:  # before pkg/near.py, in the order files are fixed
+        (disk / "far.py").write_text(text, encoding="utf-8")
+        fill(disk)
+        result = fix(root)
+        assert (disk / "far.py").read_text(encoding="utf-8") == text
+        assert sorted(os.listdir(disk)) == ["far.py", "filler"]  # no temporary file left behind
+    assert_not_fixed(result, "pkg/mounted/far.py", "cannot write it: No space left on device")
+    assert_fixed(root)
+
+
+@pytest.mark.parametrize("lock, why", [
+    (read_only_mount, "Read-only file system"),
+    (immutable, "Operation not permitted"),
+    (without_write_permission, "Permission denied"),
+], ids=["read-only mount", "immutable", "mode 0444"])
+def test_a_file_that_cannot_be_written_is_a_warning_for_it_alone(
+        root: Path, lock: Callable[[Path, str], contextlib.AbstractContextManager], why: str) -> None:
+    text = near_miss("Locked")
+    with lock(root, text) as (relative, prefix):
+        result = fix(root, prefix=prefix)
+        assert (root / relative).read_text(encoding="utf-8") == text
+    assert_not_fixed(result, relative, f"cannot write it: {why}")
+    assert_fixed(root)
+
+
+def test_the_fixed_file_keeps_its_mode_and_owner(root: Path) -> None:
+    near = root / "pkg" / "near.py"
+    near.chmod(0o754)
+    owner = (4321, 8765) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    os.chown(near, *owner)
+    result = fix(root)
+    assert result.returncode == 0, result.stderr
+    assert_fixed(root)
+    info = near.stat()
+    assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o754, *owner)
+
+
+# -- a kill at any moment ----------------------------------------------------------------------------------
+def _strace() -> str:
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("no strace to stop the run at a system call")
+    probe = subprocess.run([strace, "-qq", "-o", os.devnull, "true"], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"strace cannot trace here: {probe.stderr.strip()}")
+    return strace
+
+
+def _traced(root: Path, log: Path, stop_at: tuple[str, int] | None = None, signal_name: str = "KILL"
+            ) -> subprocess.CompletedProcess:
+    """``check --fix`` with its main process's file-changing system calls logged, paths shown (``-y``); with
+    ``stop_at`` (a call's name and which of that name's calls: strace counts each system call apart), the
+    signal as the process enters that call: SIGKILL ends it there, and the call never happens; SIGINT (as
+    Ctrl-C sends it, the child started as from a terminal) is handled once the call returns."""
+    inject = ["-e", f"inject={stop_at[0]}:signal={signal_name}:when={stop_at[1]}"] if stop_at else []
+    command = [_strace(), "-qq", "-y", "-o", str(log), "-e", f"trace={MODIFYING}", *inject, *console(),
+               "check", "--fix", "--no-cache", "."]
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120, env=env, check=False,
+                          preexec_fn=as_from_a_terminal)
+
+
+def _call(line: str) -> str:
+    """A logged system call as its name and arguments (the result left out, a temporary file's process and
+    salt made alike), so that two runs' calls compare equal."""
+    return re.sub(r"\.ppaux-lint\.\d+\.[0-9a-f]+\.tmp", ".ppaux-lint.TMP.tmp", line.rsplit(" = ", 1)[0])
+
+
+def _calls(log: Path) -> list[str]:
+    return [_call(line) for line in log.read_text(errors="replace").splitlines() if re.match(r"\w+\(", line)]
+
+
+def _stopped_at(log: Path) -> str:
+    """The call the signal came at: the last before strace's line for a caught SIGINT, else the last of all."""
+    calls: list[str] = []
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith("--- SIGINT "):
+            break
+        if re.match(r"\w+\(", line):
+            calls.append(_call(line))
+    return calls[-1]
+
+
+@pytest.mark.parametrize("signal_name", ["KILL", "INT"])
+def test_a_kill_or_an_interrupt_at_any_write_leaves_the_old_or_the_new_text(root: Path, tmp_path: Path,
+                                                                            signal_name: str) -> None:
+    """The old write truncated the file in its open and filled it in its write: killed between the two, the
+    file was empty. Now every write the run makes in the project is a moment to stop at. A kill may leave a
+    temporary file, which the next --fix of the file removes; an interrupt leaves none."""
+    pkg = root / "pkg"
+    near = pkg / "near.py"
+    old, new = NEAR.encode(), fixed(NEAR).encode()
+    names = set(os.listdir(pkg))
+    log = tmp_path / "strace.log"
+    complete = _traced(root, log)
+    assert complete.returncode == 0, complete.stderr
+    assert near.read_bytes() == new
+    calls = _calls(log)
+    moments = [number for number, call in enumerate(calls, start=1) if str(root.resolve()) in call]
+    assert moments, calls  # the run's writes of the fix were seen
+    strays = 0
+    for moment in moments:
+        near.write_bytes(old)
+        name = calls[moment - 1].partition("(")[0]
+        stopped = _traced(root, log, (name, sum(call.startswith(f"{name}(") for call in calls[:moment])),
+                          signal_name)
+        assert _stopped_at(log) == calls[moment - 1]  # the signal came at the call meant
+        assert near.read_bytes() in (old, new), f"stopped at {calls[moment - 1]}"
+        left = set(os.listdir(pkg)) - names
+        if signal_name == "INT":
+            assert stopped.returncode == 130 and "ppaux-lint: error: interrupted" in stopped.stderr, stopped.stderr
+            assert not left
+            continue
+        assert stopped.returncode == -signal.SIGKILL, stopped.stderr
+        assert all(TEMPORARY.fullmatch(name) for name in left), left
+        if left:  # the next --fix of that file removes what the killed one left
+            strays += 1
+            assert fix(root).returncode == 0
+            assert near.read_bytes() == new and set(os.listdir(pkg)) == names
+    assert strays or signal_name == "INT", "no kill came between the temporary file's creation and its rename"
+
+
+def test_only_temporary_files_of_writers_gone_are_removed(root: Path) -> None:
+    """A temporary file is removed only when its name is the one a write of that file gives, by a process that
+    no longer runs: a running writer's, a look-alike for another file and one whose number is no pid stay."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    pkg = root / "pkg"
+    kept = {f".near.py.ppaux-lint.{os.getpid()}.0123abcd.tmp", f".other.py.ppaux-lint.{gone.pid}.0123abcd.tmp",
+            f".near.py.ppaux-lint.{'9' * 30}.0123abcd.tmp", f".near.py.ppaux-lint.{gone.pid}.salt.tmp"}
+    for name in (*kept, f".near.py.ppaux-lint.{gone.pid}.0123abcd.tmp"):
+        (pkg / name).write_text("half a file", encoding="utf-8")
+    assert fix(root).returncode == 0
+    assert_fixed(root)
+    assert {name for name in os.listdir(pkg) if ".tmp" in name} == kept
+
+
+# -- what --fix may write ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("place, paths", [
+    ("outside", ["."]),
+    ("outside", ["pkg/evil.py", "pkg/near.py"]),
+    ("proj/other", ["pkg"]),
+], ids=["out of the project", "out of the project, named", "in the project, not checked"])
+def test_a_symlink_to_a_file_not_checked_is_a_warning_and_not_followed(tmp_path: Path, root: Path, place: str,
+                                                                       paths: list[str]) -> None:
+    victim = tmp_path / place / "victim.py"
+    victim.parent.mkdir(parents=True, exist_ok=True)
+    victim.write_text(near_miss("Evil"), encoding="utf-8")
+    link = root / "pkg" / "evil.py"
+    link.symlink_to(victim)
+    result = fix(root, *paths)
+    assert victim.read_text(encoding="utf-8") == near_miss("Evil")
+    assert link.is_symlink() and os.readlink(link) == str(victim)
+    assert_not_fixed(result, "pkg/evil.py", f"a symlink to {victim}, which is not one of the checked files")
+    assert_fixed(root)
+
+
+def test_a_symlink_to_a_checked_file_fixes_that_file_and_stays_a_link(root: Path) -> None:
+    alias = root / "pkg" / "alias.py"
+    alias.symlink_to("near.py")
+    result = fix(root)
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+    assert_fixed(root)
+    assert alias.is_symlink() and os.readlink(alias) == "near.py"
+
+
+def test_a_file_with_other_hard_links_is_a_warning_and_not_fixed(tmp_path: Path, root: Path) -> None:
+    """Its other names may be anywhere on the file system: writing in place would change them too, replacing
+    it would part it from them."""
+    linked = root / "pkg" / "linked.py"
+    linked.write_text(near_miss("Linked"), encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere.py"
+    os.link(linked, elsewhere)
+    result = fix(root)
+    assert os.path.samefile(linked, elsewhere)
+    assert elsewhere.read_text(encoding="utf-8") == near_miss("Linked")
+    assert_not_fixed(result, "pkg/linked.py", "it has 2 hard links")
+    assert_fixed(root)
