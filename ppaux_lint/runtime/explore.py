@@ -9,21 +9,24 @@ A variant keeps everything the model and config fix (each tensor's dtype and dev
 the leading one) and draws the rest: one batch size for every tensor whose leading dimension is the base
 example's batch (so that tensors which share a batch keep sharing it), and values over the dtype's whole
 range, with NaN and infinities only where the base example has them. Only the example's own tensor
-attributes vary; tensors nested in containers keep their values. Hypothesis's database is off, so that a
-run writes nothing into the user's project; the seed alone decides what is drawn.
+attributes vary; tensors nested in containers keep their values. Hypothesis's database is off and what it
+stores besides (``run_quietly``) goes to a temporary directory, so that a run writes nothing into the
+user's project; the seed alone decides what is drawn.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import math
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import hypothesis
 import torch
-from hypothesis import HealthCheck, Phase, Verbosity, assume, example, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, assume, configuration, example, given, settings
 from hypothesis import strategies as st
 
 from ppaux_lint.runtime.roundtrip import Falsified, Outcome
@@ -34,6 +37,8 @@ DRAWN_VALUES = 64
 """At most this many values are drawn per tensor; a larger one repeats them, which the reproducer can spell."""
 SHOWN_VALUES = 8
 """How many of a counterexample tensor's values its JSON shows."""
+_HOME = "__hypothesis_home_directory"
+"""Where ``hypothesis.configuration`` keeps the storage directory set, which it has no function to read."""
 
 
 def explore(base: Any, judge: Callable[[Any], None], count: int, seed: int) -> str:
@@ -62,7 +67,7 @@ def explore(base: Any, judge: Callable[[Any], None], count: int, seed: int) -> s
     for batch in reversed(EDGE_BATCHES):  # the last one applied runs first
         test = example(edge(fields, batch))(test)
     try:
-        hypothesis.seed(seed)(quiet_settings(count)(test))()
+        run_quietly(test, count, seed)
     except Outcome:
         outcome, smallest = failed["outcome"], failed["changes"]
         message = f"explored, seed {seed}: fails at {describe_tensors(smallest)}: {outcome.message}"
@@ -71,13 +76,43 @@ def explore(base: Any, judge: Callable[[Any], None], count: int, seed: int) -> s
     return f"explored {tried} examples around it, seed {seed}"
 
 
+def run_quietly(test: Callable[[], None], count: int, seed: int) -> None:
+    """Run the ``@given`` ``test`` from ``seed`` as exploring wants it (``quiet_settings``), with hypothesis's
+    storage in a temporary directory (``own_storage``)."""
+    with own_storage():
+        hypothesis.seed(seed)(quiet_settings(count)(test))()
+
+
 def quiet_settings(count: int) -> settings:
     """Hypothesis as exploring wants it: ``count`` draws after the explicit examples, then shrinking; no
     database (nothing written into the project), no deadline (the class's own timeout bounds it), and no
-    output of its own (the row says what was found)."""
-    return settings(max_examples=count, database=None, deadline=None,
+    output of its own (the row says what was found). Every setting a profile could change is given, so that
+    neither the project's profile (``settings.load_profile``, ``HYPOTHESIS_PROFILE``) nor the one hypothesis
+    loads on CI changes what is drawn, or where it is kept."""
+    return settings(max_examples=count, database=None, deadline=None, derandomize=False, backend="hypothesis",
                     phases=(Phase.explicit, Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
                     report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
+
+
+@contextlib.contextmanager
+def own_storage() -> Iterator[None]:
+    """Hypothesis's storage directory in a temporary directory, removed afterwards.
+
+    Hypothesis stores more than its example database: a cache of the constants it finds in the project's
+    own modules (``constants/``, one file per module), its character map, and more in later releases. It
+    keeps them in ``.hypothesis/`` under the working directory (usually the user's project) whatever the
+    ``database`` setting says. The directory set before is put back afterwards, so that the caller's own
+    hypothesis tests in the same process (``pp_round_trip(explore=...)`` runs in the user's pytest) keep
+    theirs. A class killed mid-exploration (by its timeout) leaves its directory behind, in the system's
+    temporary directory, never in the project.
+    """
+    before = vars(configuration).get(_HOME)
+    with tempfile.TemporaryDirectory(prefix="ppaux-lint-hypothesis-") as home:
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(before)
 
 
 def tensor_fields(value: Any) -> dict[str, torch.Tensor]:

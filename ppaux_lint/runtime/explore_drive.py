@@ -16,14 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import hypothesis
 import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from ppaux_lint.runtime.drive import DEFAULT_VOCAB, HALF_TYPES, VALUE_KINDS, Drive, NotDriven, drive
 from ppaux_lint.runtime.examples import Example
-from ppaux_lint.runtime.explore import quiet_settings
+from ppaux_lint.runtime.explore import run_quietly
 from ppaux_lint.runtime.roundtrip import Falsified, Outcome, Steps
 from ppaux_lint.runtime.supply import driven_example
 
@@ -70,7 +69,7 @@ def explore_drives(observer: Any, expected: type, judge: Callable[[Example], Non
             raise
 
     try:
-        hypothesis.seed(seed)(quiet_settings(count)(check))()
+        run_quietly(check, count, seed)
     except Outcome:
         plan, outcome = failed["plan"], failed["outcome"]
         message = f"explored, seed {seed}: fails driven at {plan.describe()}: {outcome.message}"

@@ -23,8 +23,10 @@ from typing import Any
 import torch
 
 from ppaux_lint.runtime.compare import (
+    Leaf,
     differences,
     flatten,
+    on_cpu,
     tensor_difference,
     tensor_summary,
 )
@@ -131,7 +133,7 @@ class Shipment:
 
     others: dict[str, torch.Tensor]
     sent: dict[str, torch.Tensor]
-    host: dict[str, torch.Tensor]
+    host: dict[str, Leaf]
     scene: Scene | None = None
     consumed: Any = None
     consume_error: str = ""
@@ -139,7 +141,7 @@ class Shipment:
     def to_cpu(self) -> Shipment:
         """A copy that unpickles in a process on any device, for the ``dist`` transport (``consumed`` is a
         snapshot, on the CPU already)."""
-        parts = ({k: v.cpu() for k, v in part.items()} for part in (self.others, self.sent, self.host))
+        parts = (on_cpu(part) for part in (self.others, self.sent, self.host))
         return Shipment(*parts, self.scene, self.consumed, self.consume_error)
 
 

@@ -31,6 +31,7 @@ def test_explored_rows_fail_with_their_counterexample(bugs: pytest.Pytester):
         "*ppaux-lint verify: reproducer*",
         "*def ppaux_example(cls, device):*",
     ])
+    assert list(bugs.path.rglob(".hypothesis")) == []  # exploring writes nothing into the project
 
 
 def test_without_explore_the_rows_pass(bugs: pytest.Pytester):
@@ -63,3 +64,4 @@ def test_the_fixture_explores_the_caller_s_instance(bugs: pytest.Pytester):
     ''')
     result = bugs.runpytest_subprocess("test_props.py", "--ppaux-seed", "7")
     result.assert_outcomes(passed=2)
+    assert list(bugs.path.rglob(".hypothesis")) == []

@@ -13,6 +13,9 @@ from explore_bugs import PAIRS
 
 from ppaux_lint.cli.verify import verify as verify_command
 
+from .conftest import Project
+from .test_drive import NARROW
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("hypothesis")
 
@@ -129,6 +132,20 @@ def test_explore_from_the_config(project, run_cli):
     assert rows[B + "SqueezeOutput"]["status"] == "fail"
 
 
+def test_exploring_writes_nothing_into_the_project_it_runs_in(tmp_path, monkeypatch, run_cli):
+    """Hypothesis keeps a cache of the constants in the project's modules (and more) in ``.hypothesis/`` under
+    the working directory, database or not; verify runs in the project, so that would be the project."""
+    project = Project(tmp_path / "bugs")
+    project.package("bugs", {"pairs": PAIRS})
+    project.write("narrow.py", NARROW)  # driven: its drives are explored, not its output's fields
+    monkeypatch.chdir(project.root)
+    result = run_cli(".", "--device", "cpu", "--explore", "5", "--seed", "3", "--output-format", "json")
+    rows = {row["symbol"]: row["message"] for row in json.loads(result.stdout)}
+    assert "explored 7 examples around it, seed 3" in rows[B + "TopkOutput"]
+    assert "seed 3" in rows["narrow.IdsOutput"] and "driven" in rows["narrow.IdsOutput"], rows["narrow.IdsOutput"]
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob(".hypothesis*")) == []
+
+
 def test_the_options_are_documented():
     names = {option.name for option in verify_command.params}
     assert {"explore", "seed"} <= names
@@ -210,6 +227,24 @@ class TestRoundTrip:
         sent = pairs["TopkOutput"].ppaux_example("cpu")
         rebuilt = round_trip(sent, pairs["TopkObserver"](), explore=20)
         assert rebuilt.ids.tolist() == sent.ids.tolist()
+
+    def test_exploring_here_leaves_the_caller_s_hypothesis_storage_where_it_was(self, pairs, tmp_path, monkeypatch):
+        """``pp_round_trip(explore=...)`` runs in the user's pytest, whose own hypothesis tests keep their
+        storage directory; exploring writes neither there nor into the working directory."""
+        from hypothesis import configuration
+
+        from ppaux_lint.runtime import round_trip
+
+        monkeypatch.chdir(tmp_path)
+        mine = tmp_path / "mine"
+        configuration.set_hypothesis_home_dir(mine)
+        try:
+            round_trip(pairs["TopkOutput"].ppaux_example("cpu"), pairs["TopkObserver"](), explore=5, seed=3)
+            storage = configuration.storage_directory("examples", intent_to_write=False)
+        finally:
+            configuration.set_hypothesis_home_dir(None)
+        assert getattr(storage, "path", storage) == mine / "examples"
+        assert list(tmp_path.rglob("*")) == []
 
     def test_without_explore_the_one_instance_passes(self, pairs):
         from ppaux_lint.runtime import round_trip

@@ -183,6 +183,7 @@ def test_a_launch_explores_on_the_sender_with_the_seed_rank_0_printed(tmp_path, 
     rows = launched.rows()
     assert f"explored 12 examples around it, seed {printed[0]}" in rows["TopkOutput"]["message"]
     assert rows["SqueezeOutput"]["counterexample"]["ids"]["shape"] == [1, 4]
+    assert list(project.root.rglob(".hypothesis")) == []  # the ranks ran in the project
     assert _leftovers(process_marker, leftover_processes) == []
 
 

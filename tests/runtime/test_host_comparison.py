@@ -1,0 +1,122 @@
+"""The host copies of the original and the rebuilt output, compared whatever holds the data and whatever the
+plugin does to torch.
+
+Each output here keeps a ``scale`` on the Python side that ``to_pp_tensors`` never sends, as plugins do by
+mistake: the rebuilt output's ``to_pp_tensors`` still matches, and only its host copy shows what was lost.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import observer_class, plugin_module
+
+torch = pytest.importorskip("torch")
+numpy = pytest.importorskip("numpy")
+
+from ppaux_lint.runtime import RoundTripFailed, round_trip  # noqa: E402
+
+from .test_compare import HOSTS  # noqa: E402
+
+
+@dataclass
+class ScaledOutput:
+    values: torch.Tensor
+    scale: float = 1.0
+    kind: str = "deque"
+
+    def to_pp_tensors(self):
+        return {"values": self.values}
+
+    def copy_to_host(self, copy_tensor):
+        return HOSTS[self.kind](copy_tensor(self.values) * self.scale)
+
+
+class ScaledObserver:
+    def __init__(self, kind):
+        self.kind = kind
+
+    def from_pp_tensors(self, tensors):
+        return ScaledOutput(tensors["values"], kind=self.kind)  # the scale never crossed
+
+
+KINDS = ("deque", "frozenset", "callable host object", "lambda closure", "partial argument", "bound method",
+         "numpy array")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_round_trip_that_lost_data_kept_in_any_container_fails(kind):
+    with pytest.raises(RoundTripFailed, match=r"^copy_to_host differs: host\S*: values differ"):
+        round_trip(ScaledOutput(torch.tensor([1.0, 2.0]), scale=3.0, kind=kind), ScaledObserver(kind))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_round_trip_that_kept_the_data_in_any_container_passes(kind):
+    rebuilt = round_trip(ScaledOutput(torch.tensor([1.0, 2.0]), kind=kind), ScaledObserver(kind))
+    assert torch.equal(rebuilt.values, torch.tensor([1.0, 2.0]))
+
+
+# -- a plugin that patches torch when it is imported -------------------------------------------------------
+
+PATCHING = plugin_module(
+    "from dataclasses import dataclass\n\nimport numpy\nimport torch",
+    '''
+    # What a plugin may do to torch for its own reasons, at import, before verify compares anything.
+    _from_numpy = torch.from_numpy
+    torch.equal = lambda a, b: True
+    torch.Tensor.equal = lambda self, other: True
+    torch.Tensor.__eq__ = lambda self, other: torch.ones(self.shape, dtype=torch.bool)
+    torch.Tensor.isnan = lambda self: torch.ones(self.shape, dtype=torch.bool)
+    torch.from_numpy = lambda array: _from_numpy(numpy.zeros_like(array))
+    numpy.array_equal = lambda a, b, equal_nan=False: True
+    ''',
+    '''
+    @dataclass
+    class PatchingOutput:
+        values: torch.Tensor
+        scale: float = 1.0
+
+        @classmethod
+        def ppaux_example(cls, device):
+            return cls(torch.tensor([1.0, 2.0], device=device), scale=3.0)
+
+        def to_pp_tensors(self):
+            return {"values": self.values}
+
+        def copy_to_host(self, copy_tensor):
+            scaled = copy_tensor(self.values) * self.scale
+            return {"tensor": scaled, "array": scaled.numpy()}
+    ''',
+    observer_class("PatchingObserver", "PatchingOutput", "PatchingOutput(state)",
+                   'return PatchingOutput(tensors["values"])  # the scale never crossed'),
+)
+
+
+@pytest.mark.parametrize("transport", ["local", "dist"])
+def test_a_plugin_that_patches_torch_at_import_still_fails_a_lossy_round_trip(project, run_cli, transport):
+    project.package("patching", {"m": PATCHING})
+    result = run_cli(str(project.root), "--device", "cpu", "--transport", transport, "--output-format", "json")
+    rows = {row["symbol"]: row for row in json.loads(result.stdout)}
+    row = rows["patching.m.PatchingOutput"]
+    assert row["status"] == "fail", row["message"]
+    assert "copy_to_host differs: host['tensor']: values differ; copy_to_host differs: host['array']: values differ" in (
+        row["message"])
+
+
+def test_every_module_that_imports_the_project_s_code_takes_the_comparison_s_functions_first():
+    """The project's code is imported only through ``loader.py``; each module that calls it must have brought in
+    ``compare.py`` (which takes torch's and numpy's functions) by the time it can, in a process of its own."""
+    runtime = Path(__file__).resolve().parents[2] / "ppaux_lint" / "runtime"
+    importers = sorted(f"ppaux_lint.runtime.{path.stem}" for path in runtime.glob("*.py")
+                       if "from ppaux_lint.runtime.loader import" in path.read_text(encoding="utf-8"))
+    assert importers
+    for module in importers:
+        probe = f"import sys, {module}; print('ppaux_lint.runtime.compare' in sys.modules)"
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+        assert done.stdout.strip() == "True", module
