@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 
 from ppaux_lint import __version__
-from ppaux_lint.support import collector
+from ppaux_lint.support import collector, streams
 from ppaux_lint.support.command import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -127,7 +127,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     stdin = _stdin_path(paths, stdin_filename)
     if stdin is not None:
         paths = (stdin,)
-    overlays = {str(stdin.absolute()): sys.stdin.buffer.read()} if stdin is not None else {}
+    overlays = {str(stdin.absolute()): _read_stdin()} if stdin is not None else {}
     options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
                       force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir, overlays=overlays)
     if not (show_diff or apply_fix):  # a plain check: replayed when nothing changed since the same one (replay.py)
@@ -146,6 +146,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         preview = guarded(ctx, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
         fixes.report_failures(preview.failed)
         out.write(fixes.unified_diff(preview.files.values()))
+        out.flush()  # a diff that cannot be written fails here, before the count says it was shown
         count = len(preview.applied)
         click.echo(f"Would fix {count} error{'s' if count != 1 else ''}." if count else "No errors would be fixed.",
                    err=True)
@@ -155,9 +156,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         outcome = guarded(ctx, lambda: _fix_in_memory(analysis, paths, options, unsafe_fixes))
         fixes.report_failures(outcome.failed)
         analysis, fixed = outcome.analysis, outcome.fixed
-        sys.stdout.flush()
-        sys.stdout.buffer.write(next(iter(analysis.overlays.values())))
-        sys.stdout.buffer.flush()
+        streams.write_binary(next(iter(analysis.overlays.values())))
         out = sys.stderr
     elif apply_fix:
         outcome = guarded(ctx, lambda: fixes.fix_project(analysis, lambda: analyze(list(paths), options),
@@ -211,6 +210,13 @@ def _stdin_path(paths: tuple[Path, ...], stdin_filename: Path | None) -> Path | 
     if stdin_filename.name in ("", ".", ".."):
         raise ExitError(f"--stdin-filename {str(stdin_filename)!r}: names a directory, not a file")
     return stdin_filename
+
+
+def _read_stdin() -> bytes:
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as exc:  # closed (``<&-``: see support/streams.py), a directory, ...
+        raise ExitError(f"cannot read standard input: {exc.strerror or exc}") from None
 
 
 def _fix_in_memory(analysis, paths: tuple[Path, ...], options, unsafe: bool):
@@ -392,13 +398,11 @@ def server(ctx: click.Context) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints escaped, never raises
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="backslashreplace")
+    streams.prepare()  # closed or failing standard streams: one line and exit 2 (support/streams.py)
     try:
         with collector.tuned():
             code = cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=False)
+        sys.stdout.flush()  # what is still buffered fails here, as one line, and not at the interpreter's exit
     except click.ClickException as exc:  # click's own usage errors, and ours
         click.echo(f"{PREFIX}{one_line(exc)}", err=True)
         code = exc.exit_code
