@@ -8,7 +8,6 @@ re-analysed (as ruff does). A file whose result would not compile is left as it 
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -162,13 +161,12 @@ def unified_diff(results: Iterable[FileResult]) -> str:
     return "".join(chunks)
 
 
-def report_failures(failed: Sequence[tuple[Plan, str]], stream=None) -> None:
-    stream = stream or sys.stderr
+def failure_warnings(failed: Sequence[tuple[Plan, str]]) -> list[str]:
+    """A warning for each fix that could not be made; the command line prints them as its other warnings."""
     from ppaux_lint.report.paths import display_path
 
-    for plan, why in failed:
-        stream.write(f"ppaux-lint: warning: could not fix {plan.finding.code} in "
-                     f"{display_path(plan.path)}:{plan.finding.span.line}: {why}\n")
+    return [f"could not fix {plan.finding.code} in {display_path(plan.path)}:{plan.finding.span.line}: {why}"
+            for plan, why in failed]
 
 
 # -- commands -----------------------------------------------------------------------------------------
