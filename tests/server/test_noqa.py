@@ -42,6 +42,12 @@ def edit_for(root: Path, text: str) -> tuple[Finding, str | None]:
     ("class Missing(DeviceAuxiliaryOutput):  # noqa: PPA013  (why)",
      "class Missing(DeviceAuxiliaryOutput):  # noqa: PPA013, PPA001  (why)"),
     ("class Missing(DeviceAuxiliaryOutput):  # see #12", "class Missing(DeviceAuxiliaryOutput):  # see #12  # noqa: PPA001"),
+    # text like a noqa in a string is neither extended nor taken for a comment that silences already
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):',
+     'class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA001'),
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa"):', 'class Missing(DeviceAuxiliaryOutput, tag="# noqa"):  # noqa: PPA001'),
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA013',
+     'class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA013, PPA001'),
 ])
 def test_the_edit_silences_the_finding(tmp_path, line, silenced):
     text = MISSING.replace("class Missing(DeviceAuxiliaryOutput):", line)
@@ -79,34 +85,13 @@ def test_no_edit_for_a_line_that_continues_or_ends_inside_a_string(tmp_path):
     assert finding.code == "PPA013" and fixed is None  # the second "a" is on the line the string starts on
 
 
-@pytest.mark.parametrize(("line", "silenced"), [
-    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):',
-     'class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA001'),
-    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa"):',
-     'class Missing(DeviceAuxiliaryOutput, tag="# noqa"):  # noqa: PPA001'),
-    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA013',
-     'class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA013, PPA001'),
-])
-def test_the_edit_never_touches_a_string(tmp_path, line, silenced):
-    """Text like a noqa inside a string is neither extended nor taken for a comment that silences already."""
-    text = MISSING.replace("class Missing(DeviceAuxiliaryOutput):", line)
-    finding, fixed = edit_for(tmp_path, text)
-    assert finding.code == "PPA001"
-    assert fixed == MISSING.replace("class Missing(DeviceAuxiliaryOutput):", silenced)
-    assert check(tmp_path, fixed).findings == []
-
-
 def test_the_edit_after_a_string_that_ends_on_the_line(tmp_path):
-    text = IMPORT_AUX + textwrap.dedent('''
-
-        class Out(DeviceAuxiliaryOutput):
-            def copy_to_host(self, copy_tensor):
-                return self
-
-            def to_pp_tensors(self):
-                return {"t": self.t, "u": self.u["""
+    """The noqa-like text in the string is not extended: a comment goes after it, at the line's end."""
+    text = MISSING + textwrap.indent(textwrap.dedent('''
+        def to_pp_tensors(self):
+            return {"t": self.t, "u": self.u["""
         # noqa: PPA002""", "v"], "a": self.a.tolist()}
-        ''')
+        '''), "    ")
     finding, fixed = edit_for(tmp_path, text)
     assert finding.code == "PPA012"
     assert fixed == text.replace('"a": self.a.tolist()}\n', '"a": self.a.tolist()}  # noqa: PPA012\n')
