@@ -9,6 +9,7 @@ installed command in a real process whose descriptors the shell (or the test) re
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shlex
 import subprocess
@@ -62,6 +63,8 @@ def one_line(stderr: str, reason: str) -> None:
     ["rule", "PPA001"],
     ["--version"],
     ["--help"],
+    pytest.param(["verify", "--device", "cpu", str(CLEAN)], marks=pytest.mark.skipif(
+        importlib.util.find_spec("torch") is None, reason="verify needs torch")),  # renders inside `guarded`
 ], ids=lambda args: " ".join(Path(a).name if a.startswith("/") else a for a in args))
 def test_a_closed_standard_output_is_one_line_and_exit_2(tmp_path, args):
     done = shell(">&-", args, tmp_path)
