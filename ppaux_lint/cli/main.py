@@ -10,6 +10,7 @@ module, which names the runtime's defaults, only when that command is asked for 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
@@ -28,6 +29,7 @@ from ppaux_lint.support.command import (
     EXIT_FINDINGS,
     ExitError,
     Interrupted,
+    OutputFailed,
     guarded,
     one_line,
 )
@@ -427,4 +429,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise
         notices.say(state, "error", f"internal error: {type(exc).__name__}: {exc}")
         code = EXIT_ERROR
+    with contextlib.suppress(OutputFailed, OSError, ValueError):  # after an error, not at exit: it said enough
+        sys.stdout.flush()
     sys.exit(code if isinstance(code, int) else EXIT_CLEAN)

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,4 +136,22 @@ def test_a_closed_standard_input_is_one_line_and_exit_2(tmp_path):
     root = write_tree(tmp_path / "proj", {"pkg/__init__.py": ""})
     done = shell("<&-", ["check", "--stdin-filename", "pkg/mod.py", "-"], root)
     assert done.stderr == "ppaux-lint: error: cannot read standard input: Bad file descriptor\n"
+    assert done.returncode == 2
+
+
+def test_an_error_after_some_output_is_only_its_own_line(tmp_path):
+    """A report that wrote, then failed (a bug, here put in on purpose), with standard output gone: the error's
+    line and exit 2, and nothing more when the interpreter flushes what was left at exit (exit 120)."""
+    code = ("import sys\nfrom ppaux_lint.report import concise\n\n"
+            "def render(findings, out):\n    out.write('half a report')\n    raise RuntimeError('boom')\n\n"
+            "concise.render = render\nfrom ppaux_lint.cli.main import main\nmain(sys.argv[1:])\n")
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-c", code, "check", "--no-cache", "--output-format", "concise",
+                               str(SAMPLE)], cwd=tmp_path, stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=120)
+    finally:
+        os.close(write)
+    assert done.stderr == "ppaux-lint: error: internal error: RuntimeError: boom\n"
     assert done.returncode == 2
