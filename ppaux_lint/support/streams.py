@@ -40,10 +40,15 @@ _KEPT: list[io.TextIOWrapper] = []
 class _Output(io.TextIOWrapper):
     """Standard output or error, whose failed writes end as the module docstring says."""
 
-    def __init__(self, fd: int, encoding: str) -> None:
-        super().__init__(io.BufferedWriter(io.FileIO(fd, "w", closefd=False)), encoding=encoding,
+    def __init__(self, fd: int, replacing: io.TextIOWrapper | None) -> None:
+        """Buffered as the stream it replaces (``python -u``, a terminal), else as Python buffers a new one."""
+        raw = io.FileIO(fd, "w", closefd=False)
+        unbuffered = isinstance(getattr(replacing, "buffer", None), io.RawIOBase)  # as -u makes them
+        super().__init__(raw if unbuffered else io.BufferedWriter(raw),
+                         encoding=getattr(replacing, "encoding", None) or "utf-8",
                          errors="backslashreplace",  # a file name that is not UTF-8 prints escaped, never raises
-                         line_buffering=fd == STDERR or os.isatty(fd))  # as Python's own streams are
+                         line_buffering=getattr(replacing, "line_buffering", fd == STDERR),
+                         write_through=getattr(replacing, "write_through", False))
         self._raises = fd == STDOUT
 
     def write(self, text: str) -> int:
@@ -83,7 +88,7 @@ def prepare() -> None:
         if current is None or (current is getattr(sys, f"__{name}__") and _fileno(current) == fd):
             if current is not None:
                 current.flush()
-            _KEPT.append(_Output(fd, getattr(current, "encoding", None) or "utf-8"))
+            _KEPT.append(_Output(fd, current))
             setattr(sys, name, _KEPT[-1])
         elif hasattr(current, "reconfigure"):  # someone else's stream: at least never raise on a file name
             current.reconfigure(errors="backslashreplace")

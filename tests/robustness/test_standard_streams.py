@@ -141,7 +141,8 @@ def test_a_closed_standard_input_is_one_line_and_exit_2(tmp_path):
 
 def test_an_error_after_some_output_is_only_its_own_line(tmp_path):
     """A report that wrote, then failed (a bug, here put in on purpose), with standard output gone: the error's
-    line and exit 2, and nothing more when the interpreter flushes what was left at exit (exit 120)."""
+    line and exit 2, and nothing more when the interpreter flushes what was left at exit (exit 120). Buffered,
+    as Python is unless told otherwise: unbuffered, the write itself fails first."""
     code = ("import sys\nfrom ppaux_lint.report import concise\n\n"
             "def render(findings, out):\n    out.write('half a report')\n    raise RuntimeError('boom')\n\n"
             "concise.render = render\nfrom ppaux_lint.cli.main import main\nmain(sys.argv[1:])\n")
@@ -150,7 +151,7 @@ def test_an_error_after_some_output_is_only_its_own_line(tmp_path):
     try:
         done = subprocess.run([sys.executable, "-c", code, "check", "--no-cache", "--output-format", "concise",
                                str(SAMPLE)], cwd=tmp_path, stdout=write, stderr=subprocess.PIPE, text=True,
-                              timeout=120)
+                              timeout=120, env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
     finally:
         os.close(write)
     assert done.stderr == "ppaux-lint: error: internal error: RuntimeError: boom\n"
