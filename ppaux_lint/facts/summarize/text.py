@@ -150,8 +150,12 @@ class _Comments:
             tokens = list(tokenize.generate_tokens(io.StringIO(f"({segment})").readline))
         except (tokenize.TokenError, SyntaxError):  # a literal the parser read tokenizes; if not, no comment
             return frozenset()
-        return frozenset((start_line + row - 1, column + (start - 1 if row == 1 else 0))
-                         for token in tokens if token.type == tokenize.COMMENT for row, column in [token.start])
+        found = set()
+        for token in tokens:
+            if token.type == tokenize.COMMENT:
+                row, column = token.start  # in the segment, where line 1 starts at ``start`` after the "("
+                found.add((start_line + row - 1, column - 1 + start if row == 1 else column))
+        return frozenset(found)
 
 
 def _character(content: str, byte_offset: int) -> int:
