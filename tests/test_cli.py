@@ -320,6 +320,40 @@ def test_noqa_on_the_offending_line_of_a_contract_rule(lint_project):
     assert [(r["code"], r["line"], r["column"]) for r in records] == [("PPA012", *locate(src, "self.b.tolist()"))]
 
 
+PASS = "\n    pass"
+
+
+@pytest.mark.parametrize("statement, suppressed", [
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa"):' + PASS, False),  # a string
+    ('class Missing(DeviceAuxiliaryOutput, tag=b"# noqa: PPA001"):' + PASS, False),  # bytes
+    ('class Missing(DeviceAuxiliaryOutput, tag=f"{1}# noqa"):' + PASS, False),  # an f-string
+    ('class Missing(DeviceAuxiliaryOutput): "# noqa"', False),  # a docstring, on the class line
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA001' + PASS, True),  # the comment
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa"):  # noqa: PPA002' + PASS, False),  # ... and only it
+    ('class Missing(DeviceAuxiliaryOutput, tag="#"):  # see #12 # noqa: PPA001' + PASS, True),  # anywhere in it
+    ('class Missing(DeviceAuxiliaryOutput, tag=("a"  # noqa: PPA001\n        "b")):' + PASS, True),  # between
+    ('class Missing(DeviceAuxiliaryOutput, tag=("a"  # c\n        "# noqa")):' + PASS, False),  # ... not in
+])
+def test_only_a_comment_suppresses(lint_project, statement, suppressed):
+    """Text that looks like a noqa inside a string literal on the reported line is not a comment (issue 32)."""
+    lint_project({"pkg/mod.py": IMPORT_AUX + "\n\n" + statement + "\n"})
+    assert {r["symbol"] for r in as_json()} == (set() if suppressed else {"pkg.mod.Missing"})
+
+
+def test_a_string_ending_on_the_reported_line_does_not_suppress(lint_project):
+    src = IMPORT_AUX + textwrap.dedent('''
+        class Out(DeviceAuxiliaryOutput):
+            def copy_to_host(self, copy_tensor):
+                return self
+
+            def to_pp_tensors(self):
+                return {"t": self.t, "u": self.u["""
+        # noqa""", "v"], "a": self.a.tolist()}
+        ''')
+    lint_project({"pkg/mod.py": src})
+    assert [(r["code"], r["line"], r["column"]) for r in as_json()] == [("PPA012", *locate(src, "self.a.tolist()"))]
+
+
 def test_per_file_ignores(lint_project):
     legacy = IMPORT_AUX + "\n\nclass Legacy(DeviceAuxiliaryOutput):\n    pass\n"
     lint_project({"pkg/mod.py": SOURCE, "pkg/legacy/old.py": legacy, "pkg/legacy/older.py": legacy},

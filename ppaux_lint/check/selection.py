@@ -110,7 +110,7 @@ def noqa_lines(finding: Finding, summary: FileSummary) -> tuple[int, ...]:
 def _suppressed_at(finding: Finding, summary: FileSummary) -> int | None:
     """The line of the ``# noqa`` that silences the finding."""
     lines = noqa_lines(finding, summary)
-    for line, codes in summary.noqa:
-        if line in lines and (not codes or finding.code in codes):
-            return line
+    for comment in summary.noqa:
+        if comment.line in lines and (not comment.codes or finding.code in comment.codes):
+            return comment.line
     return None

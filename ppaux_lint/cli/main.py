@@ -10,6 +10,7 @@ module, which names the runtime's defaults, only when that command is asked for 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
@@ -20,14 +21,15 @@ from pathlib import Path
 import click
 
 from ppaux_lint import __version__
-from ppaux_lint.support import collector
+from ppaux_lint.cli import notices
+from ppaux_lint.support import collector, streams
 from ppaux_lint.support.command import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
-    PREFIX,
     ExitError,
     Interrupted,
+    OutputFailed,
     guarded,
     one_line,
 )
@@ -83,7 +85,7 @@ class _Commands(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Check that SGLang sampling-observer outputs can cross a pipeline-parallel stage."""
-    ctx.obj = {"debug": debug}
+    ctx.ensure_object(dict)["debug"] = debug  # the run's state: ``main`` may have put its own dict there
 
 
 @cli.command()
@@ -124,28 +126,30 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     from ppaux_lint.cli.checking import Checked, check_project, with_fixes
     from ppaux_lint.project.loading import Options
 
+    ctx.obj[notices.GITHUB] = output_format == "github"  # how warnings and errors are written from now on
     stdin = _stdin_path(paths, stdin_filename)
     if stdin is not None:
         paths = (stdin,)
-    overlays = {str(stdin.absolute()): sys.stdin.buffer.read()} if stdin is not None else {}
+    overlays = {str(stdin.absolute()): _read_stdin()} if stdin is not None else {}
     options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
                       force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir, overlays=overlays)
     if not (show_diff or apply_fix):  # a plain check: replayed when nothing changed since the same one (replay.py)
         with _progress(output_format in ("full", "concise") and not quiet):
             checked = guarded(ctx, lambda: check_project(list(paths), options))
-        _warn(checked.warnings)
+        _warn(ctx, checked.warnings)
         return _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet)
     from ppaux_lint import fixes  # the fix machinery, only when fixes are to be applied or shown
     from ppaux_lint.check.engine import analyze
 
     with _progress(output_format in ("full", "concise") and not quiet):
         analysis = guarded(ctx, lambda: analyze(list(paths), options))
-    _warn(analysis.discovery.warnings)
+    _warn(ctx, analysis.discovery.warnings)
     out = sys.stdout
     if show_diff:  # as ruff: the diff only, a count on stderr, exit 1 when something would change
         preview = guarded(ctx, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
-        fixes.report_failures(preview.failed)
-        out.write(fixes.unified_diff(preview.files.values()))
+        _warn(ctx, fixes.failure_warnings(preview.failed))
+        out.write(_verbatim(fixes.unified_diff(preview.files.values()), output_format))
+        out.flush()  # a diff that cannot be written fails here, before the count says it was shown
         count = len(preview.applied)
         click.echo(f"Would fix {count} error{'s' if count != 1 else ''}." if count else "No errors would be fixed.",
                    err=True)
@@ -153,16 +157,14 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     fixed: list = []
     if apply_fix and stdin is not None:  # as ruff: the fixed source on stdout, what remains on stderr
         outcome = guarded(ctx, lambda: _fix_in_memory(analysis, paths, options, unsafe_fixes))
-        fixes.report_failures(outcome.failed)
+        _warn(ctx, fixes.failure_warnings(outcome.failed))
         analysis, fixed = outcome.analysis, outcome.fixed
-        sys.stdout.flush()
-        sys.stdout.buffer.write(next(iter(analysis.overlays.values())))
-        sys.stdout.buffer.flush()
+        streams.write_binary(next(iter(analysis.overlays.values())))
         out = sys.stderr
     elif apply_fix:
         outcome = guarded(ctx, lambda: fixes.fix_project(analysis, lambda: analyze(list(paths), options),
                                                           unsafe=unsafe_fixes))
-        fixes.report_failures(outcome.failed, unwritten=outcome.unwritten)
+        _warn(ctx, fixes.failure_warnings(outcome.failed, outcome.unwritten))
         analysis, fixed = outcome.analysis, outcome.fixed
     checked = Checked(guarded(ctx, lambda: with_fixes(analysis)), analysis.discovery.warnings,
                       len(analysis.discovery.targets), dict(analysis.overlays))
@@ -170,9 +172,19 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
             fixed=fixed if show_fixes else [], fixed_count=len(fixed), unsafe=unsafe_fixes)
 
 
-def _warn(warnings: Sequence[str]) -> None:
+def _warn(ctx: click.Context, warnings: Sequence[str]) -> None:
     for warning in warnings:
-        click.echo(f"ppaux-lint: warning: {warning}", err=True)
+        notices.say(ctx.obj, "warning", warning)
+
+
+def _verbatim(text: str, output_format: str) -> str:
+    """Text printed as it is (a diff quotes file names and source lines), fenced off from the Actions runner
+    under the github format (see report/github.py)."""
+    if output_format != "github" or not text:
+        return text
+    from ppaux_lint.report.github import fenced
+
+    return fenced(text)
 
 
 def _report(ctx: click.Context, checked, output_format: str, *, exit_zero: bool, statistics: bool, quiet: bool,
@@ -211,6 +223,13 @@ def _stdin_path(paths: tuple[Path, ...], stdin_filename: Path | None) -> Path | 
     if stdin_filename.name in ("", ".", ".."):
         raise ExitError(f"--stdin-filename {str(stdin_filename)!r}: names a directory, not a file")
     return stdin_filename
+
+
+def _read_stdin() -> bytes:
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as exc:  # closed (``<&-``: see support/streams.py), a directory, ...
+        raise ExitError(f"cannot read standard input: {exc.strerror or exc}") from None
 
 
 def _fix_in_memory(analysis, paths: tuple[Path, ...], options, unsafe: bool):
@@ -355,7 +374,7 @@ def inventory(ctx: click.Context, paths: tuple[Path, ...], output_format: str, e
     options = Options(config_path=config_path, exclude=exclude)
     with _progress(output_format == "tree"):
         analysis = guarded(ctx, lambda: analyze(list(paths), options))
-    _warn(analysis.discovery.warnings)
+    _warn(ctx, analysis.discovery.warnings)
     data = guarded(ctx, lambda: inv.build(analysis))
     out = sys.stdout
     (inv.render_json if output_format == "json" else inv.render_tree)(data, out)
@@ -394,22 +413,24 @@ def server(ctx: click.Context) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints escaped, never raises
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="backslashreplace")
+    streams.prepare()  # closed or failing standard streams: one line and exit 2 (support/streams.py)
+    args = list(sys.argv[1:] if argv is None else argv)
+    state = {notices.GITHUB: notices.asks_for_github(args)}  # until ``check`` knows (notices.py)
     try:
         with collector.tuned():
-            code = cli.main(args=argv, prog_name="ppaux-lint", standalone_mode=False)
+            code = cli.main(args=args, prog_name="ppaux-lint", standalone_mode=False, obj=state)
+        sys.stdout.flush()  # what is still buffered fails here, as one line, and not at the interpreter's exit
     except click.ClickException as exc:  # click's own usage errors, and ours
-        click.echo(f"{PREFIX}{one_line(exc)}", err=True)
+        notices.say(state, "error", one_line(exc))
         code = exc.exit_code
     except (click.exceptions.Abort, KeyboardInterrupt):  # Ctrl-C while click parses, or before it
-        click.echo(f"{PREFIX}interrupted", err=True)
+        notices.say(state, "error", "interrupted")
         code = Interrupted.exit_code
     except BaseException as exc:  # the last line of defence for "never a traceback"
         if isinstance(exc, SystemExit):
             raise
-        click.echo(f"{PREFIX}internal error: {type(exc).__name__}: {exc}", err=True)
+        notices.say(state, "error", f"internal error: {type(exc).__name__}: {exc}")
         code = EXIT_ERROR
+    with contextlib.suppress(OutputFailed, OSError, ValueError):  # after an error, not at exit: it said enough
+        sys.stdout.flush()
     sys.exit(code if isinstance(code, int) else EXIT_CLEAN)

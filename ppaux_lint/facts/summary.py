@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ppaux_lint.facts.spans import Span
 
-SUMMARY_FORMAT = 4
+SUMMARY_FORMAT = 5
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -284,6 +284,15 @@ class FunctionFlow:
 
 
 @dataclass(frozen=True)
+class NoqaComment:
+    """A ``# noqa`` in a comment (``summarize.text``); one in a string literal is no comment, and not one."""
+
+    line: int
+    codes: tuple[str, ...]  # upper case; none: every code
+    column: int  # 0-based, in characters: where the directive's ``#`` is, which the language server extends
+
+
+@dataclass(frozen=True)
 class ParseError:
     """Why a file has no facts: bytes that do not decode (``summarize.text``) or a tree that does not parse."""
 
@@ -305,7 +314,7 @@ class FileSummary:
     assignments: tuple[tuple[str, str], ...] = ()  # module-level ``Alias = dotted.Name``
     calls: tuple[CallSite, ...] = ()
     prefix_uses: tuple[PrefixUse, ...] = ()
-    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()  # line -> codes; an empty tuple suppresses every code
+    noqa: tuple[NoqaComment, ...] = ()
     defs: tuple[str, ...] = ()  # module-level function names
     defines_helpers: bool = False  # defines the add/pop helpers itself, so raw prefix use is expected
     error: ParseError | None = None

@@ -42,12 +42,12 @@ from ppaux_lint.fixes.apply import (
     FixRound,
     applicable,
     apply_edits,
+    failure_warnings,
     fix_project,
     fix_round,
     line_edits,
     overlaps,
     preview,
-    report_failures,
     unified_diff,
 )
 from ppaux_lint.fixes.plan import Plan, Planner
@@ -64,6 +64,7 @@ __all__ = [
     "applicable",
     "apply_edits",
     "attach_fixes",
+    "failure_warnings",
     "fix_project",
     "fix_round",
     "line_edits",
@@ -71,6 +72,5 @@ __all__ = [
     "plan_fixes",
     "preview",
     "render_method",
-    "report_failures",
     "unified_diff",
 ]

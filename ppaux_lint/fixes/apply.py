@@ -9,7 +9,6 @@ writing.py may not or cannot write: its findings remain, and the other files are
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -159,17 +158,14 @@ def unified_diff(results: Iterable[FileResult]) -> str:
     return "".join(chunks)
 
 
-def report_failures(failed: Sequence[tuple[Plan, str]], stream=None, unwritten: Mapping[str, str] | None = None
-                    ) -> None:
-    """A warning for each fix that could not be made, and one for each file that was not written."""
-    stream = stream or sys.stderr
+def failure_warnings(failed: Sequence[tuple[Plan, str]], unwritten: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each fix that could not be made, and one for each file that was not written; the command
+    line prints them as its other warnings."""
     from ppaux_lint.report.paths import display_path
 
-    for plan, why in failed:
-        stream.write(f"ppaux-lint: warning: could not fix {plan.finding.code} in "
-                     f"{display_path(plan.path)}:{plan.finding.span.line}: {why}\n")
-    for path, why in (unwritten or {}).items():
-        stream.write(f"ppaux-lint: warning: {display_path(path)}: not fixed: {why}\n")
+    return ([f"could not fix {plan.finding.code} in {display_path(plan.path)}:{plan.finding.span.line}: {why}"
+             for plan, why in failed]
+            + [f"{display_path(path)}: not fixed: {why}" for path, why in (unwritten or {}).items()])
 
 
 # -- commands -----------------------------------------------------------------------------------------

@@ -6,10 +6,18 @@ GitHub unescapes ``%25`` ``%0D`` ``%0A`` in the message, and additionally
 ``%3A`` ``%2C`` in property values (where ``:`` and ``,`` would end the value).
 Paths are relative to the working directory, as in the other formats; a
 workflow runs from the repository root, which is where GitHub resolves them.
+
+The runner reads every line of both streams for commands: one that starts with
+``::`` (after spaces), or, failing that, holds the older ``##[name]`` anywhere;
+it splits lines at ``\r`` as well as ``\n``. A line whose command is ours, with
+the text escaped, is the only kind that no text can turn into another command,
+so whatever else ppaux-lint says in this format is a command too
+(:func:`command`), and text printed as it is (a diff) is :func:`fenced`.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -46,3 +54,17 @@ def annotation(f: Finding) -> str:
 def render(findings: Sequence[Finding], out: TextIO) -> None:
     for f in findings:
         out.write(annotation(f) + "\n")
+
+
+def command(name: str, text: str) -> str:
+    """``text`` as the data of the workflow command ``name`` (``warning``, ``error``): one line, whatever it
+    holds."""
+    return f"::{name}::{escape_data(text)}"
+
+
+def fenced(text: str) -> str:
+    """``text`` as it is, between ``stop-commands`` and a token nobody can guess: the runner acts on nothing
+    in between, whatever the text holds."""
+    token = secrets.token_hex(16)
+    end = "" if text.endswith(("\n", "\r")) else "\n"  # the runner ends a line at either
+    return f"::stop-commands::{token}\n{text}{end}::{token}::\n"

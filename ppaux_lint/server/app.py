@@ -70,7 +70,8 @@ class _Protocol(LanguageServerProtocol):
             return super().structure_message(data)
         except JsonRpcException as error:  # bad params: pygls logs it; the request still gets its answer
             if "method" in data and "id" in data:
-                self._send_response(_message_id(data["id"]), error=error.to_response_error())
+                refused = self._refused(data["method"])
+                self._send_response(_message_id(data["id"]), error=(refused or error).to_response_error())
             raise
 
     def handle_message(self, message: Any) -> None:
@@ -80,7 +81,20 @@ class _Protocol(LanguageServerProtocol):
                 error = JsonRpcInvalidRequest("not a JSON-RPC 2.0 message").to_response_error()
                 self._send_response(_message_id(message["id"]), error=error)
             return
+        method = getattr(message, "method", None)
+        refused = self._refused(method)
+        if refused is not None:  # after shutdown pygls drops every message, so a request waited for ever
+            if method is not None and hasattr(message, "id"):  # a request; notifications and responses are dropped
+                self._send_response(message.id, error=refused.to_response_error())
+            return
         super().handle_message(message)
+
+    def _refused(self, method: Any) -> JsonRpcInvalidRequest | None:
+        """Why a message for ``method`` is refused: after ``shutdown`` all but ``exit`` are (LSP's
+        InvalidRequest)."""
+        if self._shutdown and method != types.EXIT:
+            return JsonRpcInvalidRequest("the server is shut down: only `exit` is accepted")
+        return None
 
 
 def _message_id(value: Any) -> int | str | None:

@@ -1,8 +1,10 @@
 """The edit behind "Disable PPA0xx for this line": a ``# noqa: CODE`` where the engine reads it.
 
 The comment goes on the line selection.py reads first for the finding (the ``class`` line for a class-level
-finding), extending a ``# noqa: ...`` already there, since only the first such comment on a line counts.
-A line that ends inside a string or continues with a backslash cannot take a comment: no edit then.
+finding), extending a ``# noqa: ...`` already there, since only the first such comment on a line counts. That
+one is the summary's, found where the line's comment is: text in a string that looks like a noqa is neither
+extended nor taken for one, and the edit never lands inside a string. A line that ends inside a string or
+continues with a backslash cannot take a comment: no edit then.
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ def noqa_edit(finding: Finding, summary: FileSummary, lines: Lines) -> Edit | No
     line = noqa_lines(finding, summary)[0]
     content = lines.content(line - 1)
     start = lines.starts[line - 1] if line - 1 < len(lines.starts) else len(lines.text)
-    existing = dict(summary.noqa).get(line)
-    if existing is not None:
-        match = NOQA_COMMENT.search(content)
-        if not existing or match is None or match.group("codes") is None:
+    existing = next((comment for comment in summary.noqa if comment.line == line), None)
+    if existing is not None:  # a comment, never a string that looks like one (summarize.text)
+        match = NOQA_COMMENT.match(content, existing.column)
+        if not existing.codes or match is None or match.group("codes") is None:
             return None  # a bare noqa silences every code already
         return Edit(start + match.end("codes"), start + match.end("codes"), f", {finding.code}")
     code = content.rstrip()

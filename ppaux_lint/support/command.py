@@ -1,7 +1,8 @@
 """How every command turns failures into exit codes and one-line messages.
 
 Exit codes (the contract CI scripts rely on): 0 clean, 1 findings (or, for ``verify``, failures), 2 usage,
-configuration or internal errors, 130 interrupted (Ctrl-C, 128 + SIGINT, as shells, ruff and pytest say it).
+configuration or internal errors and standard output that cannot be written, 130 interrupted (Ctrl-C, 128 +
+SIGINT, as shells, ruff and pytest say it).
 A :class:`~ppaux_lint.support.errors.UsageError` is the user's to fix and prints as it is; any other exception is a
 bug, printed as "internal error" with the traceback under ``--debug``.
 """
@@ -30,6 +31,14 @@ class ExitError(click.ClickException):
         click.echo(f"{PREFIX}{self.format_message()}", err=True)
 
 
+class OutputFailed(ExitError):
+    """Standard output could not be written (closed, a broken pipe, a full disk): one line, exit code 2, as
+    ``support.streams`` arranges. Not an OSError, which click would turn into a silent exit 1 for a broken pipe."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(f"cannot write to standard output: {error.strerror or error}")
+
+
 class Interrupted(ExitError):
     """Ctrl-C: one line, exit code 130."""
 
@@ -48,6 +57,8 @@ def guarded(ctx: click.Context, action: Callable[[], T]) -> T:
     one line with exit code 130."""
     try:
         return action()
+    except click.ClickException:  # one line already (standard output that failed, say)
+        raise
     except UsageError as exc:
         raise ExitError(str(exc)) from None
     except KeyboardInterrupt:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from actions_runner import commands
 
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import Span
@@ -13,26 +14,12 @@ from ppaux_lint.report.github import annotation, escape_data, escape_property
 
 from .conftest import SAMPLE_PLUGIN, run_cli
 
-COMMAND = re.compile(r"^::(?P<level>error|warning|notice) (?P<props>[^:]*)::(?P<message>.*)$")
-
-
-def unescape_data(value: str) -> str:
-    return value.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
-
-
-def unescape_property(value: str) -> str:
-    return unescape_data(value.replace("%3A", ":").replace("%2C", ","))
-
 
 def parse(line: str) -> tuple[str, dict[str, str], str]:
-    """Read a workflow command back the way the Actions runner does."""
-    match = COMMAND.match(line)
-    assert match, line
-    props = {}
-    for pair in match["props"].split(","):
-        key, _, value = pair.partition("=")
-        props[key] = unescape_property(value)
-    return match["level"], props, unescape_data(match["message"])
+    """Read a workflow command back the way the Actions runner does: exactly one, the whole line."""
+    assert "\n" not in line and "\r" not in line
+    ((level, props, message),) = commands(line)
+    return level, props, message
 
 
 def test_escaping_follows_the_runner() -> None:

@@ -86,6 +86,11 @@ class Connection:
                                          f"server stderr: {''.join(self.stderr)}")
                 self._arrived.wait(min(left, 0.5))
 
+    def received(self) -> list[dict[str, Any]]:
+        """The messages that arrived and were not taken yet."""
+        with self._arrived:
+            return list(self._inbox)
+
     def diagnostics(self, uri: str, accept: Callable[[list[dict]], bool] = lambda d: True,
                     timeout: float = TIMEOUT) -> list[dict[str, Any]]:
         """The diagnostics of the first publish for ``uri`` that ``accept`` takes, skipping earlier ones

@@ -214,6 +214,30 @@ def test_malformed_messages_are_logged_and_answered(start, root):
     assert "Unable to handle message" in log and "not a JSON-RPC message" in log
 
 
+def test_requests_after_shutdown_are_refused_and_exit_exits_0(start, root):
+    """LSP: after ``shutdown`` every request but ``exit`` is answered with InvalidRequest, notifications are
+    dropped, and ``exit`` exits 0. pygls never answered them (the client waited forever)."""
+    client = start()
+    leaf = uri(root, "pkg/leaf.py")
+    assert "result" in client.request("shutdown")
+    for method, params in [
+        ("shutdown", None),
+        ("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}),
+        ("textDocument/codeAction", {"textDocument": {"uri": leaf}, "context": {"diagnostics": []},
+                                     "range": {"start": {"line": 0, "character": 0},
+                                               "end": {"line": 0, "character": 0}}}),
+        ("textDocument/codeAction", {"textDocument": 5}),  # bad params: still refused as after shutdown
+        ("ppaux/noSuchMethod", {}),
+    ]:
+        error = client.request(method, params, timeout=10)["error"]
+        assert error["code"] == -32600 and "shut down" in error["message"], (method, error)
+    open_document(client, leaf, LEAF)  # a notification: dropped, never analysed
+    assert client.request("shutdown", timeout=10)["error"]["code"] == -32600  # answered after the open
+    client.notify("exit")
+    assert client.wait(timeout=10) == 0
+    assert not [m for m in client.received() if m.get("method") == "textDocument/publishDiagnostics"]
+
+
 def test_exit_without_shutdown_exits_1(start):
     client = start()
     client.notify("exit")

@@ -42,6 +42,12 @@ def edit_for(root: Path, text: str) -> tuple[Finding, str | None]:
     ("class Missing(DeviceAuxiliaryOutput):  # noqa: PPA013  (why)",
      "class Missing(DeviceAuxiliaryOutput):  # noqa: PPA013, PPA001  (why)"),
     ("class Missing(DeviceAuxiliaryOutput):  # see #12", "class Missing(DeviceAuxiliaryOutput):  # see #12  # noqa: PPA001"),
+    # text like a noqa in a string is neither extended nor taken for a comment that silences already
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):',
+     'class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA001'),
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa"):', 'class Missing(DeviceAuxiliaryOutput, tag="# noqa"):  # noqa: PPA001'),
+    ('class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA013',
+     'class Missing(DeviceAuxiliaryOutput, tag="# noqa: PPA002"):  # noqa: PPA013, PPA001'),
 ])
 def test_the_edit_silences_the_finding(tmp_path, line, silenced):
     text = MISSING.replace("class Missing(DeviceAuxiliaryOutput):", line)
@@ -77,3 +83,16 @@ def test_no_edit_for_a_line_that_continues_or_ends_inside_a_string(tmp_path):
     text = text.replace('"b": self.table["""\n"""], "a": self.a}', '"a": self.table["""\n"""], "b": self.a}')
     finding, fixed = edit_for(tmp_path, text)
     assert finding.code == "PPA013" and fixed is None  # the second "a" is on the line the string starts on
+
+
+def test_the_edit_after_a_string_that_ends_on_the_line(tmp_path):
+    """The noqa-like text in the string is not extended: a comment goes after it, at the line's end."""
+    text = MISSING + textwrap.indent(textwrap.dedent('''
+        def to_pp_tensors(self):
+            return {"t": self.t, "u": self.u["""
+        # noqa: PPA002""", "v"], "a": self.a.tolist()}
+        '''), "    ")
+    finding, fixed = edit_for(tmp_path, text)
+    assert finding.code == "PPA012"
+    assert fixed == text.replace('"a": self.a.tolist()}\n', '"a": self.a.tolist()}  # noqa: PPA012\n')
+    assert check(tmp_path, fixed).findings == []

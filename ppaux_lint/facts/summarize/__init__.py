@@ -43,7 +43,7 @@ import warnings
 from ppaux_lint.facts.summarize import handoffs
 from ppaux_lint.facts.summarize.calls import HELPER_NAMES, worth_scanning
 from ppaux_lint.facts.summarize.syntax import dotted
-from ppaux_lint.facts.summarize.text import Positions, Unreadable, decode, noqa_lines
+from ppaux_lint.facts.summarize.text import Positions, Unreadable, decode, noqa_comments
 from ppaux_lint.facts.summarize.uses import value_names
 from ppaux_lint.facts.summarize.walker import Collector
 from ppaux_lint.facts.summary import FileSummary, ParseError, Span
@@ -89,7 +89,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         assignments=tuple(bindings.assignments),
         calls=tuple(collector.uses.helper_calls()),
         prefix_uses=tuple(collector.uses.prefix_uses),
-        noqa=noqa_lines(text),
+        noqa=noqa_comments(text, tree),
         defs=tuple(collector.defs),
         defines_helpers=set(collector.defs) >= HELPER_NAMES,
         handoffs=tuple(collector.handoffs.found),

@@ -10,12 +10,14 @@ UTF-8 bytes ``ast`` counts), whichever fact a span belongs to.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
+from collections.abc import Iterator
 
 from ppaux_lint.facts.spans import source_lines
-from ppaux_lint.facts.summary import ParseError, Span
+from ppaux_lint.facts.summary import NoqaComment, ParseError, Span
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _DEFINITION_KEYWORD = re.compile(r"(?:async\s+)?(?:def|class)\s+")
@@ -48,17 +50,119 @@ def decode(source: bytes) -> str:
         raise Unreadable(ParseError(f"cannot decode: {exc}", Span(1, 1, 1, 1))) from None
 
 
-def noqa_lines(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    """Each line with a ``# noqa`` comment and its codes; most files have none, and skip the line split."""
+def noqa_comments(text: str, tree: ast.Module) -> tuple[NoqaComment, ...]:
+    """Each ``# noqa`` comment and its codes. Text that only looks like one, inside a string (a docstring, an
+    f-string, a string that began lines earlier), is none: ``x = "# noqa"`` silenced the line's findings.
+
+    Most files have none and skip the rest. On a line that has one, its comment begins at the first ``#`` that
+    no string literal covers (in Python nothing else can hold a ``#``), and the directive may stand anywhere in
+    that comment. Which literals cover it is read from the tree, descending only into the nodes that span such
+    a line, and only a literal running over several lines, which may hold comments between its parts, is
+    tokenized, once: never the whole file, which would cost as much as parsing it."""
     if "noqa" not in text.lower():
         return ()
+    lines = source_lines(text)
+    candidates = [number for number, line in enumerate(lines, start=1) if NOQA.search(line)]
+    literals = _literals_on(tree, candidates)
+    comments = _Comments(lines)
     found = []
-    for number, line in enumerate(source_lines(text), start=1):
-        match = NOQA.search(line)
-        if match:
+    for number in candidates:
+        line = lines[number - 1]
+        start = next((column for column in _hashes(line)
+                      if not any(comments.covers(literal, number, column) for literal in literals.get(number, ()))),
+                     None)
+        match = NOQA.search(line, start) if start is not None else None
+        if match is not None:
             codes = match.group("codes")
-            found.append((number, tuple(c.strip().upper() for c in codes.split(",")) if codes else ()))
+            found.append(NoqaComment(number, tuple(c.strip().upper() for c in codes.split(",")) if codes else (),
+                                     match.start()))
     return tuple(found)
+
+
+_Literal = ast.Constant | ast.JoinedStr
+
+
+def _hashes(line: str) -> Iterator[int]:
+    column = line.find("#")
+    while column >= 0:
+        yield column
+        column = line.find("#", column + 1)
+
+
+def _literals_on(tree: ast.AST, wanted: list[int]) -> dict[int, list[_Literal]]:
+    """The string and bytes literals whose span includes each of the ``wanted`` lines (ascending), an f-string
+    whole (what it holds is part of it); a node is looked into only when its span includes one of them."""
+    found: dict[int, list[_Literal]] = {}
+    pending = [tree]
+    while pending:
+        for child in ast.iter_child_nodes(pending.pop()):
+            lines = _lines_spanned(child, wanted)
+            if not lines:
+                continue
+            if isinstance(child, ast.JoinedStr) or (isinstance(child, ast.Constant)
+                                                    and isinstance(child.value, (str, bytes))):
+                for line in lines:
+                    found.setdefault(line, []).append(child)  # type: ignore[arg-type]
+            else:
+                pending.append(child)
+    return found
+
+
+def _lines_spanned(node: ast.AST, wanted: list[int]) -> list[int]:
+    """The ``wanted`` lines ``node`` may reach; all for a node without a position (arguments, a ``with`` item).
+    A definition's position starts at its keyword, below its decorators."""
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return wanted
+    first = min([first, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    last = node.end_lineno or first  # type: ignore[attr-defined]
+    return wanted[bisect.bisect_left(wanted, first):bisect.bisect_right(wanted, last)]
+
+
+class _Comments:
+    """Whether a ``#`` lies in a literal's text, for the literals of one file."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._tokenized: dict[int, frozenset[tuple[int, int]]] = {}  # by id of a literal: where its comments are
+
+    def covers(self, literal: _Literal, line: int, column: int) -> bool:
+        """Whether the ``#`` at ``column`` of ``line`` lies in ``literal``'s text. Within its span it does, unless
+        the literal runs over several lines (``("a"  # why`` newline ``"b")``, or a replacement field of a
+        Python 3.12 f-string), where the span's own tokens decide."""
+        start_line, end_line = literal.lineno, literal.end_lineno or literal.lineno
+        start = _character(self.lines[start_line - 1], literal.col_offset)
+        end = _character(self.lines[end_line - 1], literal.end_col_offset or 0)
+        if not (start_line, start) <= (line, column) < (end_line, end):
+            return False
+        if start_line == end_line:
+            return True
+        if id(literal) not in self._tokenized:
+            self._tokenized[id(literal)] = self._comments(start_line, start, end_line, end)
+        return (line, column) not in self._tokenized[id(literal)]
+
+    def _comments(self, start_line: int, start: int, end_line: int, end: int) -> frozenset[tuple[int, int]]:
+        """Where the comments between the parts of a literal over several lines start (line, index)."""
+        lines = self.lines
+        segment = "\n".join([lines[start_line - 1][start:], *lines[start_line:end_line - 1],
+                             lines[end_line - 1][:end]])
+        try:  # in parentheses, as the literal stands in its statement: its line breaks are no NEWLINE
+            tokens = list(tokenize.generate_tokens(io.StringIO(f"({segment})").readline))
+        except (tokenize.TokenError, SyntaxError):  # a literal the parser read tokenizes; if not, no comment
+            return frozenset()
+        found = set()
+        for token in tokens:
+            if token.type == tokenize.COMMENT:
+                row, column = token.start  # in the segment, where line 1 starts at ``start`` after the "("
+                found.add((start_line + row - 1, column - 1 + start if row == 1 else column))
+        return frozenset(found)
+
+
+def _character(content: str, byte_offset: int) -> int:
+    """ast's UTF-8 byte offset in a line, as an index into its characters."""
+    if content.isascii():
+        return byte_offset
+    return len(content.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
 
 
 class Positions:
@@ -73,10 +177,7 @@ class Positions:
             self._lines = source_lines(self.text)
         if not 0 < line <= len(self._lines):
             return byte_offset + 1
-        content = self._lines[line - 1]
-        if content.isascii():
-            return byte_offset + 1
-        return len(content.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace")) + 1
+        return _character(self._lines[line - 1], byte_offset) + 1
 
     def span(self, node: ast.AST) -> Span:
         line, end_line = node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
