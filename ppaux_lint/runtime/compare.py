@@ -67,7 +67,7 @@ _TENSOR = torch.Tensor
 _equal, _isnan, _logical_not, _item = _BASE.equal, _BASE.isnan, _BASE.logical_not, _BASE.__getitem__
 _detach, _to, _to_dense, _cpu, _contiguous, _reshape, _view, _to_numpy = (
     _BASE.detach, _BASE.to, _BASE.to_dense, _BASE.cpu, _BASE.contiguous, _BASE.reshape, _BASE.view, _BASE.numpy)
-_is_floating_point, _is_complex = _BASE.is_floating_point, _BASE.is_complex
+_is_floating_point, _is_complex, _clone = _BASE.is_floating_point, _BASE.is_complex, _BASE.clone
 _dtype_of, _shape_of, _device_of, _layout_of = (vars(_BASE)[name].__get__ for name in ("dtype", "shape", "device",
                                                                                        "layout"))
 _from_numpy = torch._C._VariableFunctions.from_numpy
@@ -149,6 +149,22 @@ def tensor_difference(expected: torch.Tensor, actual: torch.Tensor) -> str:
 
 def tensor_summary(tensor: torch.Tensor) -> tuple[str, tuple[int, ...]]:
     return _dtype(_dtype_of(tensor)), tuple(int(n) for n in _shape_of(tensor))
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a tensor, asked of torch's C base class, which a plugin cannot patch."""
+    return _is_tensor(obj)
+
+
+def device_of(tensor: torch.Tensor) -> torch.device:
+    """The tensor's device, read through the C base class's descriptor (not a subclass's or a patch's)."""
+    return _device_of(tensor)
+
+
+def host_copy(tensor: torch.Tensor) -> torch.Tensor:
+    """A plain CPU copy of ``tensor``, made with torch's own methods whatever the plugin patched."""
+    with _untouched():
+        return _clone(_cpu(_plain(tensor)))
 
 
 def on_cpu(flat: dict[str, Leaf]) -> dict[str, Leaf]:

@@ -14,7 +14,9 @@ with ``batch.reqs`` as SGLang's do: one ``CommittedTokens(output_index, token_id
 newly sampled token, SGLang's own class when it imports.
 
 What was written is snapshotted as plain data (``snapshot``) so that the sending rank can ship it to the
-receiving one in the ``dist`` transport.
+receiving one in the ``dist`` transport. As the host copies' comparison (``compare.py``), the snapshot and
+its comparison ask torch through what a plugin cannot patch, walk deques and sets by their content, and
+take a callable for the code it runs and what it captured, never for its address.
 """
 
 from __future__ import annotations
@@ -23,13 +25,12 @@ import dataclasses
 import importlib
 import math
 from array import array
+from collections import deque
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-import torch
-
-from ppaux_lint.runtime.compare import tensor_difference
+from ppaux_lint.runtime.compare import Unseen, flatten, host_copy, is_tensor, tensor_difference, tensor_summary
 
 _MAX_DEPTH = 12
 _PROMPT = (1, 2, 3)
@@ -87,22 +88,25 @@ def consume(host: Any, scene: Scene) -> dict[str, Any] | None:
 
 
 def snapshot(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain data: tensors as CPU copies, containers and objects' attributes walked."""
-    if torch.is_tensor(value):
-        return value.detach().cpu().clone()
+    """``value`` as plain data: tensors as CPU copies, containers and objects' attributes walked, a callable as
+    what ``compare.flatten`` sees in it (its code and what it captured)."""
+    if is_tensor(value):
+        return host_copy(value)
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
         return value
     if depth >= _MAX_DEPTH:
         return repr(value)
-    if isinstance(value, (list, tuple, array)):
+    if isinstance(value, (list, tuple, array, deque)):
         return [snapshot(item, depth + 1) for item in value]
     if isinstance(value, dict):
         return {repr(key): snapshot(item, depth + 1) for key, item in value.items()}
     if isinstance(value, (set, frozenset)):
-        return sorted(repr(item) for item in value)
+        return sorted((snapshot(item, depth + 1) for item in value), key=repr)
+    if callable(value) and not isinstance(value, type):
+        return {path: host_copy(leaf) if is_tensor(leaf) else leaf for path, leaf in flatten(value).items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: snapshot(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)}
-    if hasattr(value, "__dict__") and not callable(value):
+    if hasattr(value, "__dict__"):
         return {name: snapshot(item, depth + 1) for name, item in vars(value).items()}
     return repr(value)
 
@@ -110,8 +114,11 @@ def snapshot(value: Any, depth: int = 0) -> Any:
 def first_difference(expected: Any, actual: Any, path: str = "batch") -> str:
     """Where two snapshots first differ and how, as ``batch.reqs[0].customized_info['p']: 0.5 != 0.25``;
     "" when they do not."""
-    if torch.is_tensor(expected) or torch.is_tensor(actual):
-        if not (torch.is_tensor(expected) and torch.is_tensor(actual)):
+    for leaf in (expected, actual):
+        if isinstance(leaf, Unseen):
+            return f"{path}: cannot see into {leaf.what}, so cannot compare it"
+    if is_tensor(expected) or is_tensor(actual):
+        if not (is_tensor(expected) and is_tensor(actual)):
             return f"{path}: {_short(actual)} != {_short(expected)}"
         problem = tensor_difference(expected, actual)
         return f"{path}: {problem}" if problem else ""
@@ -149,7 +156,7 @@ def _child(path: str, key: str) -> str:
 
 
 def _short(value: Any) -> str:
-    text = f"tensor of shape {list(value.shape)}" if torch.is_tensor(value) else repr(value)
+    text = f"tensor of shape {list(tensor_summary(value)[1])}" if is_tensor(value) else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -24,8 +24,10 @@ import torch
 
 from ppaux_lint.runtime.compare import (
     Leaf,
+    device_of,
     differences,
     flatten,
+    is_tensor,
     on_cpu,
     tensor_difference,
     tensor_summary,
@@ -274,14 +276,14 @@ def _tensor_problems(sent: dict[str, torch.Tensor], again: dict[str, Any], devic
         if name not in again:
             continue
         actual = again[name]
-        if not torch.is_tensor(actual):
+        if not is_tensor(actual):
             problems.append(f"the rebuilt {name!r} is not a tensor")
             continue
         difference = tensor_difference(expected, actual)
         if difference:
             problems.append(f"the rebuilt {name!r} differs: {difference}")
-        if actual.device != device:
-            problems.append(f"the rebuilt {name!r} is on {actual.device}, not {device}")
+        if device_of(actual) != device:
+            problems.append(f"the rebuilt {name!r} is on {device_of(actual)}, not {device}")
     return problems
 
 

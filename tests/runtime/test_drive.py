@@ -136,6 +136,47 @@ def test_the_first_difference_is_named_by_its_path():
         "batch.reqs[0].customized_info['p'] was written for the original only")
 
 
+class _KeepingHost:
+    """Writes each request's score into a deque, a set and a closure, the containers a snapshot once took by
+    their repr (a closure's repr holds its address, which differs between any two host objects)."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def consume(self, batch, commits):
+        from collections import deque
+
+        for row, req in enumerate(batch.reqs):
+            score = self.scores[row : row + 1]
+            req.recent = deque([score])
+            req.tags = frozenset({float(score)})
+            req.reader = lambda score=score: score
+
+
+def test_consume_compares_deques_sets_and_callables_by_what_they_hold():
+    scene = Scene((5, 9))
+    original = consume(_KeepingHost(torch.tensor([0.5, 0.25])), scene)
+    assert first_difference(original, consume(_KeepingHost(torch.tensor([0.5, 0.25])), scene)) == ""
+    lost = consume(_KeepingHost(torch.tensor([0.5, 0.75])), scene)
+    assert first_difference(original, lost) == "batch.reqs[1].recent[0]: values differ"
+
+
+def test_consume_is_judged_with_torch_as_it_was_whatever_the_plugin_patched(monkeypatch):
+    """A plugin that makes ``torch.is_tensor`` say no and a tensor's ``clone`` or ``__eq__`` lie still has its
+    lost value found."""
+    scene = Scene((5, 9))
+    original = consume(_Host(torch.tensor([0.5, 0.25]), "p"), scene)
+    monkeypatch.setattr(torch, "is_tensor", lambda value: False)
+    monkeypatch.setattr(torch.Tensor, "clone", lambda self, *args, **kwargs: torch.zeros_like(self))
+    monkeypatch.setattr(torch.Tensor, "__eq__", lambda self, other: torch.ones(self.shape, dtype=torch.bool))
+    monkeypatch.setattr(torch, "equal", lambda a, b: True)
+    kept = consume(_KeepingHost(torch.tensor([0.5, 0.25])), scene)
+    lost = consume(_KeepingHost(torch.tensor([0.5, 0.75])), scene)
+    assert first_difference(kept, lost) == "batch.reqs[1].recent[0]: values differ"
+    assert first_difference(original, consume(_Host(torch.tensor([0.5, 0.75]), "p"), scene)) == (
+        "batch.reqs[1].customized_info['p'][0]: 0.75 != 0.25")
+
+
 def test_a_host_without_consume_has_nothing_to_compare():
     assert consume(object(), Scene((1,))) is None
 
