@@ -7,13 +7,12 @@ looks at is read as stored and parsed once, and classes are found by the name an
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ppaux_lint.fixes.syntax import plain_dotted
+from ppaux_lint.support.encoding import source_encoding
 
 if TYPE_CHECKING:
     from ppaux_lint.index.project_index import ProjectIndex
@@ -27,7 +26,7 @@ def read_source(path: str, overlays: Mapping[str, bytes] | None = None) -> tuple
     else:
         with open(path, "rb") as handle:
             data = handle.read()
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    encoding = source_encoding(data)
     return data.decode(encoding), encoding
 
 

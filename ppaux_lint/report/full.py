@@ -57,11 +57,10 @@ def _lines(source: bytes) -> list[str]:
     """The lines the findings count, shown printable: decoded as the interpreter decodes the file (its
     coding cookie), split where it ends lines, and each character that a terminal would not show as one
     column (a form feed, ``\\x1c``, ``\\u2028``) drawn as one visible symbol, so the caret stays under it."""
-    import io
-    import tokenize
+    from ppaux_lint.support.encoding import source_encoding
 
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        encoding = source_encoding(source)
         text = source.decode(encoding)
     except (SyntaxError, LookupError, UnicodeError):  # the file's PPA000 says why; show what can be shown
         text = source.decode("utf-8", errors="replace")

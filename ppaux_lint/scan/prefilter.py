@@ -98,11 +98,11 @@ def searchable(data: bytes) -> bytes:
     if data.find(b"coding", 0, end if end >= 0 else len(data)) < 0:
         return data
     import codecs
-    import io
-    import tokenize
+
+    from ppaux_lint.support.encoding import source_encoding
 
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = source_encoding(data)
         if codecs.lookup(encoding).name == "utf-8":
             return data
         return data.decode(encoding).encode("utf-8", "surrogatepass")

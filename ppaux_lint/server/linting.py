@@ -8,8 +8,6 @@ ruff's server: opening a vendored or excluded file does not light it up.
 
 from __future__ import annotations
 
-import io
-import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +17,7 @@ from lsprotocol import types
 from ppaux_lint.check.engine import Analysis, Options, analyze
 from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.server.positions import Lines
+from ppaux_lint.support.encoding import source_encoding
 
 
 @dataclass(frozen=True)
@@ -69,7 +68,7 @@ def encode(text: str) -> bytes:
     summaries decode with), else UTF-8."""
     data = text.encode("utf-8", "surrogateescape")
     try:
-        declared, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        declared = source_encoding(data)
         return data if declared.startswith("utf-8") else text.encode(declared)
     except (SyntaxError, LookupError, UnicodeError):
         return data  # the summary reports the undecodable file as PPA000

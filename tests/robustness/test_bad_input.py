@@ -81,13 +81,16 @@ def test_the_summarizer_never_raises_on_any_codec_cookie() -> None:
             assert summary.error is None or summary.error.reason
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])  # Python ends a line, and reads a cookie, at each
 @pytest.mark.parametrize("cookie", ["# -*- coding: latin-1 -*-", "# vim: set fileencoding=iso-8859-1 :",
                                     "#!/usr/bin/env python\n# coding=latin-1"])
-def test_latin1_cookie_is_honoured(tmp_path: Path, cookie: str) -> None:
+def test_latin1_cookie_is_honoured(tmp_path: Path, cookie: str, newline: str) -> None:
     text = (f"{cookie}\nfrom {AUX} import DeviceAuxiliaryOutput\n"
             f"s = 'caf\xe9'\n\nclass Caf\xe9(DeviceAuxiliaryOutput):\n    '''d\xe9j\xe0 vu'''\n"
             f"    def copy_to_host(self, copy_tensor): return self\n")
-    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/latin.py": text.encode("latin-1")})
+    data = text.replace("\n", newline).encode("latin-1")
+    compile(data, "latin.py", "exec")  # as the interpreter reads it
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/latin.py": data})
     (finding,) = run(root, no_cache=True).findings
     class_line = text.splitlines().index("class Caf\xe9(DeviceAuxiliaryOutput):") + 1
     assert (finding.code, finding.symbol, finding.span.line, finding.span.column) == \

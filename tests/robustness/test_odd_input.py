@@ -274,3 +274,23 @@ def test_a_latin1_file_is_found_by_a_non_ascii_name(tmp_path: Path) -> None:
     assert by_file(with_prefilter, root) == {"leaf.py": {"PPA001"}}
     assert [f.symbol for f in with_prefilter] == ["leaf.Feuille"]
     assert by_file(run(root, no_cache=True, prefilter=False).findings, root) == by_file(with_prefilter, root)
+
+
+# A near miss that --fix renames, in a latin-1 file with old Mac line endings (a lone \r ends each line).
+CR_LATIN1 = ("# -*- coding: latin-1 -*-\rfrom sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\r\r\r"
+             "class Sortie(DeviceAuxiliaryOutput):\r    \"\"\"Le d\xe9tail.\"\"\"\r\r"
+             "    def copy_to_host(self, copy_tensor):\r        return self\r\r"
+             "    def to_pp_tensor(self):\r        return {'x\xe9': self.x}\r")
+
+
+def test_a_cr_only_file_with_a_cookie_is_read_fixed_and_shown_as_python_reads_it(tmp_path: Path) -> None:
+    """tokenize's readline ends lines at \\n only, so it once took such a file for one line and refused it."""
+    data = CR_LATIN1.encode("latin-1")
+    compile(data, "m.py", "exec")
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/m.py": data})
+    shown = cli(["check", "--no-cache", "--output-format", "full", "."], root)
+    assert shown.returncode == 1 and "PPA017" in shown.stdout and "PPA000" not in shown.stdout, shown.stdout
+    assert "return {'x\xe9': self.x}" in shown.stdout  # the frame, decoded as latin-1
+    fixed = cli(["check", "--no-cache", "--fix", "."], root)
+    assert (root / "pkg" / "m.py").read_bytes() == data.replace(b"def to_pp_tensor(", b"def to_pp_tensors("), (
+        fixed.stdout + fixed.stderr)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from ppaux_lint.facts.spans import source_lines
 from ppaux_lint.facts.summary import NoqaComment, ParseError, Span
+from ppaux_lint.support.encoding import source_encoding
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _DEFINITION_KEYWORD = re.compile(r"(?:async\s+)?(?:def|class)\s+")
@@ -38,7 +39,7 @@ def decode(source: bytes) -> str:
         line = source.count(b"\n", 0, nul) + 1
         raise Unreadable(ParseError("file contains a NUL byte", Span(line, 1, line, 1)))
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        encoding = source_encoding(source)
         return source.decode(encoding)
     except (SyntaxError, LookupError) as exc:
         raise Unreadable(ParseError(f"cannot decode: {exc}", Span(1, 1, 1, 1))) from None
