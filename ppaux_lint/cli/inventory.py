@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
-from ppaux_lint.report.paths import display_path
+from ppaux_lint.report.paths import display_path, printable
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis
@@ -175,17 +175,16 @@ _WORDS = {"none": "assigned None (counts as missing)", "stub": "only the Protoco
 
 def _files_branch(root, data: dict) -> None:
     """The files that hold a listed class, each with its module name and the config it follows."""
-    from rich.markup import escape
 
     holding = {r["path"] for r in data["outputs"] + data["observers"]}
     files = [f for f in data["files"] if f["path"] in holding or f["shadowed_by"]]
     branch = root.add(f"[bold]Files[/] ({len(files)} of {len(data['files'])} checked)")
     for record in files:
-        config = escape(record["config"]) if record["config"] else "defaults"
-        node = branch.add(f"{escape(record['path'])}  [dim]module[/] {escape(record['module'] or '-')}  "
+        config = _shown(record["config"]) if record["config"] else "defaults"
+        node = branch.add(f"{_shown(record['path'])}  [dim]module[/] {_shown(record['module'] or '-')}  "
                           f"[dim]config[/] {config}")
         if record["shadowed_by"]:
-            node.add(f"[yellow]not checked[/]: {escape(record['shadowed_by'])} is module {escape(record['module'])}")
+            node.add(f"[yellow]not checked[/]: {_shown(record['shadowed_by'])} is module {_shown(record['module'])}")
 
 
 def render_json(data: dict, out: TextIO) -> None:
@@ -196,14 +195,13 @@ def render_json(data: dict, out: TextIO) -> None:
 
 
 def render_tree(data: dict, out: TextIO) -> None:
-    from rich.markup import escape
     from rich.tree import Tree
 
     from ppaux_lint.report.console import make_console
 
     terminal = hasattr(out, "isatty") and out.isatty()
     console = make_console(file=out, highlight=False, soft_wrap=True, width=None if terminal else 1000)
-    root = Tree(f"[bold]{escape(data['root'])}[/]")
+    root = Tree(f"[bold]{_shown(data['root'])}[/]")
     sections = (("Outputs", data["outputs"], "rebuilt by"), ("Observers", data["observers"], "rebuilds"))
     for title, records, pairing in sections:
         branch = root.add(f"[bold]{title}[/] ({len(records)})")
@@ -216,8 +214,8 @@ def render_tree(data: dict, out: TextIO) -> None:
             style = ("dim" if record["interface"] else "cyan" if forward else "dim" if unjudged
                      and not record["findings"] else "yellow" if pp["ok"] and record["findings"]
                      else _STYLE.get(pp["status"], ""))
-            label = (f"[{style}]{mark}[/] [bold]{escape(record['fqn'])}[/]  "
-                     f"[dim]{escape(record['path'])}:{record['line']}[/]")
+            label = (f"[{style}]{mark}[/] [bold]{_shown(record['fqn'])}[/]  "
+                     f"[dim]{_shown(record['path'])}:{record['line']}[/]")
             if record["findings"]:
                 label += "  [red]" + " ".join(record["findings"]) + "[/]"
             node = branch.add(label)
@@ -225,33 +223,40 @@ def render_tree(data: dict, out: TextIO) -> None:
                 node.add("[dim]interface (lists Protocol among its bases): not checked[/]")
             for reason in (record["not_instantiated"], record.get("no_output")):
                 if reason:
-                    node.add(f"[dim]not judged for transport: {escape(reason)}[/]")
-            node.add(f"recognised: {escape(record['recognized'])}")
+                    node.add(f"[dim]not judged for transport: {_shown(reason)}[/]")
+            node.add(f"recognised: {_shown(record['recognized'])}")
             if pairing == "rebuilds":
                 if record["rebuilds"]:
-                    node.add(f"rebuilds: {escape(record['rebuilds'])} [dim](from {record['paired_from']})[/]")
+                    node.add(f"rebuilds: {_shown(record['rebuilds'])} [dim](from {record['paired_from']})[/]")
                 else:
                     node.add("rebuilds: [yellow]unknown[/] [dim](no constructed or declared output found)[/]")
             else:
                 rebuilt = ", ".join(record["rebuilt_by"]) or "[dim]no observer in the project[/]"
-                node.add(f"rebuilt by: {escape(rebuilt) if record['rebuilt_by'] else rebuilt}")
+                node.add(f"rebuilt by: {_shown(rebuilt) if record['rebuilt_by'] else rebuilt}")
                 producers = [*record["returned_by"], *(f"{f} (forward)" for f in record["forward_by"])]
-                node.add(f"returned by: {escape(', '.join(producers))}" if producers
+                node.add(f"returned by: {_shown(', '.join(producers))}" if producers
                          else "returned by: [dim]no observer the analysis can follow[/]")
                 if record["forward_only_by"]:
-                    node.add(f"forward output of {escape(', '.join(record['forward_only_by']))} "
+                    node.add(f"forward output of {_shown(', '.join(record['forward_only_by']))} "
                              "[dim](never crosses a stage: no forward observer runs with pp_size > 1)[/]")
             status = f"[{_STYLE.get(pp['status'], '')}]{_WORDS.get(pp['status'], pp['status'])}[/]"
             if pp["via"]:
-                status += f" via {escape(pp['via'])}"
+                status += f" via {_shown(pp['via'])}"
             if pp["keys"] is not None:
-                status += f" [dim]— keys: {escape(', '.join(pp['keys']))}[/]"
+                status += f" [dim]— keys: {_shown(', '.join(pp['keys']))}[/]"
             node.add(f"{pp['method']}: {status}")
             if record["unresolved_bases"]:
-                node.add(f"[yellow]unresolved bases[/]: {escape(', '.join(record['unresolved_bases']))}")
+                node.add(f"[yellow]unresolved bases[/]: {_shown(', '.join(record['unresolved_bases']))}")
     _files_branch(root, data)
     console.print(root)
     s = data["summary"]
     interfaces = f", {s['interfaces']} interface{'s' if s['interfaces'] != 1 else ''}" if s["interfaces"] else ""
     console.print(f"{s['outputs']} outputs ({s['pp_ready_outputs']} with `{TO_PP}`), {s['observers']} observers "
                   f"({s['pp_ready_observers']} with `{FROM_PP}`, {s['unpaired_observers']} unpaired){interfaces}")
+
+
+def _shown(text: str) -> str:
+    """Text from the checked tree as the tree shows it: literally (no rich markup) and printable."""
+    from rich.markup import escape
+
+    return escape(printable(text))

@@ -262,13 +262,13 @@ def _progress(enabled: bool):
 
 
 def _print_fixed(fixed, out) -> None:
-    from ppaux_lint.report.paths import display_path
+    from ppaux_lint.report.paths import display_path, printable
     from ppaux_lint.rules import by_code
 
     out.write(f"Fixed {len(fixed)} error{'s' if len(fixed) != 1 else ''}:\n")
     by_path: dict[str, Counter] = {}
     for f in fixed:
-        by_path.setdefault(display_path(f.path), Counter())[f.code] += 1
+        by_path.setdefault(printable(display_path(f.path)), Counter())[f.code] += 1
     for path in sorted(by_path):
         out.write(f"- {path}:\n")
         for code, count in sorted(by_path[path].items()):

@@ -29,6 +29,10 @@ def say(state: dict | None, kind: str, text: str) -> None:
         from ppaux_lint.report.github import command
 
         line = command(kind, line)
+    else:
+        from ppaux_lint.report.paths import printable
+
+        line = printable(line)
     click.echo(line, err=True)
 
 

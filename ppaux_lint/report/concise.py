@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ppaux_lint.facts.findings import Finding
-from ppaux_lint.report.paths import display_path
+from ppaux_lint.report.paths import display_path, printable
 
 
 def render(findings: Sequence[Finding], out: TextIO) -> None:
     for f in findings:
-        out.write(f"{display_path(f.path)}:{f.span.line}:{f.span.column}: {f.code} {f.message}\n")
+        out.write(f"{printable(display_path(f.path))}:{f.span.line}:{f.span.column}: {f.code} {printable(f.message)}\n")

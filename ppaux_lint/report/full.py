@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from ppaux_lint.facts.spans import source_lines
-from ppaux_lint.report.paths import display_path
+from ppaux_lint.report.paths import display_path, printable
 
 if TYPE_CHECKING:
     from ppaux_lint.facts.findings import Finding
@@ -29,18 +29,18 @@ def render(findings: Sequence[Finding], out: TextIO, overlays: Mapping[str, byte
     lines_out: list[str] = []  # rich markup, printed at once: one print per line was most of the time it took
     sources: dict[str, list[str]] = {}
     for f in findings:
-        lines_out.append(f"[bold]{escape(display_path(f.path))}[/]:{f.span.line}:{f.span.column}: "
-                         f"[bold red]{f.code}[/] {escape(f.message)}")
+        lines_out.append(f"[bold]{escape(printable(display_path(f.path)))}[/]:{f.span.line}:{f.span.column}: "
+                         f"[bold red]{f.code}[/] {escape(printable(f.message))}")
         if f.path not in sources:
             in_memory = overlays.get(f.path) if overlays is not None else None
             sources[f.path] = _lines(_read(f.path) if in_memory is None else in_memory)
         lines_out.extend(_frame(sources[f.path], f))
         for related in f.related:  # the other end of a cross-file finding, which may be the file asked about
-            lines_out.append(f"  [cyan]note[/]: {escape(display_path(related.path))}:{related.span.line}:"
-                             f"{related.span.column}: {escape(related.message)}")
+            lines_out.append(f"  [cyan]note[/]: {escape(printable(display_path(related.path)))}:{related.span.line}:"
+                             f"{related.span.column}: {escape(printable(related.message))}")
         if f.fix is not None:
             note = "" if f.fix.safe else " (unsafe: needs --unsafe-fixes)"
-            lines_out.append(f"  [cyan]help[/]: {escape(f.fix.description)}{note}")
+            lines_out.append(f"  [cyan]help[/]: {escape(printable(f.fix.description))}{note}")
         lines_out.append("")
     make_console(file=out, highlight=False, soft_wrap=True).print("\n".join(lines_out))
 

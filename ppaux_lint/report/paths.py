@@ -1,9 +1,16 @@
-"""How paths appear in every report: relative to the working directory, with forward slashes."""
+"""How paths appear in every report: relative to the working directory, with forward slashes; and how a text
+that came from the checked tree is shown to a person without being able to speak to the terminal."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+# What a terminal or a log reader takes for something other than one character: control characters (a line
+# break, an escape sequence that recolours or retitles the terminal), line and paragraph separators, and
+# the bidirectional controls that reorder what is shown ("Trojan Source").
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def display_path(path: str) -> str:
@@ -12,3 +19,21 @@ def display_path(path: str) -> str:
     except ValueError:  # another drive on Windows
         relative = path
     return Path(relative).as_posix()
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as its escape (``\\n``, ``\\x1b``,
+    ``\\u202e``), for the human formats and ppaux-lint's own warnings: a file name or a key from the checked
+    tree cannot end a line (and start a forged one, or a CI runner's command), recolour the terminal or
+    reorder what is shown. The machine formats carry such text in their own escaping (JSON, SARIF, GitHub's)."""
+    if not _UNPRINTABLE.search(text):
+        return text
+    return _UNPRINTABLE.sub(lambda match: _escape(match.group()), text)
+
+
+def _escape(character: str) -> str:
+    code = ord(character)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(character)
+    if named:
+        return named
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"

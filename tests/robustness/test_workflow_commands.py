@@ -97,3 +97,25 @@ def test_a_diff_is_fenced_off(tmp_path):
     assert (first, last) == (f"::stop-commands::{token}\n", f"::{token}::\n")
     assert "".join(diff) == plain.stdout
     assert commands(done.stderr) == []  # "Would fix 1 error." holds nothing of the project's
+
+
+# Names that end a line, rewrite the terminal (an OSC title, a colour) or reorder what is shown (RLO).
+UNPRINTABLE = ("e\n::stop-commands::pwned\n.py", "f\r::add-mask::secret.py", "g\x1b]0;owned\x07.py",
+               "h\x1b[2J.py", "i\u202egnp.py", "j\u2028::error::sep.py")
+
+
+@pytest.mark.parametrize("args", [["check", "--output-format", "full"], ["check", "--output-format", "concise"],
+                                  ["inventory"]])
+def test_the_human_formats_show_what_a_name_holds_without_acting_on_it(tmp_path, args):
+    """Every character a terminal or a log reader would act on is shown as its escape: no forged line, no
+    workflow command, no escape sequence reaches the screen, in the report and in the warnings alike."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", **{f"pkg/{n}": BROKEN_OUTPUT for n in UNPRINTABLE}})
+    for name in UNPRINTABLE:
+        os.mkfifo(root / "pkg" / f"fifo{name}")
+    done = cli([*args, "--no-cache", "."] if args[0] == "check" else [*args, "."], root)
+    assert done.returncode in (0, 1), done.stderr
+    for stream in (done.stdout, done.stderr):
+        assert commands(stream) == []
+        assert not any(c in stream for c in "\x1b\x07\u202e\u2028"), stream
+    assert "pkg/e\\n::stop-commands::pwned\\n.py" in done.stdout
+    assert "fifoe\\n::stop-commands::pwned\\n.py: not a regular file, skipped" in done.stderr
