@@ -201,10 +201,10 @@ def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Pr
         hit_paths = {h.path for h in hits}
         remaining = [f for f in remaining if f.path not in hit_paths]
         bound.add(found.values(), tokens)
-        added = bound.names - tokens
+        added = bound.settle(tokens)
         tokens = tokens | added
-        bound.grow(added)
-        # A token containing an older one can only match files that older one already matched.
+        # A token containing an older one can only match files that older one already matched: what those files
+        # bind to it is in ``added`` already, since ``settle`` followed every binding of the summaries read.
         new_tokens = uncovered(added, tokens - added)
         if graph is not None:
             guess = reach(tokens, graph, bound.waiting_edges())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary
-from ppaux_lint.project.config import compile_globs
+from ppaux_lint.project.globs import Globs
 from ppaux_lint.rules import all_rules
 from ppaux_lint.support.errors import UsageError
 
@@ -72,7 +72,7 @@ def apply(findings: Iterable[Finding], selection: Selection, per_file_ignores: d
           root: Path, summaries: dict[str, FileSummary]) -> tuple[list[Finding], list[Suppressed]]:
     """The findings to report, and those that noqa comments or per-file-ignores silenced (findings of
     rules that are not selected are neither: nobody asked for them)."""
-    specs = [(glob, compile_globs([glob]), codes) for glob, codes in per_file_ignores.items()]
+    specs = [(glob, Globs([glob]), codes) for glob, codes in per_file_ignores.items()]
     kept: list[Finding] = []
     suppressed: list[Suppressed] = []
     for finding in findings:

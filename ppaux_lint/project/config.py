@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ppaux_lint.project.globs import Globs
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
-
-if TYPE_CHECKING:
-    import pathspec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -230,24 +227,11 @@ def _per_file_ignores(value: Any, where: str) -> dict[str, tuple[str, ...]]:
     table = _require_table(value, "tool.ppaux-lint.per-file-ignores", where)
     for glob in table:
         try:
-            compile_globs([glob])
+            Globs([glob])
         except ValueError as exc:
             raise ConfigError(f"{where}invalid glob {glob!r} in 'tool.ppaux-lint.per-file-ignores': {exc}") from None
     return {glob: _require_strings(codes, f"tool.ppaux-lint.per-file-ignores.{glob}", where)
             for glob, codes in table.items()}
-
-
-def compile_globs(patterns: Sequence[str]) -> pathspec.PathSpec:
-    """Gitignore-style patterns, with git's own matching rules, as everywhere in the config and in
-    .gitignore files; a pattern that cannot be compiled is a ValueError."""
-    import re
-
-    import pathspec
-
-    try:
-        return pathspec.GitIgnoreSpec.from_lines(patterns)
-    except re.error as exc:
-        raise ValueError(str(exc)) from None
 
 
 def _protocols(value: Any, where: str) -> Protocols:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from ppaux_lint.project.config import Config
 from ppaux_lint.project.excludes import GITIGNORE, GitIgnores, is_within
-from ppaux_lint.project.layout import ModuleName, PyProjects, SourceRoots
+from ppaux_lint.project.layout import ModuleName, PyProjects, SourceRoots, is_marked, own_project
 from ppaux_lint.project.scopes import Scopes
 from ppaux_lint.support.errors import UsageError
 
@@ -109,7 +109,7 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
     pyprojects = pyprojects if pyprojects is not None else PyProjects()
     scopes = Scopes(walked_tops, str(root), pyprojects, roots, config, cli_excludes)
     gitignores = GitIgnores(warnings)
-    walker = _Walker(scopes, gitignores, warnings)
+    walker = _Walker(scopes, gitignores, warnings, _BesideLooseFiles(paths or [cwd], cwd, pyprojects))
     project = [found for top in walked_tops for found in walker.walk(top)]
     walked = set(project)
     targets: set[str] = set()
@@ -205,14 +205,38 @@ def importable(module: str) -> bool:
     return bool(module) and all(part.isidentifier() for part in module.split("."))
 
 
+class _BesideLooseFiles:
+    """The projects of their own inside a loose directory (layout.py: a root with no marker) that no path asked
+    about: a clone or a project with its own pyproject.toml beside a script. They are not part of the script's
+    project (nothing claims them: ``layout.own_project``), and walking them read and parsed their whole tree
+    on every run, and on every edit in the server. A path inside one, or a directory holding one, asks for it."""
+
+    def __init__(self, given: Sequence[Path], cwd: Path, pyprojects: PyProjects) -> None:
+        self.given = [path if path.is_absolute() else cwd / path for path in given]
+        self.pyprojects = pyprojects
+
+    @cached_property
+    def asked(self) -> list[str]:
+        """The paths asked about, as the walk names them; worked out only when a project is met (a pre-commit
+        run passes hundreds of files, inside a project with a marker, where none is)."""
+        return [os.path.realpath(path) if os.path.isdir(path) else file_key(path) for path in self.given]
+
+    def left_out(self, directory: str, names: Collection[str]) -> bool:
+        """Whether to leave ``directory`` (below a loose top; its entries are ``names``) out of the walk."""
+        return own_project(directory, names, self.pyprojects) and not any(
+            is_within(path, directory) or is_within(directory, path) for path in self.asked)
+
+
 class _Walker:
     """Python files under a directory. Directory symlinks are not followed, so no loop is possible;
     which directories hold ``__init__.py`` is remembered for naming modules without more stats."""
 
-    def __init__(self, scopes: Scopes, gitignores: GitIgnores, warnings: list[str]) -> None:
+    def __init__(self, scopes: Scopes, gitignores: GitIgnores, warnings: list[str],
+                 beside: _BesideLooseFiles) -> None:
         self.scopes = scopes
         self.gitignores = gitignores
         self.warnings = warnings
+        self.beside = beside
         self.has_init: dict[str, bool] = {}
 
     def is_package_dir(self, directory: str) -> bool:
@@ -222,6 +246,7 @@ class _Walker:
 
     def walk(self, top: str) -> list[str]:
         found: list[str] = []
+        loose = not is_marked(top)
         stack = [(top, None)]  # each directory with its parent's scope (a top's is known already)
         while stack:
             directory, parent = stack.pop()
@@ -232,7 +257,9 @@ class _Walker:
                 self.warnings.append(f"{directory}: cannot read directory: {error.strerror}")
                 continue
             names = {e.name for e in entries}
-            self.has_init[directory] = "__init__.py" in names
+            self.has_init[directory] = "__init__.py" in names  # looked in: its entries decide (replay.py)
+            if loose and parent is not None and self.beside.left_out(directory, names):
+                continue
             scope = (self.scopes.of(directory) if parent is None
                      else self.scopes.enter(directory, parent, "pyproject.toml" in names))
             if GITIGNORE in names:

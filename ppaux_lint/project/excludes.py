@@ -11,14 +11,11 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
-from ppaux_lint.project.config import Config, compile_globs
+from ppaux_lint.project.config import Config
+from ppaux_lint.project.globs import Globs
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
-
-if TYPE_CHECKING:
-    import pathspec
 
 GITIGNORE = ".gitignore"
 
@@ -39,7 +36,7 @@ class Patterns:
         globs = [n for n in names if any(c in n for c in "*?[")]
         self.name_globs = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
         others = [p for p in patterns if not _is_bare_name(p)]
-        self.spec = compile_globs(others) if others else None
+        self.spec = Globs(others) if others else None
 
     @classmethod
     def of_config(cls, config: Config, anchor: str) -> Patterns:
@@ -62,7 +59,7 @@ class GitIgnores:
     """Every .gitignore met so far, each applying below its own directory."""
 
     def __init__(self, warnings: list[str]) -> None:
-        self.specs: list[tuple[str, pathspec.PathSpec]] = []
+        self.specs: list[tuple[str, Globs]] = []
         self.warnings = warnings
         self._loaded: set[str] = set()
 
@@ -75,12 +72,12 @@ class GitIgnores:
         except OSError:
             return
         try:
-            spec = compile_globs(lines)
+            spec = Globs(lines)
         except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so
             bad = invalid_patterns(lines)
             self.warnings.extend(f"{os.path.join(directory, GITIGNORE)}: invalid pattern {line!r} ignored ({why})"
                                  for line, why in bad)
-            spec = compile_globs([line for line in lines if line not in {b for b, _ in bad}])
+            spec = Globs([line for line in lines if line not in {b for b, _ in bad}])
         if spec.patterns:
             self.specs.append((directory, spec))
 
@@ -113,14 +110,14 @@ def invalid_patterns(patterns: Iterable[str]) -> list[tuple[str, str]]:
     if not patterns:
         return []
     try:
-        compile_globs(patterns)
+        Globs(patterns)
         return []
     except ValueError:
         pass
     bad = []
     for pattern in patterns:
         try:
-            compile_globs([pattern])
+            Globs([pattern])
         except ValueError as exc:
             bad.append((pattern, str(exc)))
     return bad

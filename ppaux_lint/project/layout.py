@@ -20,7 +20,8 @@ classes built on it vanish without a word. So these answers must not depend on h
   a .gitignore: a fixture or an unpacked download inside another project stays a project of its own).
   With no marker above a path, the outermost regular package holding it bounds it (a package passed as a
   path is a project whose name starts at its parent, where Python imports it from), else the path's own
-  directory, as in ruff.
+  directory, as in ruff. Such a loose directory holds no projects: one inside it (``own_project``) is read
+  only when a path asked about is in it (discover.py), since nothing above it can claim it.
 - **Source roots** are where Python would find top-level modules: ``src/`` beside a ``pyproject.toml``, the
   directories its packaging config names, or, instead of those two, the ``src`` setting of its
   ``[tool.ppaux-lint]`` table (as ruff's ``src``).
@@ -45,7 +46,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -194,6 +195,19 @@ def is_project(data: dict[str, Any] | None) -> bool:
             or (isinstance(tool, dict) and any(name in tool for name in PROJECT_TOOLS)) or bool(packaging_roots(data)))
 
 
+def is_marked(directory: str) -> bool:
+    """Whether ``directory`` holds a project marker: a root without one is a loose directory, the fallback for
+    a path with no marker above it (``_project_root``)."""
+    return any(os.path.exists(os.path.join(directory, marker)) for marker in ROOT_MARKERS)
+
+
+def own_project(directory: str, names: Collection[str], pyprojects: PyProjects) -> bool:
+    """Whether ``directory``, whose entries are ``names``, is a project of its own: a repository, or a
+    pyproject.toml that makes a project. Inside a loose directory nothing can claim it (the directory has no
+    pyproject.toml to say so, ``_claimer``), so it is not part of a loose file's project."""
+    return ".git" in names or (PYPROJECT in names and is_project(pyprojects.load(directory)))
+
+
 def _claimer(inner: str, pyprojects: PyProjects) -> str | None:
     """The nearest directory above the project ``inner``, within its repository, whose pyproject.toml takes
     it in: a workspace listing it among its members, ``src`` entries of ppaux-lint's table covering it, or,
@@ -235,7 +249,7 @@ def _glob(path: str, pattern: str) -> bool:
 def _nearest_marker(start: str) -> str | None:
     directory = start
     while True:
-        if any(os.path.exists(os.path.join(directory, marker)) for marker in ROOT_MARKERS):
+        if is_marked(directory):
             return directory
         parent = os.path.dirname(directory)
         if parent == directory:

@@ -41,7 +41,16 @@ Soundness argument (why a skipped file provably cannot matter):
    a round with an unguessed token searches every remaining file. The guess
    thus decides what is read, never what is found.
 
-7. The search reads the file's text as Python does (``searchable``): a coding cookie that names another
+7. A round searches only for its new tokens that contain no older one (``uncovered``): a file that holds
+   ``TopKMasked`` holds ``TopK``, so it was read in the round that searched for ``TopK`` (or for a token
+   ``TopK`` holds, and so on down to one that was searched). That skips a search, never a step of point 3:
+   before a round decides what to search, every binding of the summaries read so far is followed to its end
+   (``Bound.settle``: ``TopKMaskedScaled(TopKMasked)`` read in the same round as ``TopKMasked(TopK)`` makes
+   both names tokens at once). So when a round has nothing left to search, no file read binds a name that is
+   not a token and no file unread holds a token: that is the fixpoint of point 3, however many names
+   extend each other (``L1``, ``L10``, ... ``L499``).
+
+8. The search reads the file's text as Python does (``searchable``): a coding cookie that names another
    codec than UTF-8 (``latin-1``, or ``utf-7``, in which ``copy+AF8-to+AF8-host`` spells ``copy_to_host``)
    has the file decoded and searched as UTF-8, which is how the tokens are spelt. A file Python cannot
    decode cannot be imported, so its raw bytes stand in for it.
@@ -146,14 +155,14 @@ class Bound:
     each round would cost rounds x files."""
 
     def __init__(self) -> None:
-        self.names: set[str] = set()
+        self._names: set[str] = set()
         self._waiting: dict[str, set[str]] = {}  # token-to-be -> the names it would bind
 
     def add(self, summaries: Iterable[FileSummary], tokens: frozenset[str]) -> None:
         for summary in summaries:
             for name, bound in bindings(summary):
                 if name is None or name in tokens:
-                    self.names.add(bound)
+                    self._names.add(bound)
                 else:
                     self._waiting.setdefault(name, set()).add(bound)
 
@@ -162,7 +171,16 @@ class Bound:
         the lookahead's own are read from bytes."""
         return {name.encode("utf-8"): {b.encode("utf-8") for b in bound} for name, bound in self._waiting.items()}
 
-    def grow(self, added: Iterable[str]) -> None:
-        """``added`` are tokens now."""
-        for token in added:
-            self.names.update(self._waiting.pop(token, ()))
+    def settle(self, tokens: frozenset[str]) -> frozenset[str]:
+        """The names, not in ``tokens`` yet, that the summaries so far bind to ``tokens`` directly or through
+        one another (point 3's growth, run to its end over what has been read): the caller makes them all
+        tokens. ``Sub3(Sub2)``, ``Sub2(Sub1)`` and ``Sub1(Token)`` read in one round give all three."""
+        fresh = self._names - tokens
+        todo = list(fresh)
+        while todo:
+            for bound in self._waiting.pop(todo.pop(), ()):
+                if bound not in tokens and bound not in fresh:
+                    fresh.add(bound)
+                    todo.append(bound)
+        self._names |= fresh
+        return frozenset(fresh)

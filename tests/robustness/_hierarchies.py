@@ -51,10 +51,10 @@ class ClassSpec:
     members: dict[str, str]  # method name -> "method" | "stubbody" | "stub" | "none" | "helper"
     decorated: bool = False
     constructed: bool = False  # a module-level ``SAMPLE_<i> = C<i>()`` follows the class
+    name: str = ""  # C<i> unless drawn (``structures(extending=True)``)
 
-    @property
-    def name(self) -> str:
-        return f"C{self.index}"
+    def __post_init__(self) -> None:
+        self.name = self.name or f"C{self.index}"
 
 
 @dataclass
@@ -84,8 +84,24 @@ class Structure:
         return spec.constructed or spec.placement == "function" or assigned
 
 
+# Pieces of class names that extend each other (TopK, TopKMasked, MaskedTopK, L1, L10, ...): the prefilter searches
+# for names as substrings, so a name that holds another is where its shortcuts must still be exact.
+NAME_PIECES = ("TopK", "Masked", "K", "L", "1", "0")
+
+
+def _extending_name(draw, parents: list[ClassSpec], used: set[str]) -> str:
+    """A new class name that is its latest base's name, if it has one, with pieces added before or after it: a chain
+    of subclasses whose names extend each other."""
+    name = max(parents, key=lambda p: p.index).name if parents else ""
+    while not name.isidentifier() or name in used:
+        piece = draw(st.sampled_from(NAME_PIECES))
+        name = name + piece if draw(st.booleans()) else piece + name
+    return name
+
+
 @st.composite
-def structures(draw, max_classes: int = 7) -> Structure:
+def structures(draw, max_classes: int = 7, extending: bool = False) -> Structure:
+    """With ``extending``, class names extend each other (``_extending_name``) instead of being C0, C1, ..."""
     n_modules = draw(st.integers(1, 4))
     modules = [f"pkg.sub.m{k}" if k and draw(st.booleans()) else f"pkg.m{k}" for k in range(n_modules)]
     classes: list[ClassSpec] = []
@@ -117,10 +133,32 @@ def structures(draw, max_classes: int = 7) -> Structure:
             choice = draw(st.sampled_from([None, None, *kinds]))
             if choice is not None:
                 members[name] = choice
+        name = _extending_name(draw, parents, {c.name for c in classes}) if extending else ""
         classes.append(ClassSpec(i, 0, placement, protocol, bases, members, decorated=draw(st.booleans()),
-                                 constructed=not protocol and draw(st.booleans())))
+                                 constructed=not protocol and draw(st.booleans()), name=name))
+    return _placed(draw, modules, classes)
+
+
+@st.composite
+def chains(draw, max_depth: int = 30) -> Structure:
+    """One line of subclasses under ``DeviceAuxiliaryOutput`` whose names extend each other (``TopK``,
+    ``TopKMasked``, ``LTopKMasked``, ...), spread over modules: the deep hierarchy that ``structures`` draws
+    too rarely to find where the prefilter's fixpoint stops early. Only the root defines ``copy_to_host``."""
+    modules = [f"pkg.m{k}" for k in range(draw(st.integers(1, 4)))]
+    classes: list[ClassSpec] = []
+    for i in range(draw(st.integers(2, max_depth))):
+        bases = ([("cls", i - 1, draw(st.sampled_from(CLASS_STYLES)))] if classes
+                 else [("root", "DAO", draw(st.sampled_from(ROOT_STYLES)))])
+        classes.append(ClassSpec(i, 0, "top", False, bases, {} if classes else {"copy_to_host": "method"},
+                                 constructed=draw(st.booleans()),
+                                 name=_extending_name(draw, classes[-1:], {c.name for c in classes})))
+    return _placed(draw, modules, classes)
+
+
+def _placed(draw, modules: list[str], classes: list[ClassSpec]) -> Structure:
+    """The structure of ``classes`` spread over ``modules``, rendered."""
     for spec in classes:
-        spec.module = draw(st.integers(0, n_modules - 1))
+        spec.module = draw(st.integers(0, len(modules) - 1))
     for spec in classes:  # a base defined in the same module is named directly
         spec.bases = [(kind, target, "local" if kind == "cls" and classes[target].module == spec.module else style)
                       for kind, target, style in spec.bases]

@@ -6,11 +6,15 @@ reported PPA001/PPA002/PPA018 with what the oracle derives from Python's own
 MRO over in-memory stand-ins. The same runs must give identical findings
 without the prefilter, with a cold cache, with a warm cache, whatever the
 lookahead guesses (nothing, half, too much), and one file at a time
-(pre-commit style). The fixtures get the same equivalence checks.
+(pre-commit style). The fixtures get the same equivalence checks, and so do
+hierarchies whose class names extend each other (``TopK``, ``TopKMasked``;
+``L1``, ``L10``), which the prefilter's token search sees as substrings of
+each other.
 """
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,11 +22,12 @@ from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import strategies as st
 
 from ppaux_lint.check import engine
 from ppaux_lint.scan import lookahead
 
-from ._hierarchies import Structure, oracle, structures
+from ._hierarchies import Structure, chains, oracle, structures
 from ._support import copy_fixture, key, run, write_tree
 
 CODES = {"PPA001", "PPA002", "PPA018"}
@@ -65,6 +70,58 @@ def test_prefilter_cache_and_single_files_change_nothing(structure: Structure) -
         _assert_equivalent(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(chains(), structures(max_classes=10, extending=True)))
+def test_names_that_extend_each_other_match_the_oracle_with_and_without_the_prefilter(structure: Structure) -> None:
+    expected = oracle(structure)
+    assume(expected is not None)
+    _show(structure)
+    root = _write(structure)
+    try:
+        for prefilter in (True, False):
+            findings = run(root, no_cache=True, prefilter=prefilter).findings
+            assert {(f.symbol, f.code) for f in findings if f.code in CODES} == expected, f"prefilter={prefilter}"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+CHAINS = {  # each name extends the one before it, at its end, at its start, or as a number does
+    "suffixes": ["TopK", "TopKMasked", "TopKMaskedScaled", "TopKMaskedScaledClamped", "TopKMaskedScaledClampedSoft"],
+    "prefixes": ["TopK", "MaskedTopK", "ScaledMaskedTopK", "ClampedScaledMaskedTopK", "SoftClampedScaledMaskedTopK"],
+    "numbers": [f"L{level}" for level in range(500)],
+}
+
+
+def _chain(names: list[str], one_module: bool) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    """A hierarchy in which each class subclasses the one before it, every one built at module level, in one
+    module or one module a class; and the PPA001 each must get (the root defines ``copy_to_host``, none
+    defines ``to_pp_tensors``)."""
+    files = {"pkg/__init__.py": ""}
+    head = "from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n\n"
+    bodies = [f"class {names[0]}(DeviceAuxiliaryOutput):\n    def copy_to_host(self, copy_tensor):\n        return self\n"]
+    bodies += [f"class {name}({base}):\n    pass\n" for base, name in itertools.pairwise(names)]
+    bodies = [f"{body}\n\nSAMPLE_{level} = {names[level]}()\n" for level, body in enumerate(bodies)]
+    if one_module:
+        files["pkg/chain.py"] = head + "\n\n".join(bodies)
+        return files, {(f"pkg.chain.{name}", "PPA001") for name in names}
+    files["pkg/m0.py"] = head + bodies[0]
+    for level in range(1, len(names)):
+        files[f"pkg/m{level}.py"] = f"from pkg.m{level - 1} import {names[level - 1]}\n\n\n{bodies[level]}"
+    return files, {(f"pkg.m{level}.{name}", "PPA001") for level, name in enumerate(names)}
+
+
+@pytest.mark.parametrize("one_module", [False, True], ids=["module-per-class", "one-module"])
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_a_chain_of_extending_names_is_followed_to_its_end(tmp_path: Path, chain: str, one_module: bool) -> None:
+    files, expected = _chain(CHAINS[chain], one_module)
+    root = write_tree(tmp_path, files)
+    for prefilter in (True, False):
+        findings = run(root, no_cache=True, prefilter=prefilter).findings
+        assert {(f.symbol, f.code) for f in findings} == expected, f"prefilter={prefilter}"
+    if len(CHAINS[chain]) < 10:  # every other way too, where that takes a second, not half a minute
+        _assert_equivalent(root)
 
 
 def _no_guess(tokens, *graphs):

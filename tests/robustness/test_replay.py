@@ -5,13 +5,14 @@ next run to analyse again and to agree with a run that never saw a cache. The ca
 the record lists: a file's content (also at the same size), a file added or removed (also in a directory
 that held no module, and a package's ``__init__.py``), a base class in a file nobody asked about, the
 project's config and a sub-project's, a ``.gitignore`` at the root and below it, the command's own options,
-and ppaux-lint's own modules.
+ppaux-lint's own modules, and a project beside a loose file that stops being one.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -103,6 +104,48 @@ def test_a_change_that_decides_the_findings_is_analysed_again(root: Path, change
     assert not again.replayed
     assert key(again.findings) == key(check(root, no_cache=True).findings)
     assert check(root).replayed  # and the new state is recorded in turn
+
+
+LOOSE_ONE = """\
+from {0} import Base
+
+
+class One(Base):
+    pass
+
+
+SAMPLE = One()
+"""
+# ways ``loose/lib`` stops being a project of its own beside the loose file, and so becomes part of its project
+# (discover.py ``_BesideLooseFiles``): then One's base resolves and One gets its PPA001. A pyproject.toml that
+# configures another tool still starts the names below it (``shared``); without one, ``lib.shared``.
+BESIDE: dict[str, tuple[str, dict[str, str], Callable[[Path], None]]] = {
+    "its pyproject.toml no longer makes a project": (
+        "shared", {"lib/pyproject.toml": '[project]\nname = "lib"\nversion = "0"\n'},
+        lambda lib: _touch(lib / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")),
+    "its pyproject.toml removed": (
+        "lib.shared", {"lib/pyproject.toml": '[project]\nname = "lib"\nversion = "0"\n'},
+        lambda lib: (lib / "pyproject.toml").unlink()),
+    "its .git removed": ("lib.shared", {"lib/.git/HEAD": "ref: refs/heads/main\n"},
+                         lambda lib: shutil.rmtree(lib / ".git")),
+}
+
+
+@pytest.mark.parametrize("change", sorted(BESIDE))
+def test_a_project_beside_a_loose_file_that_stops_being_one_is_analysed_again(tmp_path: Path, change: str) -> None:
+    if any((d / m).exists() for d in (tmp_path, *tmp_path.parents) for m in ("pyproject.toml", ".git")):
+        pytest.skip("a pyproject.toml or .git above the temporary directory")
+    module, files, make_it_part = BESIDE[change]
+    loose = tmp_path / "loose"
+    for relative, text in {"one.py": LOOSE_ONE.format(module), "lib/shared.py": BASE, **files}.items():
+        (loose / relative).parent.mkdir(parents=True, exist_ok=True)
+        (loose / relative).write_text(text, encoding="utf-8")
+    assert not check(loose, ("one.py",)).findings  # lib is a project of its own: Base is not resolved
+    make_it_part(loose / "lib")
+    again = check(loose, ("one.py",))
+    assert not again.replayed
+    assert [(f.code, f.symbol) for f in again.findings] == [("PPA001", "one.One")]
+    assert key(again.findings) == key(check(loose, ("one.py",), no_cache=True).findings)
 
 
 def test_the_same_size_edit_changes_the_findings(root: Path) -> None:
