@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ppaux_lint.project.excludes import GITIGNORE, is_within
+from ppaux_lint.project.excludes import GITIGNORE, OWN_GITIGNORE, is_within
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import atomic_write, is_temporary
 
@@ -37,7 +37,7 @@ TAG = "CACHEDIR.TAG"
 MARKERS = {
     TAG: (b"Signature: 8a477f597d28d172789f06886806bc55\n"
           b"# This file is a cache directory tag created by ppaux-lint.\n"),
-    GITIGNORE: b"# Automatically created by ppaux-lint.\n*\n",
+    GITIGNORE: OWN_GITIGNORE,
 }
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -18,6 +18,8 @@ from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
 
 GITIGNORE = ".gitignore"
+OWN_GITIGNORE = b"# Automatically created by ppaux-lint.\n*\n"
+"""What ppaux-lint writes into its cache directory, so that git ignores the cache (``cache/directory.py``)."""
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
@@ -58,9 +60,11 @@ class Patterns:
 class GitIgnores:
     """Every .gitignore met so far, each applying below its own directory."""
 
-    def __init__(self, warnings: list[str]) -> None:
+    def __init__(self, warnings: list[str], checked: Sequence[str] = ()) -> None:
+        """``checked``: the paths a run walks or asks about, which ppaux-lint's own cache markers never hide."""
         self.specs: list[tuple[str, Globs]] = []
         self.warnings = warnings
+        self.checked = checked
         self._loaded: set[str] = set()
 
     def load(self, directory: str) -> None:
@@ -68,9 +72,17 @@ class GitIgnores:
             return
         self._loaded.add(directory)
         try:  # a FIFO named .gitignore must not block the walk
-            lines = read_regular_file(os.path.join(directory, GITIGNORE)).decode("utf-8", "replace").splitlines()
+            data = read_regular_file(os.path.join(directory, GITIGNORE))
         except OSError:
             return
+        if data == OWN_GITIGNORE and any(is_within(path, directory) for path in self.checked):
+            # A cache-dir that named a checked directory ('.') left its markers there before such a setting was
+            # refused; they would hide every file the run was asked to check, and say nothing.
+            self.warnings.append(f"{os.path.join(directory, GITIGNORE)}: written by ppaux-lint for a cache directory "
+                                 "that was set to this one; it hides every file here from git, so delete it (and "
+                                 "CACHEDIR.TAG beside it). Its files are checked")
+            return
+        lines = data.decode("utf-8", "replace").splitlines()
         try:
             spec = Globs(lines)
         except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so

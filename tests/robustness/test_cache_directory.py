@@ -180,6 +180,20 @@ def test_clean_refuses_the_project_even_where_an_earlier_version_marked_it(root:
     assert _snapshot(root.parent) == before
 
 
+@pytest.mark.parametrize("paths", [[], ["."], ["pkg"], ["pkg/good.py"]])
+def test_markers_an_earlier_version_left_in_the_project_hide_nothing(root: Path, paths: list[str]) -> None:
+    """The project where an earlier `cache-dir = "."` left the cache's markers: its .gitignore of '*' would
+    make the run check no file and pass, so it is not applied where it would hide a path checked, and a warning
+    says to delete it."""
+    for name, text in MARKERS.items():
+        (root / name).write_bytes(text)
+    for args in (["--no-cache"], []):  # cold, and with the default cache inside the project
+        result = cli(["check", *args, "--output-format", "concise", *paths], root)
+        assert _found(result), result.stdout + result.stderr
+        warned = "proj/.gitignore: written by ppaux-lint for a cache directory" in result.stderr
+        assert warned or paths == ["pkg"], result.stderr  # a walk from pkg/ never reads the root's .gitignore
+
+
 def _warm(root: Path, cache: Path | None = None) -> Path:
     """A real cache (the default, else ``cache``): summaries, the scan index, two commands' records, and the
     temporary file a write killed halfway leaves."""
