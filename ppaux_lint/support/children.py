@@ -18,10 +18,10 @@ run its ``__main__`` again. A child here starts in one of two ways, and neither 
   start, and several children start in parallel.
 
 A child serves tasks until its owner closes the task pipe: one message each way per task, an 8-byte length
-then a pickle. It ignores Ctrl-C, since its owner decides what that means, and it dies with its owner however
-the owner dies. A forked child dies through ``PR_SET_PDEATHSIG``. A spawned one dies when its task pipe hangs
-up, because the owner's end closes with the owner, even on SIGKILL. An exception in a task ends the child as
-a crash does, and its owner says how it ended.
+then a pickle. It holds no descriptor of its owner's but the standard streams. It ignores Ctrl-C, since its
+owner decides what that means, and it dies with its owner however the owner dies. A forked child dies through
+``PR_SET_PDEATHSIG``. A spawned one dies when its task pipe hangs up, because the owner's end closes with the
+owner, even on SIGKILL. An exception in a task ends the child as a crash does, and its owner says how it ended.
 
 Our own threads that would make a fork unsafe, such as the terminal's spinner, are stopped while a child is
 forked (``pausing``), so that a spinner never changes how, or how fast, workers start.
@@ -138,32 +138,29 @@ class Child:
         self.code: int | None = None
 
     @classmethod
-    def start(cls, siblings: Iterable[Child] = (), task: Task | None = None) -> Child:
+    def start(cls, task: Task | None = None) -> Child:
         """A new child, forked here when that is safe, else spawned (the module docstring says why), given
-        ``task`` first: a forked child takes it as it is, unpickled (a test's patched function, a lambda).
-        ``siblings``: the other children this process holds, whose pipes a forked child must not keep open."""
+        ``task`` first: a forked child takes it as it is, unpickled (a test's patched function, a lambda)."""
         with _interrupts_held():
             if sys.platform == "linux":
                 with _own_threads_paused():
                     if can_fork():
-                        return cls._fork(siblings, task)
+                        return cls._fork(task)
             child = cls._spawn()
         if task is not None:
             child.send(*task)
         return child
 
     @classmethod
-    def _fork(cls, siblings: Iterable[Child], task: Task | None) -> Child:
+    def _fork(cls, task: Task | None) -> Child:
         owner = os.getpid()
         path = standard_library_path()  # here: computing it may import, which the child must not do first
-        inherited = [fd for child in siblings for fd in (child.tasks, child.answers) if fd is not None]
         tasks_read, tasks_write = os.pipe()
         answers_read, answers_write = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
-                for fd in (tasks_write, answers_read, *inherited):
-                    os.close(fd)
+                _close_all_but(tasks_read, answers_write)
                 _ignore_interrupts()
                 sys.path[:] = path
                 die_with_parent(owner)
@@ -381,6 +378,21 @@ def _own_threads_paused() -> Iterator[None]:
     finally:
         for thread in paused:
             thread.resume()
+
+
+def _close_all_but(*kept: int) -> None:
+    """Close every descriptor a fork inherited but the standard streams and ``kept``: a worker holds nothing
+    of its owner's. Another child's task pipe held here would never end for it, and a pipe the owner writes to
+    a process of its own (a launcher, a server's client) would never see its end while this worker lives."""
+    keep = {0, 1, 2, *kept}
+    try:
+        inherited = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: every number the process may use
+        inherited = list(range(3, os.sysconf("SC_OPEN_MAX")))
+    for fd in inherited:
+        if fd not in keep:
+            with contextlib.suppress(OSError):  # the listing's own descriptor, closed already
+                os.close(fd)
 
 
 def _ignore_interrupts() -> None:

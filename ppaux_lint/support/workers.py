@@ -21,6 +21,7 @@ passed on: a worker holds no state worth waiting for.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -44,6 +45,8 @@ class Workers:
         self.jobs = jobs
         self._children: list[Child] = []
         self._closed = False
+        # Workers never closed (a program that drops its store) end when they are collected, or at exit.
+        weakref.finalize(self, _stop, self._children, False)
 
     @property
     def running(self) -> bool:
@@ -70,7 +73,7 @@ class Workers:
         busy: dict[Child, int] = {}
         while pending or busy:
             while len(self._children) < min(self.jobs, len(busy) + len(pending)):
-                self._children.append(Child.start(self._children))
+                self._children.append(Child.start())
             for child in [c for c in self._children if c not in busy][:len(pending)]:
                 index = pending.pop()
                 try:
@@ -96,17 +99,21 @@ class Workers:
         return child.ended()
 
     def stop(self, kill: bool = False) -> None:
-        """End the workers (their use is over, or was interrupted), so the next use starts afresh: each is
-        told that no task follows, or killed, then all are waited for."""
-        for child in self._children:
-            child.kill() if kill else child.close()
-        for child in self._children:
-            child.wait()
-        self._children = []
+        """End the workers (their use is over, or was interrupted), so the next use starts afresh."""
+        _stop(self._children, kill)
 
     def close(self) -> None:
         self.stop()
         self._closed = True
+
+
+def _stop(children: list[Child], kill: bool) -> None:
+    """Tell each child that no task follows, or kill it, then wait for all of them; forget them."""
+    for child in children:
+        child.kill() if kill else child.close()
+    for child in children:
+        child.wait()
+    children.clear()
 
 
 class ChildFailed(Exception):

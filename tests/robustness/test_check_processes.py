@@ -142,3 +142,49 @@ def test_a_spawned_child_says_how_it_ended(tmp_path: Path, how: str, said: str) 
         assert run.process.wait(timeout=procs.PATIENCE) == 0, run.errors()
         assert (json.loads(answer.read_text()), json.loads(forks.read_text())) == ([42, said], [])
         assert procs.leftovers(run.process.pid) == {}
+
+
+# -- workers hold nothing of their owner's, and end with the object that started them -----------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_worker_holds_no_descriptor_of_its_owner(tmp_path: Path, mode: str) -> None:
+    """A pipe the owner opened before its workers started ends when the owner closes it, while the workers
+    live: a forked worker that kept the write end made a benchmark's launcher wait for ever for its input to end."""
+    code = MODES[mode] + textwrap.dedent("""
+        import os, select
+        from ppaux_lint.support.workers import Workers
+        read_end, write_end = os.pipe()
+        workers = Workers(2)
+        assert workers.map(abs, [-1, -2, -3]) == [1, 2, 3] and workers.running
+        os.close(write_end)
+        assert select.select([read_end], [], [], 30)[0] and os.read(read_end, 1) == b"", "a worker holds the pipe"
+        workers.close()
+        print("ok")
+        """)
+    with procs.launched(procs.python(code), tmp_path, tmp_path / "stderr", stdout=(tmp_path / "out").open("w")) as run:
+        assert run.process.wait(timeout=procs.PATIENCE) == 0, run.errors()
+        assert (tmp_path / "out").read_text() == "ok\n"
+        assert procs.leftovers(run.process.pid) == {}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_workers_never_closed_end_when_their_owner_object_is_collected(tmp_path: Path, mode: str) -> None:
+    code = MODES[mode] + textwrap.dedent("""
+        import gc, os, time
+        from ppaux_lint.support.workers import Workers
+        workers = Workers(2)
+        workers.map(abs, [-1, -2])
+        pids = [child.pid for child in workers._children]
+        del workers
+        gc.collect()
+        for pid in pids:  # reaped by the finalizer: no such process, not even a zombie
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                continue
+            raise SystemExit(f"worker {pid} outlived its Workers")
+        print("ok")
+        """)
+    with procs.launched(procs.python(code), tmp_path, tmp_path / "stderr", stdout=(tmp_path / "out").open("w")) as run:
+        assert run.process.wait(timeout=procs.PATIENCE) == 0, run.errors()
+        assert (tmp_path / "out").read_text() == "ok\n"
