@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ppaux_lint.project.globs import Globs
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
 
@@ -224,6 +223,8 @@ def _require_table(value: Any, key: str, where: str) -> dict:
 
 
 def _per_file_ignores(value: Any, where: str) -> dict[str, tuple[str, ...]]:
+    from ppaux_lint.project.globs import Globs  # here: a replayed run reads configs, and compiles no glob
+
     table = _require_table(value, "tool.ppaux-lint.per-file-ignores", where)
     for glob in table:
         try:

@@ -11,11 +11,14 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ppaux_lint.project.config import Config
-from ppaux_lint.project.globs import Globs
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
+
+if TYPE_CHECKING:  # matched only by a tree that has such patterns: a replayed run never compiles one
+    from ppaux_lint.project.globs import Globs
 
 GITIGNORE = ".gitignore"
 OWN_GITIGNORE = b"# Automatically created by ppaux-lint.\n*\n"
@@ -38,7 +41,7 @@ class Patterns:
         globs = [n for n in names if any(c in n for c in "*?[")]
         self.name_globs = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
         others = [p for p in patterns if not _is_bare_name(p)]
-        self.spec = Globs(others) if others else None
+        self.spec = _globs(others) if others else None
 
     @classmethod
     def of_config(cls, config: Config, anchor: str) -> Patterns:
@@ -84,12 +87,12 @@ class GitIgnores:
             return
         lines = data.decode("utf-8", "replace").splitlines()
         try:
-            spec = Globs(lines)
+            spec = _globs(lines)
         except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so
             bad = invalid_patterns(lines)
             self.warnings.extend(f"{os.path.join(directory, GITIGNORE)}: invalid pattern {line!r} ignored ({why})"
                                  for line, why in bad)
-            spec = Globs([line for line in lines if line not in {b for b, _ in bad}])
+            spec = _globs([line for line in lines if line not in {b for b, _ in bad}])
         if spec.patterns:
             self.specs.append((directory, spec))
 
@@ -108,6 +111,12 @@ def validate(patterns: Sequence[str], where: str) -> None:
         raise UsageError(f"{where}: invalid pattern {bad[0][0]!r} ({bad[0][1]})")
 
 
+def _globs(patterns: Sequence[str]) -> Globs:
+    from ppaux_lint.project.globs import Globs
+
+    return Globs(patterns)
+
+
 def is_within(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
@@ -122,14 +131,14 @@ def invalid_patterns(patterns: Iterable[str]) -> list[tuple[str, str]]:
     if not patterns:
         return []
     try:
-        Globs(patterns)
+        _globs(patterns)
         return []
     except ValueError:
         pass
     bad = []
     for pattern in patterns:
         try:
-            Globs([pattern])
+            _globs([pattern])
         except ValueError as exc:
             bad.append((pattern, str(exc)))
     return bad
