@@ -1,0 +1,1 @@
+"""tapkit: sampling taps for SGLang."""
