@@ -82,10 +82,21 @@ class Out:
     assert reported(lint()) == {("pkg.impl.Out", "PPA001")}
 
 
-def test_an_assigned_copy_to_host_shows_no_signature_so_makes_no_output(lint_project):
+def test_an_assigned_copy_to_host_is_the_function_it_names(lint_project):
+    """A project function bound as ``copy_to_host`` is the method it becomes, signature and all (issue 33); a
+    value the analysis cannot read (an outside function, a call's result) shows no signature, so it makes no
+    output on its own."""
     lint_project({"pkg/impl.py": IMPORT_AUX + """
+from functools import partial
+
+from thirdparty import copy_any
+
 
 def _copy(self, copy_tensor):
+    return self
+
+
+def _copy_numba(self, ary=None, stream=0):
     return self
 
 
@@ -93,10 +104,22 @@ class Assigned:
     copy_to_host = _copy
 
 
+class NumbaLike:
+    copy_to_host = _copy_numba
+
+
+class Outside:
+    copy_to_host = copy_any
+
+
+class Made:
+    copy_to_host = partial(_copy)
+
+
 class Declared(DeviceAuxiliaryOutput):
-    copy_to_host = _copy
+    copy_to_host = copy_any
 """})
-    assert reported(lint()) == {("pkg.impl.Declared", "PPA001")}
+    assert reported(lint()) == {("pkg.impl.Assigned", "PPA001"), ("pkg.impl.Declared", "PPA001")}
 
 
 def test_an_inherited_copy_to_host_is_judged_by_its_signature(lint_project):

@@ -78,10 +78,11 @@ class ProjectCache:
             self._record.stat_inputs(discovery)
             self._stamps = self._record.stamps()
 
-    def record(self, findings: list[Finding], warnings: tuple[str, ...], files_checked: int) -> None:
+    def record(self, findings: list[Finding], warnings: tuple[str, ...], files_checked: int,
+               unjudged: int = 0) -> None:
         """Keep what the command reported for its next run (only when ``stat_inputs`` stat its inputs)."""
         if self._record is not None:
-            self._record.write(Run(findings, warnings, files_checked))
+            self._record.write(Run(findings, warnings, files_checked, unjudged))
 
     # -- summaries and scans, for the engine ------------------------------------------------------
     def summaries(self, files: Sequence[SourceFile], overlays: Mapping[str, bytes] | None = None,

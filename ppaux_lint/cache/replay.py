@@ -52,19 +52,20 @@ if TYPE_CHECKING:
     from ppaux_lint.project.discover import Discovery
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # ppaux_lint/, all of whose modules the record stamps
-_RECORD_FORMAT = 2
+_RECORD_FORMAT = 3
 RUNS = "runs"  # the records' directory within the cache
 RECORD = re.compile(r"[0-9a-f]{8}\.json")  # a record's name, its command's CRC-32: what clean.py removes there
 _MISSING = b"\xff" * STAMP.size  # no stat can pack to this: its size and inode would both be 2**64 - 1
 
 
 class Run(NamedTuple):
-    """What a run reported: its findings (with their fixes), discovery's warnings, and how many files were
-    asked about."""
+    """What a run reported: its findings (with their fixes), discovery's warnings, how many files were asked
+    about, and how many of their classes could not be judged (``ClassInfo.could_not_be_judged``)."""
 
     findings: list[Finding]
     warnings: tuple[str, ...]
     files_checked: int
+    unjudged: int = 0
 
 
 class Record:
@@ -90,7 +91,8 @@ class Record:
             data = json.loads(read_regular_file(self._path))
             if not isinstance(data, dict) or data.get("command") != self._command:
                 return None
-            paths, warnings, count = data["paths"], data["warnings"], data["files_checked"]
+            paths, warnings, count, unjudged = data["paths"], data["warnings"], data["files_checked"], \
+                data["unjudged"]
             stats = memoryview(binascii.a2b_base64(data["stats"]))
             size = STAMP.size
             if not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)
@@ -102,10 +104,10 @@ class Record:
             findings = _decode_findings(data["findings"])
         except (OSError, ValueError, RecursionError, KeyError, TypeError, binascii.Error):
             return None
-        if findings is None or not isinstance(count, int) or not (
+        if findings is None or type(count) is not int or type(unjudged) is not int or not (
                 isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
             return None
-        return Run(findings, tuple(warnings), count)
+        return Run(findings, tuple(warnings), count, unjudged)
 
     def stat_inputs(self, discovery: Discovery) -> None:
         """Stat every input of the run now, before the analysis reads anything: a file that changes while it
@@ -144,7 +146,7 @@ class Record:
         record = {"command": self._command, "paths": [self._relative(path) for path in self._inputs],
                   "stats": binascii.b2a_base64(b"".join(self._stats[path] for path in self._inputs),
                                                newline=False).decode(),
-                  "warnings": list(run.warnings), "files_checked": run.files_checked,
+                  "warnings": list(run.warnings), "files_checked": run.files_checked, "unjudged": run.unjudged,
                   "findings": encode(run.findings)}
         atomic_write(self._path, json.dumps(record, separators=(",", ":")).encode())
 

@@ -41,6 +41,12 @@ class Analysis:
     indexes: dict[Pass, ProjectIndex] = field(default_factory=dict)  # one per protocol set (and copy)
     overlays: Mapping[str, bytes] = field(default_factory=dict)  # by file_key: what was read instead of disk
 
+    def unjudged(self) -> list[ClassInfo]:
+        """The classes of the files asked about that no rule could judge: code the analysis cannot follow
+        touches their namespace where their role's transport method is looked up (``index/namespaces.py``)."""
+        targets = self.discovery.targets
+        return [info for info in self.classes.values() if info.path in targets and info.could_not_be_judged]
+
     def index_for(self, path: str) -> ProjectIndex:
         """The index that judged the classes of ``path``: the one built with its config's protocols, where
         its own copy owns its module names."""
@@ -96,7 +102,8 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
                 if own:
                     judged.add(fqn)
         # A finding is asked about when any file it involves is (PPA015 names both ends of a contract).
-        raw.update(f for f in run_checks(CheckContext(index=index, summaries=tuple(relevant)))
+        context = CheckContext(index=index, summaries=tuple(relevant), requires_python=discovery.requires_python)
+        raw.update(f for f in run_checks(context)
                    if _pass(discovery, f.path) == key and any(p in targets for p in f.paths))
     cache.finish()  # the scan index, saved when worth it
     store.close()  # its workers; an error before this leaves them to the pool's own clean-up at exit

@@ -25,13 +25,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Checked:
     """What ``check`` reports: the findings with their fixes, discovery's warnings, how many files were asked
-    about, and any overlays read (whose text the full format quotes)."""
+    about, any overlays read (whose text the full format quotes), and how many classes of those files could not
+    be judged (code the analysis cannot follow touches them: ``index/namespaces.py``)."""
 
     findings: list[Finding]
     warnings: tuple[str, ...]
     files_checked: int
     overlays: dict[str, bytes] = field(default_factory=dict)
     replayed: bool = False
+    unjudged: int = 0
 
 
 def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
@@ -42,20 +44,22 @@ def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
     cache = ProjectCache(project, options)
     replayed = cache.replay(given)
     if replayed is not None:
-        return Checked(replayed.findings, replayed.warnings, replayed.files_checked, replayed=True)
+        return Checked(replayed.findings, replayed.warnings, replayed.files_checked, replayed=True,
+                       unjudged=replayed.unjudged)
     from ppaux_lint.check.engine import analyze
 
     discovery = discover_files(given, options, project)
     cache.stat_inputs(discovery)  # before the analysis reads anything (replay.py says why)
     checked = _checked(analyze(given, options, project, discovery, cache), discovery)
     # Recorded with the analysis gone: the record's encoding adds nothing to the peak.
-    cache.record(checked.findings, checked.warnings, checked.files_checked)
+    cache.record(checked.findings, checked.warnings, checked.files_checked, checked.unjudged)
     return checked
 
 
 def _checked(analysis: Analysis, discovery: Discovery) -> Checked:
     """What ``check`` reports of ``analysis``, which its caller then no longer holds."""
-    return Checked(with_fixes(analysis), discovery.warnings, len(discovery.targets), dict(analysis.overlays))
+    return Checked(with_fixes(analysis), discovery.warnings, len(discovery.targets), dict(analysis.overlays),
+                   unjudged=len(analysis.unjudged()))
 
 
 def with_fixes(analysis: Analysis) -> list[Finding]:

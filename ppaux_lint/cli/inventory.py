@@ -23,7 +23,15 @@ PP status values:
 - ``stub``: only the PP Protocol's stub, which returns ``None``;
 - ``near-miss``: missing, but a misspelt method is there (``via`` names it);
 - ``missing``: nowhere along the MRO;
-- ``uncertain``: not found, but a base the analysis cannot see might define it.
+- ``uncertain``: not found, but a base the analysis cannot see might define it;
+- ``dynamic``: not in any namespace, offered only through a project ``__getattr__`` (``via`` names its class),
+  which the helpers' ``isinstance`` check consults on Python 3.11 and older only;
+- ``unknown``: code the analysis cannot follow touches the class's namespace, or a base's the lookup passes.
+
+A member that code around the class statement gave it (a decorator, an assignment after the class:
+``index/namespaces.py``) says how (``origin``). A class that code the analysis cannot follow touches lists each
+such touch, with where it is (``unknown``); no rule judged it, and the summary counts the classes that would
+have been judged (``ClassInfo.could_not_be_judged``).
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ class PPStatus:
     status: str
     via: str | None = None  # the class that provides it (or the misspelt method's qualified name)
     keys: tuple[str, ...] | None = None  # statically known keys sent/read, when exactly known
+    origin: str | None = None  # how code around the class statement gave it the member
 
     @property
     def ok(self) -> bool:
@@ -55,7 +64,7 @@ class PPStatus:
 
     def record(self) -> dict:
         return {"method": self.method, "status": self.status, "ok": self.ok, "via": self.via,
-                "keys": list(self.keys) if self.keys is not None else None}
+                "keys": list(self.keys) if self.keys is not None else None, "origin": self.origin}
 
 
 def build(analysis: Analysis) -> dict:
@@ -85,6 +94,8 @@ def build(analysis: Analysis) -> dict:
             "mro": list(info.ancestry),
             "findings": findings.get(info.fqn, []),
             "not_instantiated": info.not_instantiated or None,
+            "unknown": [{"what": t.what, "path": display_path(t.path), "line": t.line} for t in info.unknown],
+            "could_not_be_judged": info.could_not_be_judged,
         }
         if info.is_output:
             outputs.append({**base, "recognized": info.recognized[OUTPUT],
@@ -109,6 +120,7 @@ def build(analysis: Analysis) -> dict:
             "pp_ready_outputs": sum(1 for o in outputs if o["pp"]["ok"] and not o["interface"]),
             "pp_ready_observers": sum(1 for o in observers if o["pp"]["ok"] and not o["interface"]),
             "unpaired_observers": sum(1 for o in observers if o["rebuilds"] is None and not o["interface"]),
+            "unknown": sum(1 for info in infos if info.could_not_be_judged),
         },
     }
 
@@ -130,15 +142,21 @@ def pp_status(analysis: Analysis, info: ClassInfo, method: str) -> PPStatus:
         near = _near_miss(analysis, info, method)
         if near is not None:
             return PPStatus(method, "near-miss", near)
+        dynamic = index.dynamic_attributes(info.fqn)
+        if dynamic is not None and not info.unresolved_bases:
+            return PPStatus(method, "dynamic", dynamic.owner)
         return PPStatus(method, "uncertain" if info.unresolved_bases else "missing")
+    if member.unknown is not None:
+        return PPStatus(method, "unknown", member.unknown.what)
     via = None if member.owner == info.fqn else member.owner
+    origin = member.origin or None
     if member.stub_of_protocol:
         return PPStatus(method, "stub", member.owner)
     if member.is_none:
-        return PPStatus(method, "none", via)
+        return PPStatus(method, "none", via, origin=origin)
     if member.assign is not None:
-        return PPStatus(method, "assigned", via or member.assign.value or None)
-    return PPStatus(method, "defined" if via is None else "inherited", via, _keys(member.method, method))
+        return PPStatus(method, "assigned", via or member.assign.value or None, origin=origin)
+    return PPStatus(method, "defined" if via is None else "inherited", via, _keys(member.method, method), origin)
 
 
 def _keys(method_summary, method: str) -> tuple[str, ...] | None:
@@ -167,10 +185,12 @@ def _paired_from(analysis: Analysis, info: ClassInfo) -> str | None:
 
 # -- rendering ----------------------------------------------------------------------------------------
 _STYLE = {"defined": "green", "inherited": "green", "assigned": "green", "none": "red", "stub": "red",
-          "near-miss": "red", "missing": "red", "uncertain": "yellow"}
+          "near-miss": "red", "missing": "red", "uncertain": "yellow", "dynamic": "yellow", "unknown": "yellow"}
 _MARK = {True: "✓", False: "✗"}
 _WORDS = {"none": "assigned None (counts as missing)", "stub": "only the Protocol's stub (returns None)",
-          "near-miss": "missing; near miss", "uncertain": "not found (a base the analysis cannot see may define it)"}
+          "near-miss": "missing; near miss", "uncertain": "not found (a base the analysis cannot see may define it)",
+          "dynamic": "only through `__getattr__` (isinstance asks it up to Python 3.11 only)",
+          "unknown": "unknown:"}
 
 
 def _files_branch(root, data: dict) -> None:
@@ -209,10 +229,11 @@ def render_tree(data: dict, out: TextIO) -> None:
             pp = record["pp"]
             forward = bool(record.get("forward_only_by"))  # needs no to_pp_tensors: marked apart
             unjudged = record["not_instantiated"] or record.get("no_output")  # no instance meets the helper
+            unknown = record["could_not_be_judged"]
             mark = ("•" if record["interface"] else "→" if forward else "○" if unjudged and not record["findings"]
-                    else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]])
+                    else "?" if unknown else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]])
             style = ("dim" if record["interface"] else "cyan" if forward else "dim" if unjudged
-                     and not record["findings"] else "yellow" if pp["ok"] and record["findings"]
+                     and not record["findings"] else "yellow" if unknown or (pp["ok"] and record["findings"])
                      else _STYLE.get(pp["status"], ""))
             label = (f"[{style}]{mark}[/] [bold]{_shown(record['fqn'])}[/]  "
                      f"[dim]{_shown(record['path'])}:{record['line']}[/]")
@@ -224,6 +245,9 @@ def render_tree(data: dict, out: TextIO) -> None:
             for reason in (record["not_instantiated"], record.get("no_output")):
                 if reason:
                     node.add(f"[dim]not judged for transport: {_shown(reason)}[/]")
+            for touch in record["unknown"]:
+                node.add(f"[yellow]could not be judged[/]: {_shown(touch['what'])} "
+                         f"[dim]{_shown(touch['path'])}:{touch['line']}[/]")
             node.add(f"recognised: {_shown(record['recognized'])}")
             if pairing == "rebuilds":
                 if record["rebuilds"]:
@@ -241,7 +265,9 @@ def render_tree(data: dict, out: TextIO) -> None:
                              "[dim](never crosses a stage: no forward observer runs with pp_size > 1)[/]")
             status = f"[{_STYLE.get(pp['status'], '')}]{_WORDS.get(pp['status'], pp['status'])}[/]"
             if pp["via"]:
-                status += f" via {_shown(pp['via'])}"
+                status += f" {_shown(pp['via'])}" if pp["status"] == "unknown" else f" via {_shown(pp['via'])}"
+            if pp["origin"]:
+                status += f" ({_shown(pp['origin'])})"
             if pp["keys"] is not None:
                 status += f" [dim]— keys: {_shown(', '.join(pp['keys']))}[/]"
             node.add(f"{pp['method']}: {status}")
@@ -251,8 +277,10 @@ def render_tree(data: dict, out: TextIO) -> None:
     console.print(root)
     s = data["summary"]
     interfaces = f", {s['interfaces']} interface{'s' if s['interfaces'] != 1 else ''}" if s["interfaces"] else ""
+    unknown = f", {s['unknown']} could not be judged" if s["unknown"] else ""
     console.print(f"{s['outputs']} outputs ({s['pp_ready_outputs']} with `{TO_PP}`), {s['observers']} observers "
-                  f"({s['pp_ready_observers']} with `{FROM_PP}`, {s['unpaired_observers']} unpaired){interfaces}")
+                  f"({s['pp_ready_observers']} with `{FROM_PP}`, {s['unpaired_observers']} unpaired){interfaces}"
+                  f"{unknown}")
 
 
 def _shown(text: str) -> str:

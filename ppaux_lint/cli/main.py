@@ -167,7 +167,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         _warn(ctx, fixes.failure_warnings(outcome.failed, outcome.unwritten))
         analysis, fixed = outcome.analysis, outcome.fixed
     checked = Checked(guarded(ctx, lambda: with_fixes(analysis)), analysis.discovery.warnings,
-                      len(analysis.discovery.targets), dict(analysis.overlays))
+                      len(analysis.discovery.targets), dict(analysis.overlays), unjudged=len(analysis.unjudged()))
     _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet, out=out,
             fixed=fixed if show_fixes else [], fixed_count=len(fixed), unsafe=unsafe_fixes)
 
@@ -205,7 +205,8 @@ def _report(ctx: click.Context, checked, output_format: str, *, exit_zero: bool,
         if output_format in ("full", "concise") and not quiet:
             if fixed:
                 _print_fixed(fixed, out)
-            _print_summary(findings, checked.files_checked, out, fixed=fixed_count, unsafe=unsafe)
+            _print_summary(findings, checked.files_checked, out, fixed=fixed_count, unsafe=unsafe,
+                           unjudged=checked.unjudged)
     ctx.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
 
 
@@ -278,15 +279,17 @@ def _print_fixed(fixed, out) -> None:
     out.write("\n")
 
 
-def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = False) -> None:
+def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = False, unjudged: int = 0) -> None:
+    unknown = _unknown_classes(unjudged)
     if fixed:
         total = fixed + len(findings)
-        out.write(f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {len(findings)} remaining).\n")
+        out.write(f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {len(findings)} remaining)"
+                  f"{unknown}.\n")
     elif not findings:
-        out.write(f"All checks passed! ({checked} file{'s' if checked != 1 else ''} checked)\n")
+        out.write(f"All checks passed! ({checked} file{'s' if checked != 1 else ''} checked{unknown})\n")
         return
     else:
-        out.write(f"Found {len(findings)} error{'s' if len(findings) != 1 else ''}.\n")
+        out.write(f"Found {len(findings)} error{'s' if len(findings) != 1 else ''}{unknown}.\n")
     fixable = sum(1 for f in findings if f.fix is not None and (f.fix.safe or unsafe))
     hidden = sum(1 for f in findings if f.fix is not None and not f.fix.safe and not unsafe)
     if fixable:
@@ -297,6 +300,14 @@ def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = F
     elif hidden:
         out.write(f"No fixes available ({hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the "
                   f"`--unsafe-fixes` option).\n")
+
+
+def _unknown_classes(unjudged: int) -> str:
+    """How many classes no rule could judge, since code the analysis cannot follow touches them, said on the
+    summary line itself: what was not proven stands beside what was found (``inventory`` lists them, with why)."""
+    if not unjudged:
+        return ""
+    return f"; {unjudged} unknown class{'es' if unjudged != 1 else ''} (see `ppaux-lint inventory`)"
 
 
 def _print_statistics(findings, output_format: str, out) -> None:

@@ -16,6 +16,10 @@ OBSERVER_HOOKS = ("is_active", "before_grammar")  # one of them beside after_sam
 AFTER_FORWARD = "after_forward"
 FORWARD_OUTPUT_FIELD = "forward_auxiliary_output"  # where a forward observer's output rides on the result
 FORWARD_OBSERVER_ATTR = "forward_observer"  # ModelRunner's attribute that installs one
+DYNAMIC_LOOKUP = ("__getattr__", "__getattribute__")  # what may answer for a name a class's namespace lacks
+LOOKED_UP = frozenset({*TRANSPORT_METHODS, COPY_TO_HOST, AFTER_SAMPLE, *OBSERVER_HOOKS, AFTER_FORWARD, *DYNAMIC_LOOKUP})
+"""The names the rules look up on a class (``index/namespaces.py``): set on something that is no class the analysis
+can name (``obs.to_pp_tensors = fn``), such a name may reach any class."""
 
 
 def is_class_like(name: str) -> bool:

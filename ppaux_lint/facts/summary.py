@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ppaux_lint.facts.spans import Span
 
-SUMMARY_FORMAT = 5
+SUMMARY_FORMAT = 6
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -162,8 +162,21 @@ class Field:
 
 
 @dataclass(frozen=True)
+class Decorator:
+    """A decorator of a class statement as written (``summarize.classes``): the dotted name of what it names
+    (of the callee when it is a call: ``pp_fields`` in ``@pp_fields("a")``, "" when it is neither), whether it
+    is a call (``called``: the class goes to what the call returns, a factory's result) and its line."""
+
+    name: str
+    called: bool
+    line: int
+
+
+@dataclass(frozen=True)
 class ClassSummary:
-    """A class statement at any depth, with its namespace as written (``summarize.classes``)."""
+    """A class statement at any depth, with its namespace as written (``summarize.classes``); or a class made by a
+    ``type(name, bases, namespace)`` call (``made_by`` "type", ``summarize.namespaces``), its members read from
+    the namespace's dict literal."""
 
     name: str
     qualname: str  # dotted path inside the module, e.g. "Outer.Inner" or "make.<locals>.C"
@@ -177,6 +190,9 @@ class ClassSummary:
     metaclass: str = ""  # the dotted ``metaclass=`` keyword as written, "" when absent
     init_fields: tuple[Field, ...] = ()  # ``self.<name>`` that only ``__init__`` stores, with the annotation it
     # is stored from: its parameter's (``self.lengths = lengths``) or its own (``self.lengths: T = ...``)
+    decorations: tuple[Decorator, ...] = ()  # the decorators as written, top first (``decorators`` without calls)
+    made_by: str = ""  # "type" for a ``type(...)`` call, "" for a class statement
+    opaque: str = ""  # why its namespace as written cannot be read whole (``type(name, bases, ns)``), or ""
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:
@@ -189,6 +205,83 @@ class ClassSummary:
             if a.name == name:
                 return a
         return None
+
+
+@dataclass(frozen=True)
+class NamespaceEdit:
+    """A statement outside a class's body that changes what a class's namespace holds (``summarize.namespaces``):
+    ``Out.to_pp_tensors = fn``, ``setattr(Out, "to_pp_tensors", fn)``, ``del Out.x``, and in a function that
+    takes a class (``ClassEditor``) the same done to its parameter (``cls.to_pp_tensors = to_pp_tensors``).
+
+    ``target`` is the class as written (``Out``, ``mod.Out``; a loop over a literal tuple of classes gives one
+    edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete" or "opaque": the
+    code changes the namespace in a way the analysis cannot read (``how`` says which: ``setattr`` with a
+    computed name, ``vars(Out).update``, ``Out.__dict__``), and ``name`` is then "". For "set", ``value`` is
+    "none" for ``None``, the dotted source of a name (``_to_pp``, ``helpers.pack``), or "" for any other
+    expression; ``function`` is the qualname, in this module, of the ``def`` (or ``lambda``, named
+    ``<lambda>@line:column``) the value is, whose ``FunctionSummary`` the file holds. ``scope`` is the qualname
+    of the enclosing function ("" at module level) and ``conditional`` says that the statement is under an
+    ``if``, ``try``, ``while``, ``match`` or a loop over something else than a literal tuple or list, so it may
+    not run.
+    """
+
+    target: str
+    name: str
+    kind: str
+    span: Span
+    value: str = ""
+    function: str = ""
+    scope: str = ""
+    conditional: bool = False
+    how: str = ""
+
+
+@dataclass(frozen=True)
+class Escape:
+    """A ``ClassEditor``'s class handed to a call as an argument (``register(cls)``, ``REGISTRY.append(cls)``): the
+    callee as written and the line (``summarize.namespaces``). A method of the function's own parameters or
+    locals (``self._classes.append(cls)``) is bookkeeping, and not recorded."""
+
+    callee: str
+    line: int
+    first: bool  # the class is the first positional argument, as a decorator receives it
+
+
+@dataclass(frozen=True)
+class ClassEditor:
+    """A function that may be handed a class and change it: what a class decorator, a decorator factory's inner
+    function, a helper a decorator calls, or an ``__init_subclass__`` does to the class it receives
+    (``summarize.namespaces``).
+
+    ``param`` is the parameter the class arrives in (the first positional one; after ``self`` for a method,
+    ``cls`` for ``__init_subclass__``; "" for a decorator factory that takes none, ``pp_fields(*names)``).
+    ``edits`` are what the body does to it (their ``target`` is ``param``),
+    ``escapes`` where the body passes it on, and ``returns`` what each ``return`` gives back: "param" (the class
+    itself), "def:<qualname>" (a function defined in it: a factory's decorator), "class:<qualname>" (a class
+    defined in it, a ``class`` statement or a ``type(...)`` call, usually one built on the parameter),
+    "call:<dotted>" (``return dataclass(cls)``), "none" (``return None`` or falling off the end) or "other".
+    Recorded only for functions that return their parameter, a function or class of their own, a call on the
+    parameter, or that change the parameter: any other function hands back something that is not the class.
+    """
+
+    qualname: str
+    param: str
+    line: int
+    edits: tuple[NamespaceEdit, ...] = ()
+    escapes: tuple[Escape, ...] = ()
+    returns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """A function that is no method where it is written but may become one, summarized as a method is (returns,
+    key reads): one that takes ``self`` first, is named like a transport method or hook, or that this file binds
+    into a class (``Out.to_pp_tensors = fn``, ``to_pp_tensors = fn`` in a class body, a ``type(...)`` namespace);
+    and each ``lambda`` so bound, named ``<lambda>@line:column``. ``qualname`` is its path in the module
+    (``summarize.namespaces``)."""
+
+    qualname: str
+    method: MethodSummary
 
 
 @dataclass(frozen=True)
@@ -322,3 +415,6 @@ class FileSummary:
     handoffs: tuple[Handoff, ...] = ()  # objects constructed and passed to a call (summarize.handoffs)
     flows: tuple[FunctionFlow, ...] = ()  # what each function hands back (summarize.flows)
     value_names: tuple[str, ...] = ()  # class-like names used as values, not only as bases (summarize.uses)
+    edits: tuple[NamespaceEdit, ...] = ()  # what statements outside class bodies do to classes (summarize.namespaces)
+    editors: tuple[ClassEditor, ...] = ()  # functions that may change a class they are handed (summarize.namespaces)
+    functions: tuple[FunctionSummary, ...] = ()  # functions that may become methods (summarize.namespaces)

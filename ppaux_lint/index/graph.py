@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ppaux_lint.contract.names import AFTER_SAMPLE, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
+from ppaux_lint.contract.names import AFTER_SAMPLE, DYNAMIC_LOOKUP, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
 from ppaux_lint.facts.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
 from ppaux_lint.index import known_bases
 from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
-from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
+from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo, Touch
+from ppaux_lint.index.namespaces import Namespace, Namespaces, Site
 from ppaux_lint.project.config import Protocols
 
 PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
@@ -29,12 +30,23 @@ PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
 
 @dataclass(frozen=True)
 class Member:
-    """Where a member was found along the MRO, and what it is."""
+    """Where a member was found along the MRO, and what it is.
+
+    A member the class's final namespace holds (``namespaces.py``) comes with ``origin``, how the class got it
+    when its statement did not write it ("added by `pkg.decorators.pp_fields` (line 14)"), and ``site``, where
+    its value is written (the file its spans are in, the module and scope its names resolve in). A project
+    function bound as a member (``to_pp_tensors = _pack``, ``Out.to_pp_tensors = _pack``) is a ``method`` too,
+    summarized as the method it becomes. ``unknown`` is set, and nothing else is known, when code the
+    analysis cannot follow touches the namespace where the lookup passes: no rule judges such a member.
+    """
 
     owner: str  # fqn of the class that defines it (or an outside class: a PP root, a known base)
     method: MethodSummary | None
     assign: MemberAssign | None
     stub_of_protocol: bool  # the definition is a Protocol's stub, which returns None
+    origin: str = ""
+    site: Site | None = None
+    unknown: Touch | None = None
 
     @property
     def is_none(self) -> bool:
@@ -63,6 +75,8 @@ class ProjectGraph:
         self.summaries: list[FileSummary] = []  # every summary given or loaded, registered under a module or not
         for summary in summaries:
             self._register(summary)
+        self._namespaces = Namespaces(self, list(self.summaries))  # the edits that reach other modules' classes
+        self._hooked: dict[str, Namespace] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
         self._classified: dict[str, ClassInfo] = {}  # in the order first asked: the order infos are listed in
@@ -191,11 +205,18 @@ class ProjectGraph:
 
     # -- inheritance ---------------------------------------------------------------------
     def bases(self, fqn: str) -> list[tuple[str, str | None]]:
-        """Each base as written, with what it resolves to."""
+        """Each base as written, with what it resolves to; then those a decorator's replacement class adds
+        (``type(cls.__name__, (cls, Mixin), {})``)."""
         cls = self.classes[fqn]
         module = self.class_module[fqn]
         scope = cls.qualname.rpartition(".")[0]
-        return [(base, self.resolve(module, base, scope)) for base in cls.bases]
+        extra = [(written, target or None) for written, target in self.namespace(fqn).extra_bases] \
+            if cls.decorations else []
+        return [(base, self.resolve(module, base, scope)) for base in cls.bases] + extra
+
+    def namespace(self, fqn: str) -> Namespace:
+        """What code around the class statement does to the project class ``fqn`` (``namespaces.py``)."""
+        return self._namespaces.of(fqn)
 
     def mro(self, fqn: str) -> tuple[str, ...]:
         """C3 linearisation over what resolves; external bases appear as leaves, cycles are cut."""
@@ -270,9 +291,16 @@ class ProjectGraph:
         roots = self._roots_output | self._roots_observer | self._roots_pp | self._roots_forward
         return external in roots or external in PROTOCOL_NAMES or known_bases.members(external) is not None
 
-    def lookup(self, fqn: str, name: str) -> Member | None:
-        """The first definition of ``name`` along the MRO, the way attribute lookup finds it. A known outside
-        base (known_bases.py) provides its listed members, with no summary to show."""
+    def lookup(self, fqn: str, name: str, seen: bool = False) -> Member | None:
+        """The first definition of ``name`` along the MRO of the classes' final namespaces (``namespaces.py``),
+        the way attribute lookup finds it. A known outside base (known_bases.py) provides its listed members,
+        with no summary to show. Where code the analysis cannot follow touches a namespace the lookup passes,
+        the answer is a member that is ``unknown``; with ``seen``, what the analysis sees instead (how a class
+        is recognised does not wait for certainty: what is unknown is then what its role needs)."""
+        if not seen:
+            touch = self._namespaces.unattributed(name)
+            if touch is not None:
+                return Member(fqn, None, None, False, unknown=touch)
         for cls in self.mro(fqn):
             if cls in self._roots_pp and (
                 (name == TO_PP and cls in self.protocols.pp_output)
@@ -284,32 +312,85 @@ class ProjectGraph:
                 if name in (known_bases.members(cls) or ()):
                     return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
                 continue
-            method = summary.method(name)
-            if method is not None:
-                stub = method.body_is_stub and self.is_interface(cls) and cls != fqn
-                return Member(cls, method, None, stub_of_protocol=stub)
-            assign = summary.assign(name)
-            if assign is not None:
-                return Member(cls, None, assign, stub_of_protocol=False)
+            found = self._member(fqn, cls, summary, name, seen)
+            if found is not None:
+                return found
         return None
 
+    def _member(self, fqn: str, cls: str, summary: ClassSummary, name: str, seen: bool) -> Member | None:
+        """``name`` in the final namespace of the project class ``cls`` itself (None: look further along the
+        MRO): what decorators and later assignments set, over what a base's ``__init_subclass__`` set, over
+        the statement."""
+        namespace = self.namespace(cls)
+        hooked = self._hooks(cls)
+        if not seen:
+            touch = next(iter(namespace.unknown), None) or namespace.unknown_names.get(name) or \
+                next(iter(hooked.unknown), None) or hooked.unknown_names.get(name)
+            if touch is not None:
+                return Member(cls, None, None, False, unknown=touch)
+        added = namespace.added.get(name) or hooked.added.get(name)
+        if added is not None:
+            return None if added.deleted else Member(cls, added.method, added.assign, False, added.origin, added.site)
+        module = self.class_module[cls]
+        method = summary.method(name)
+        if method is not None:
+            stub = method.body_is_stub and self.is_interface(cls) and cls != fqn
+            return Member(cls, method, None, stub_of_protocol=stub, site=self._site(cls))
+        assign = summary.assign(name)
+        if assign is None:
+            return None
+        function = self._namespaces.function(module, assign.value, summary.qualname.rpartition(".")[0]) \
+            if assign.value != "none" else None
+        if function is None:
+            return Member(cls, None, assign, stub_of_protocol=False, site=self._site(cls))
+        return Member(cls, function[0].method, assign, False, site=function[1])
+
+    def _hooks(self, cls: str) -> Namespace:
+        """What a base's ``__init_subclass__`` did to ``cls`` as it was made."""
+        found = self._hooked.get(cls)
+        if found is None:
+            found = self._hooked[cls] = self._namespaces.hooks(cls, self.mro(cls)[1:])
+        return found
+
+    def _site(self, cls: str) -> Site:
+        """Where the members of the class statement ``cls`` are written: its file, module, and enclosing scope."""
+        module = self.class_module[cls]
+        return Site(self.modules[module].path, module, self.classes[cls].qualname.rpartition(".")[0])
+
     def defines(self, fqn: str, name: str) -> bool:
-        member = self.lookup(fqn, name)
+        """Whether the class has ``name``, as far as the analysis sees (what recognises a class)."""
+        member = self.lookup(fqn, name, seen=True)
         return member is not None and not member.is_none
 
     def fits(self, fqn: str, call: HookCall) -> bool:
-        """Whether the class has a method SGLang's call of that hook binds to, as the hook means it (see hooks.py).
-        An assignment (``copy_to_host = fn``) shows no signature, so it does not fit."""
-        member = self.lookup(fqn, call.name)
+        """Whether the class has a method SGLang's call of that hook binds to, as the hook means it (see hooks.py),
+        as far as the analysis sees. An assignment of anything but a project function it has read
+        (``copy_to_host = make()``) shows no signature, so it does not fit."""
+        member = self.lookup(fqn, call.name, seen=True)
         return member is not None and member.method is not None and call.fits(member.method)
 
+    def dynamic_attributes(self, fqn: str) -> Member | None:
+        """The project ``__getattr__`` (or ``__getattribute__``) along the MRO that may answer for a name the class's
+        namespace lacks; None when there is none. A known base's (``torch.nn.Module.__getattr__``, which answers
+        for registered parameters and submodules only) answers for no transport method."""
+        for name in DYNAMIC_LOOKUP:
+            member = self.lookup(fqn, name, seen=True)
+            if member is not None and member.owner in self.classes and not member.is_none:
+                return member
+        return None
+
     def near_miss(self, fqn: str, name: str) -> tuple[str, MethodSummary] | None:
-        """The first method along the MRO whose name is a likely misspelling of ``name``, with its owner."""
+        """The first method along the MRO whose name is a likely misspelling of ``name``, with its owner: one
+        its statement defines, or one that code around it adds from a function in the owner's own file (where a
+        finding about it can point)."""
         for owner in self.mro(fqn):
             cls = self.classes.get(owner)
             if cls is None:
                 continue
-            for candidate in cls.methods:
+            path = self.modules[self.class_module[owner]].path
+            added = [replace(a.method, name=a.name) for a in self.namespace(owner).added.values()
+                     if a.method is not None and a.site.path == path and not a.deleted]
+            for candidate in (*cls.methods, *added):
                 if candidate.name != name and is_near_miss(candidate.name, name):
                     return owner, candidate
         return None
@@ -345,6 +426,7 @@ class ProjectGraph:
             hook = next(h for h in OBSERVER_HOOKS if self.defines(fqn, h))
             recognized[OBSERVER] = self._structural_reason(fqn, (AFTER_SAMPLE, hook))
         summary = self.classes[fqn]
+        needed = [TO_PP] * (OUTPUT in recognized) + [FROM_PP] * (OBSERVER in recognized)
         return ClassInfo(
             fqn=fqn,
             module=self.class_module[fqn],
@@ -356,7 +438,18 @@ class ProjectGraph:
             roles=frozenset(recognized),
             recognized=recognized,
             forward_observer=self._forward_reason(fqn, mro),
+            unknown=self.unknowns(fqn, needed),
         )
+
+    def unknowns(self, fqn: str, names: Iterable[str]) -> tuple[Touch, ...]:
+        """What makes the class's own namespace unknown, and what makes each of ``names`` unknown on it (a touch
+        of a base the lookup passes, or of the name anywhere)."""
+        touches = [*self.namespace(fqn).unknown, *self._hooks(fqn).unknown]
+        for name in names:
+            member = self.lookup(fqn, name)
+            if member is not None and member.unknown is not None and member.unknown not in touches:
+                touches.append(member.unknown)
+        return tuple(touches)
 
     def _forward_reason(self, fqn: str, mro: tuple[str, ...]) -> str | None:
         """How the class is a forward observer, or None. Not a role: forward observers never meet the PP helpers."""
@@ -372,7 +465,10 @@ class ProjectGraph:
         inherits `is_active` from pkg.Base". The names keep their order within each group."""
         by_owner: dict[str, list[str]] = {}
         for name in names:
-            by_owner.setdefault(self.lookup(fqn, name).owner, []).append(f"`{name}`")  # type: ignore[union-attr]
+            member = self.lookup(fqn, name, seen=True)
+            assert member is not None
+            by_owner.setdefault(member.owner, []).append(f"`{name}` ({member.origin})" if member.origin
+                                                          else f"`{name}`")
         parts = [f"defines {' and '.join(by_owner.pop(fqn))}"] if fqn in by_owner else []
         if by_owner:
             inherited = (f"{' and '.join(own)} from {owner}" for owner, own in by_owner.items())

@@ -11,6 +11,16 @@ OBSERVER = "observer"
 
 
 @dataclass(frozen=True)
+class Touch:
+    """Code the analysis cannot follow that touches a class (``namespaces.py``): ``what`` it does, in words that
+    follow "could not be judged:" ("decorated by `magic.auto`, which the analysis cannot follow"), and where."""
+
+    what: str
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
 class ClassInfo:
     """A class of the project, joined with its resolved inheritance.
 
@@ -34,6 +44,10 @@ class ClassInfo:
     ``after_sample`` never returns an output: such classes are not judged for
     what only an instance on the PP path needs (``instances.py``). Both are ""
     otherwise.
+
+    ``unknown`` holds what makes the class's namespace unknowable where its role's transport method is looked
+    up (an unknown decorator, metaclass or ``setattr``; on it or a base the lookup passes): no rule judges
+    what it would find there, and ``inventory`` and ``check``'s summary say so.
     """
 
     fqn: str
@@ -52,6 +66,16 @@ class ClassInfo:
     returned_by: tuple[str, ...] = ()
     not_instantiated: str = ""
     no_output: str = ""
+    unknown: tuple[Touch, ...] = ()  # why what the rules would judge of it cannot be known (namespaces.py)
+
+    @property
+    def could_not_be_judged(self) -> bool:
+        """An output or observer that the rules would judge, had code the analysis cannot follow not touched its
+        namespace (``unknown``): what ``check``'s summary counts."""
+        judged_as_output = self.is_output and not self.forward_only_by
+        judged_as_observer = self.is_observer and not self.no_output
+        return bool(self.unknown) and not self.is_interface and not self.not_instantiated and (
+            judged_as_output or judged_as_observer)
 
     @property
     def is_output(self) -> bool:

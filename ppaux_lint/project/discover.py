@@ -41,6 +41,23 @@ class Discovery:
     all_configs: tuple[Config, ...] = ()  # every config met, for validating each one whoever is passed
     looked_in: tuple[str, ...] = ()  # every directory whose entries decided something: the walk, package checks
     copies: Mapping[str, str] = field(default_factory=dict)  # path -> its root, for files judged in a copy's pass
+    pyprojects: PyProjects | None = None  # every pyproject.toml read, for what they say besides the configs
+
+    def requires_python(self, path: str) -> str | None:
+        """The ``requires-python`` of the project a file belongs to: that of the nearest ``pyproject.toml`` at or
+        above it, within the project root, that has a ``[project]`` table (None when it declares none)."""
+        directory, root = os.path.dirname(path), str(self.root)
+        while self.pyprojects is not None:
+            data = self.pyprojects.load(directory)
+            project = data.get("project") if data is not None else None
+            if isinstance(project, dict):
+                requires = project.get("requires-python")
+                return requires if isinstance(requires, str) else None
+            parent = os.path.dirname(directory)
+            if directory == root or parent == directory or not directory.startswith(root):
+                break
+            directory = parent
+        return None
 
     def owners(self, copy: str = "") -> dict[str, str]:
         """module -> the file that is that module: the first claimant, or in ``copy``'s pass, that root's own."""
@@ -139,7 +156,7 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
                     for path, owner in shadowed.items() if names[path].base == names[owner].base)
     return Discovery(root=root, files=files, targets=frozenset(targets), warnings=(*pyprojects.warnings, *warnings),
                      configs=configs, shadowed=shadowed, all_configs=tuple(scopes.configs()),
-                     looked_in=tuple(walker.has_init), copies=copies)
+                     looked_in=tuple(walker.has_init), copies=copies, pyprojects=pyprojects)
 
 
 def _ownership(names: Mapping[str, ModuleName], asked: set[str], walked: set[str]):

@@ -21,10 +21,17 @@ from ppaux_lint.index.project_index import ProjectIndex
 NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
 
 
+def _undeclared(path: str) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class CheckContext:
     index: ProjectIndex
     summaries: tuple[FileSummary, ...]  # every summary, parse failures included
+    # The ``requires-python`` of the project a file belongs to, for findings true on some Python versions only
+    # (``project/python_versions.py``); None when it declares none.
+    requires_python: Callable[[str], str | None] = _undeclared
 
     def implementations(self) -> list[ClassInfo]:
         """Outputs and observers that may have instances of their own: the ones rules judge."""
@@ -35,16 +42,43 @@ class CheckContext:
         not an output base that only its subclasses instantiate (``instances.py``)."""
         return [info for info in self.index.iter_infos() if not info.is_interface and not info.not_instantiated]
 
-    def own_methods(self, name: str) -> Iterator[tuple[ClassInfo, MethodSummary]]:
-        """Each class's own definition of ``name``, so a method is judged once, where it is written: in an
-        abstract base or a base only subclassed too, since its subclasses run it (an ``@abstractmethod``
-        stub is a declaration, judged in the classes that implement it). Interfaces are not judged."""
+    def own_methods(self, name: str) -> Iterator[OwnMethod]:
+        """Each class's own ``name`` in its final namespace (its statement's ``def``, a project function it binds,
+        or one a decorator or a later assignment sets on it: ``namespaces.py``), so a method is judged once per
+        class that holds it, where it is written: in an abstract base or a base only subclassed too, since its
+        subclasses run it (an ``@abstractmethod`` stub is a declaration, judged in the classes that implement
+        it). Interfaces are not judged, nor is a class whose namespace the analysis cannot know."""
         for info in self.index.iter_infos():
             if info.is_interface:
                 continue
-            method = info.summary.method(name)
-            if method is not None and not _is_abstract_stub(method):
-                yield info, method
+            member = self.index.lookup(info.fqn, name)
+            if member is None or member.owner != info.fqn or member.method is None or member.site is None:
+                continue
+            if not _is_abstract_stub(member.method):
+                site = member.site
+                yield OwnMethod(info, name, member.method, site.path, site.module, site.scope, member.origin)
+
+
+@dataclass(frozen=True)
+class OwnMethod:
+    """A class's own method as a rule judges it: the class, the name it has there and its summary, where it is
+    written (``path``: where its spans are; ``module`` and ``scope``: where the names in it resolve), and how the
+    class got it when its statement did not write it (``origin``, for messages)."""
+
+    info: ClassInfo
+    name: str
+    method: MethodSummary
+    path: str
+    module: str
+    scope: str
+    origin: str = ""
+
+    @property
+    def where(self) -> str:
+        """How messages name it: "`pkg.Out.to_pp_tensors`", "(added by `pkg.deco.pp_fields` (line 14))" after it
+        when a decorator or an assignment gave it."""
+        named = f"`{self.info.fqn}.{self.name}`"
+        return f"{named} ({self.origin})" if self.origin else named
 
 
 def _is_abstract_stub(method: MethodSummary) -> bool:

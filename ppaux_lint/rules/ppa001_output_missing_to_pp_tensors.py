@@ -25,7 +25,7 @@ from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    return presence.missing_findings(RULE, context.index, (i for i in context.concrete() if not i.forward_only_by),
+    return presence.missing_findings(RULE, context, (i for i in context.concrete() if not i.forward_only_by),
                                      TO_PP, OUTPUT, noun="auxiliary output", purpose="sent to the next pipeline stage",
                                      helper=ADD_HELPER, error=pp_errors.OUTPUT_NOT_PP, route=_also_forward)
 

@@ -23,7 +23,7 @@ from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    return presence.missing_findings(RULE, context.index, context.concrete(), FROM_PP, OBSERVER,
+    return presence.missing_findings(RULE, context, context.concrete(), FROM_PP, OBSERVER,
                                      noun="sampling observer", purpose="rebuilt on the first pipeline stage",
                                      helper=POP_HELPER, error=pp_errors.OBSERVER_NOT_PP)
 

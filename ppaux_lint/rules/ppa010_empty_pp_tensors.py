@@ -16,20 +16,20 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 def check(context: CheckContext) -> Iterator[Finding]:
     error = pp_errors.raised(pp_errors.EMPTY_OUTPUT)
-    for info, where, fact in sent.returns(context):
+    for own, fact in sent.returns(context):
         if fact.kind == "dict" and fact.exact and not fact.items:
-            yield RULE.finding(f"{where} returns an empty mapping on this path: {error}",
-                               info.path, fact.span, info.fqn)
+            yield RULE.finding(f"{own.where} returns an empty mapping on this path: {error}",
+                               own.path, fact.span, own.info.fqn)
         elif fact.kind == "none":
             how = "can fall off its end and return None" if fact.implicit else "returns None on this path"
-            yield RULE.finding(f"{where} {how}, which the helper treats as empty: {error}",
-                               info.path, fact.span, info.fqn)
+            yield RULE.finding(f"{own.where} {how}, which the helper treats as empty: {error}",
+                               own.path, fact.span, own.info.fqn)
         else:
-            sequence = sent.not_a_mapping(context, info, fact)
+            sequence = sent.not_a_mapping(context, own, fact)
             if sequence is not None and sequence.empty:
-                yield RULE.finding(f"{where} returns an empty {sequence.type_name} on this path (not a mapping, "
+                yield RULE.finding(f"{own.where} returns an empty {sequence.type_name} on this path (not a mapping, "
                                    f"and falsy, so the helper's emptiness check rejects it first): {error}",
-                                   info.path, fact.span, info.fqn)
+                                   own.path, fact.span, own.info.fqn)
 
 
 RULE = Rule("PPA010", "empty-pp-tensors", "`to_pp_tensors` returns an empty mapping on some path", check,

@@ -11,12 +11,12 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for info, where, _, item in sent.returned_items(context):
+    for own, _, item in sent.returned_items(context):
         key = item.key
         if key.kind in ("empty", "nonstr"):
-            yield RULE.finding(f"{where} returns a tensor named {key.value or repr('')}, which is not a non-empty "
+            yield RULE.finding(f"{own.where} returns a tensor named {key.value or repr('')}, which is not a non-empty "
                                f"string: {pp_errors.raised(pp_errors.BAD_NAME)}",
-                               info.path, key.span, info.fqn)
+                               own.path, key.span, own.info.fqn)
 
 
 RULE = Rule("PPA011", "invalid-pp-tensor-name", "A returned PP tensor name is not a non-empty string literal", check,

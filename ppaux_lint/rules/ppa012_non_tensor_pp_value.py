@@ -18,7 +18,7 @@ from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ValueFact
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules import sent
-from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 
 _NUMPY_ARRAYS = frozenset(f"numpy.{name}" for name in (
     "array", "asarray", "asanyarray", "ascontiguousarray", "zeros", "ones", "empty", "full", "zeros_like",
@@ -37,20 +37,20 @@ _ANNOTATION = re.compile(r"([A-Za-z_][\w.]*)(\[.*\])?")
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for info, where, _, item in sent.returned_items(context):
+    for own, _, item in sent.returned_items(context):
         if item.key.kind != "str":
             continue
-        reason = item.not_tensor or _numpy_array(context, info, item) or _declared(context, info, item.attribute)
+        reason = item.not_tensor or _numpy_array(context, own, item) or _declared(context, own.info, item.attribute)
         if reason:
             error = pp_errors.raised(pp_errors.NOT_A_TENSOR.format(name=item.key.value))
-            yield RULE.finding(f"{where} returns {reason} under {item.key.value!r}, not a tensor: {error}",
-                               info.path, item.span, info.fqn)
+            yield RULE.finding(f"{own.where} returns {reason} under {item.key.value!r}, not a tensor: {error}",
+                               own.path, item.span, own.info.fqn)
 
 
-def _numpy_array(context: CheckContext, info: ClassInfo, item: ValueFact) -> str:
+def _numpy_array(context: CheckContext, own: OwnMethod, item: ValueFact) -> str:
     if not item.call:
         return ""
-    target = context.index.resolve(info.module, item.call, info.summary.qualname.rpartition(".")[0])
+    target = context.index.resolve(own.module, item.call, own.scope)
     return f"a NumPy array ({target}())" if target in _NUMPY_ARRAYS else ""
 
 

@@ -16,7 +16,7 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for info, where, fact in sent.returns(context):
+    for own, fact in sent.returns(context):
         if fact.kind != "dict" or fact.built:
             continue
         seen: set[str] = set()
@@ -25,8 +25,9 @@ def check(context: CheckContext) -> Iterator[Finding]:
             if key.kind != "str":
                 continue
             if key.value in seen:
-                yield RULE.finding(f"{where} returns {key.value!r} twice in one dict; the first tensor is silently "
-                                   f"replaced and never reaches the next stage", info.path, key.span, info.fqn)
+                yield RULE.finding(f"{own.where} returns {key.value!r} twice in one dict; the first tensor is "
+                                   f"silently replaced and never reaches the next stage", own.path, key.span,
+                                   own.info.fqn)
             seen.add(key.value)
 
 

@@ -18,17 +18,17 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 def check(context: CheckContext) -> Iterator[Finding]:
     error = pp_errors.raised(pp_errors.NOT_RECONSTRUCTED)
-    for info, method in context.own_methods(FROM_PP):
+    for own in context.own_methods(FROM_PP):
+        method = own.method
         if method.is_async or method.is_generator:
             continue  # PPA016 says why nothing it returns matters
-        where = f"`{info.fqn}.{FROM_PP}`"
         none_returns = [r for r in method.returns if r.kind == "none"]
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else "returns None on this path"
-            yield RULE.finding(f"{where} {how}: {error}", info.path, fact.span, info.fqn)
-        if not none_returns and method.return_optional and _may_return_none(context, info.fqn):
-            yield RULE.finding(f"{where} is annotated `{method.return_annotation}`, so it may return None: {error}",
-                               info.path, method.return_annotation_span or method.span, info.fqn)
+            yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)
+        if not none_returns and method.return_optional and _may_return_none(context, own.info.fqn):
+            yield RULE.finding(f"{own.where} is annotated `{method.return_annotation}`, so it may return None: "
+                               f"{error}", own.path, method.return_annotation_span or method.span, own.info.fqn)
 
 
 def _may_return_none(context: CheckContext, cls: str) -> bool:

@@ -26,21 +26,24 @@ def check(context: CheckContext) -> Iterator[Finding]:
     for info in context.implementations():
         if not info.is_observer or info.pair is None or info.no_output:
             continue
-        receiver_owner, receiver = _method_with_owner(index, info.fqn, FROM_PP)
-        sender_owner, sender = _method_with_owner(index, info.pair, TO_PP)
-        if receiver is None or sender is None or receiver.is_async or sender.is_async or sender.is_generator:
+        receiving_end = _end(index, info.fqn, FROM_PP)
+        sending_end = _end(index, info.pair, TO_PP)
+        if receiving_end is None or sending_end is None:
+            continue
+        receiver_owner, receiver, receiver_path, reads_where = receiving_end
+        sender_owner, sender, sender_path, sends_where = sending_end
+        if receiver.is_async or sender.is_async or sender.is_generator:
             continue
         sent = sent_keys(sender)
         if sent is None:
             continue
-        receiving = Related(_path(index, receiver_owner), receiver.span,
-                            f"`{receiver_owner}.{FROM_PP}` rebuilds the output here")
-        sending = Related(_path(index, sender_owner), sender.span, f"`{sender_owner}.{TO_PP}` sends the keys here")
+        receiving = Related(receiver_path, receiver.span, f"{reads_where} rebuilds the output here")
+        sending = Related(sender_path, sender.span, f"{sends_where} sends the keys here")
         read = {k.value: k for k in receiver.keys_read if k.kind == "str"}
         for name, key in read.items():
             if name not in sent:
                 yield RULE.finding(
-                    f"`{receiver_owner}.{FROM_PP}` reads {name!r}, but `{sender_owner}.{TO_PP}` never sends it "
+                    f"{reads_where} reads {name!r}, but {sends_where} never sends it "
                     f"(it sends {', '.join(map(repr, sorted(sent)))}): KeyError on the first stage",
                     receiving.path, key.span, receiver_owner, related=(sending,))
         if not receiver.keys_read_exact or any(k.kind != "str" for k in receiver.keys_read):
@@ -48,20 +51,19 @@ def check(context: CheckContext) -> Iterator[Finding]:
         for name, span in sent.items():
             if name not in read:
                 yield RULE.finding(
-                    f"`{sender_owner}.{TO_PP}` sends {name!r}, but `{receiver_owner}.{FROM_PP}` never reads it: "
+                    f"{sends_where} sends {name!r}, but {reads_where} never reads it: "
                     f"the tensor crosses the stage and is silently dropped",
                     sending.path, span, sender_owner, related=(receiving,))
 
 
-def _path(index: ProjectIndex, fqn: str) -> str:
-    return index.modules[index.class_module[fqn]].path
-
-
-def _method_with_owner(index: ProjectIndex, fqn: str, name: str) -> tuple[str, MethodSummary | None]:
+def _end(index: ProjectIndex, fqn: str, name: str) -> tuple[str, MethodSummary, str, str] | None:
+    """One end of the contract as the class's final namespace holds it: the class that owns the method, its
+    summary, the file it is written in, and how messages name it (with how the class got it)."""
     member = index.lookup(fqn, name)
-    if member is None or member.method is None or member.owner not in index.classes:
-        return "", None
-    return member.owner, member.method
+    if member is None or member.method is None or member.owner not in index.classes or member.site is None:
+        return None
+    where = f"`{member.owner}.{name}`" + (f" ({member.origin})" if member.origin else "")
+    return member.owner, member.method, member.site.path, where
 
 
 RULE = Rule("PPA015", "pp-key-mismatch",

@@ -19,10 +19,10 @@ _PROPERTIES = frozenset({"property", "functools.cached_property", "cached_proper
 
 def check(context: CheckContext) -> Iterator[Finding]:
     for name, problem in ((TO_PP, _to_pp_shape), (FROM_PP, _from_pp_shape)):
-        for info, method in context.own_methods(name):
-            message = problem(method)
+        for own in context.own_methods(name):
+            message = problem(own.method)
             if message:
-                yield RULE.finding(f"`{info.fqn}.{name}` {message}", info.path, method.span, info.fqn)
+                yield RULE.finding(f"{own.where} {message}", own.path, own.method.span, own.info.fqn)
 
 
 def _kind_problem(method: MethodSummary, result_use: str) -> str:

@@ -18,17 +18,17 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for info, where, fact in sent.returns(context):
-        sequence = sent.not_a_mapping(context, info, fact)
+    for own, fact in sent.returns(context):
+        sequence = sent.not_a_mapping(context, own, fact)
         if sequence is None or sequence.empty:
             continue
         name = sequence.type_name
         article = "an" if name[0] in "aeiou" else "a"
         also = (f"; when it is empty, {pp_errors.raised(pp_errors.EMPTY_OUTPUT)} instead"
                 if sequence.may_be_empty else "")
-        yield RULE.finding(f"{where} returns {article} {name}, not a mapping: {ADD_HELPER} calls `.items()` on it "
-                           f"and raises AttributeError: '{name}' object has no attribute 'items'{also}",
-                           info.path, fact.span, info.fqn)
+        yield RULE.finding(f"{own.where} returns {article} {name}, not a mapping: {ADD_HELPER} calls `.items()` on "
+                           f"it and raises AttributeError: '{name}' object has no attribute 'items'{also}",
+                           own.path, fact.span, own.info.fqn)
 
 
 RULE = Rule("PPA019", "pp-tensors-not-a-mapping",

@@ -82,8 +82,10 @@ class _Site:
         """Whether the class has the method as the helper's ``isinstance`` check sees it; "" when unknown."""
         index = self.context.index
         member = index.lookup(fqn, name)
+        if member is not None and member.unknown is not None:
+            return "", None  # code the analysis cannot follow touches the class (namespaces.py)
         if member is None:
-            return ("" if index.unresolved_bases(fqn) else MISSING), None
+            return ("" if index.unresolved_bases(fqn) or index.dynamic_attributes(fqn) else MISSING), None
         if member.is_none:
             return MISSING, member
         return (STUB if member.stub_of_protocol else PRESENT), member

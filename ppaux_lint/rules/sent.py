@@ -17,26 +17,25 @@ from dataclasses import dataclass
 
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.summary import MethodSummary, ReturnFact, Span, ValueFact
-from ppaux_lint.index.model import ClassInfo
-from ppaux_lint.rules.base import CheckContext
+from ppaux_lint.rules.base import CheckContext, OwnMethod
 
 
-def returns(context: CheckContext) -> Iterator[tuple[ClassInfo, str, ReturnFact]]:
-    """Every return of every class's own ``to_pp_tensors``, with the method's name as messages quote it."""
-    for info, method in context.own_methods(TO_PP):
-        if method.is_async or method.is_generator:
+def returns(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact]]:
+    """Every return of every class's own ``to_pp_tensors`` (its ``where`` is the method as messages quote it,
+    its ``path`` the file the facts' spans are in)."""
+    for own in context.own_methods(TO_PP):
+        if own.method.is_async or own.method.is_generator:
             continue
-        where = f"`{info.fqn}.{TO_PP}`"
-        for fact in method.returns:
-            yield info, where, fact
+        for fact in own.method.returns:
+            yield own, fact
 
 
-def returned_items(context: CheckContext) -> Iterator[tuple[ClassInfo, str, ReturnFact, ValueFact]]:
+def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact]]:
     """Every ``key: value`` of every dict that ``to_pp_tensors`` returns."""
-    for info, where, fact in returns(context):
+    for own, fact in returns(context):
         if fact.kind == "dict":
             for item in fact.items:
-                yield info, where, fact, item
+                yield own, fact, item
 
 
 def sent_keys(method: MethodSummary) -> dict[str, Span] | None:
@@ -70,14 +69,14 @@ class NotAMapping:
     may_be_empty: bool
 
 
-def not_a_mapping(context: CheckContext, info: ClassInfo, fact: ReturnFact) -> NotAMapping | None:
+def not_a_mapping(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> NotAMapping | None:
     """What a return is when it is certainly not a mapping: a display, a comprehension, or a call of a builtin
     that the index does not resolve to anything else (``list(...)``, ``zip(...)``)."""
     if fact.kind == "sequence":
         return NotAMapping(fact.container, fact.empty, not fact.exact and fact.container != "generator")
     if fact.kind != "construct" or fact.constructs not in _BUILTIN_SEQUENCES:
         return None
-    target = context.index.resolve(info.module, fact.constructs, info.summary.qualname.rpartition(".")[0])
+    target = context.index.resolve(own.module, fact.constructs, own.scope)
     if target not in (None, f"builtins.{fact.constructs}"):
         return None  # the module binds the name to something of its own
     type_name, can_be_empty = _BUILTIN_SEQUENCES[fact.constructs]

@@ -55,6 +55,24 @@ Soundness argument (why a skipped file provably cannot matter):
    has the file decoded and searched as UTF-8, which is how the tokens are spelt. A file Python cannot
    decode cannot be imported, so its raw bytes stand in for it.
 
+9. A class's final namespace is made by code around its statement too (``namespaces.py``), and that code can
+   make a class an output or an observer, or change what its transport methods are. Each form is covered:
+   - An assignment to a class outside its body (``Plain.copy_to_host = fn``, ``setattr(Plain, ...)``) names
+     the class in the file that assigns. When it sets a structural or transport method, that file holds the
+     method's name, a token, and its summary binds the class's name (``bindings``); the class's own file then
+     holds a token, and the class, named by a token, is classified (``possibly_relevant``). Any other
+     assignment only matters to a class that is relevant already, whose name is a token: the file that
+     assigns holds it, so it is read (a name built at run time is the limit below).
+   - A decorator is named where it is applied. A function that sets a structural or transport method on the
+     class it is handed holds the method's name, and its summary binds its own name and the names of its
+     enclosing definitions (a factory's, a class's for a method), so the decorated class's file holds a
+     token and the class, decorated by one, is classified. A decorator that does anything else only matters
+     to a class relevant already; its module is loaded when the decorator's name resolves (point 4).
+   - A ``type(name, bases, ns)`` call is summarized as a class, and joins the growth as one does.
+   - A base's ``__init_subclass__`` runs on its subclasses, which name it as a base: point 2.
+   The index applies the edits of the files read first (``Namespaces``): a file that assigns to a relevant
+   class is among them, by the first form.
+
 Limits, stated rather than hidden: identifiers written with non-ASCII
 characters that NFKC-normalise to a token are not matched, and names built at
 run time (``getattr(mod, "Ba" + "se")``) are invisible to any static checker.
@@ -126,9 +144,11 @@ def uncovered(added: Iterable[str], older: Iterable[str]) -> frozenset[str]:
 
 
 def possibly_relevant(cls: ClassSummary, tokens: frozenset[str]) -> bool:
-    """Judged from the class alone: it defines a transport or structural method, or names a token as a base.
-    Only such classes can be outputs or observers (point 2 above), so only they are classified."""
-    return _structural(cls) or any(base.rsplit(".", 1)[-1] in tokens for base in cls.bases)
+    """Judged from the class alone: it defines a transport or structural method, names a token as a base or a
+    decorator, or is named by one (something assigns such a method to it). Only such classes can be outputs or
+    observers (points 2 and 9 above), so only they are classified."""
+    return _structural(cls) or cls.name in tokens or any(base.rsplit(".", 1)[-1] in tokens for base in cls.bases) \
+        or any(d.name.rsplit(".", 1)[-1] in tokens for d in cls.decorations)
 
 
 def _structural(cls: ClassSummary) -> bool:
@@ -137,12 +157,19 @@ def _structural(cls: ClassSummary) -> bool:
 
 def bindings(summary: FileSummary) -> Iterator[tuple[str | None, str]]:
     """(name, bound): this file binds ``bound`` to something possibly relevant once ``name`` is a token, or
-    whatever the tokens are when ``name`` is None (a class with a structural method): the growth step."""
+    whatever the tokens are when ``name`` is None (a class with a structural method, a class this file gives
+    one, a function that gives one to the class it is handed): the growth step."""
     for cls in summary.classes:
         if _structural(cls):
             yield None, cls.name
         else:
             yield from ((base.rsplit(".", 1)[-1], cls.name) for base in cls.bases)
+    for edit in summary.edits:
+        if edit.name in _STRUCTURAL and edit.target:
+            yield None, edit.target.rsplit(".", 1)[-1]
+    for editor in summary.editors:
+        if any(edit.name in _STRUCTURAL for edit in editor.edits):
+            yield from ((None, part) for part in editor.qualname.split(".") if part != "<locals>")
     for imported in summary.imports:
         if not imported.star:
             yield imported.target.rsplit(".", 1)[-1], imported.local

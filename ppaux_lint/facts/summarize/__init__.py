@@ -28,6 +28,9 @@ fields they read come from:
 - ``frames``: what a name is bound to, when certain (``observer = None``, ``_PREFIX = "..."``), for ``calls``;
 - ``handoffs``: ``Handoff`` of new objects passed to calls, which route outputs to forward observers;
 - ``flows``: ``FunctionFlow`` of what each function returns and binds, for the inference;
+- ``namespaces``: what code outside class bodies does to classes (``NamespaceEdit``, ``ClassEditor``), the
+  ``ClassSummary`` of each ``type(name, bases, ns)`` call, and ``FunctionSummary`` of the functions that may
+  become methods;
 - ``uses``: ``value_names``, the class-like names used other than as bases or annotations;
 - ``syntax``: dotted names, literals and scopes, read the same way by all of them.
 
@@ -95,6 +98,9 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         handoffs=tuple(collector.handoffs.found),
         flows=tuple(collector.flows.found),
         value_names=value_names(tree),
+        edits=tuple(collector.namespaces.edits),
+        editors=tuple(collector.namespaces.editors),
+        functions=tuple(collector.namespaces.functions),
     )
 
 

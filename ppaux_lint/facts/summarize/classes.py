@@ -1,8 +1,8 @@
 """One class: what it lists as bases and decorators, and what its namespace binds.
 
 Produces ``ClassSummary`` with its ``MemberAssign`` (``to_pp_tensors = _helper``,
-``= None``) and ``Field`` (annotated attributes, and the attributes ``__init__`` stores
-from annotated parameters) facts; each method is summarized
+``= None``), ``Field`` (annotated attributes, and the attributes ``__init__`` stores
+from annotated parameters) and ``Decorator`` facts; each method is summarized
 by ``methods``. Bases are recorded as written, dotted and unresolved: what they
 name is decided by the index, across files.
 """
@@ -27,7 +27,7 @@ from ppaux_lint.facts.summarize.syntax import (
     walk_scope,
 )
 from ppaux_lint.facts.summarize.text import Positions
-from ppaux_lint.facts.summary import ClassSummary, Field, MemberAssign, MethodSummary
+from ppaux_lint.facts.summary import ClassSummary, Decorator, Field, MemberAssign, MethodSummary
 
 
 def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> ClassSummary:
@@ -60,6 +60,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         fields=tuple(fields),
         metaclass=next((dotted(k.value) for k in node.keywords if k.arg == "metaclass"), ""),
         init_fields=_init_fields(node, inits[-1], positions.text) if inits else (),
+        decorations=tuple(Decorator(called_name(d), isinstance(d, ast.Call), d.lineno) for d in node.decorator_list),
     )
 
 

@@ -26,10 +26,13 @@ from ppaux_lint.facts.summary import MethodSummary, Param
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
 
 
-def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions) -> MethodSummary:
+def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
+                     detailed: bool = False) -> MethodSummary:
+    """``detailed`` reads the body whatever the name: a function bound into a class under another name
+    (``Out.to_pp_tensors = _pack``, ``namespaces``) is judged as the method it becomes."""
     decorators = tuple(called_name(d) for d in node.decorator_list)
     params = _params(node.args)
-    detailed = node.name in _DETAILED or any(is_near_miss(node.name, m) for m in TRANSPORT_METHODS)
+    detailed = detailed or node.name in _DETAILED or any(is_near_miss(node.name, m) for m in TRANSPORT_METHODS)
     return_facts, is_generator = returns(node, positions) if detailed else ((), False)
     reads = KeyReads(_first_data_param(params, decorators) if detailed else "", positions)
     reads.scan(node.body)

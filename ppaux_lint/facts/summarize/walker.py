@@ -1,8 +1,9 @@
 """The one pass over a module: visits it in source order and hands each statement to the facts it holds.
 
 Produces ``FileSummary.defs`` itself; everything else it delegates (classes to
-``classes``, imports and aliases to ``imports``, expressions to ``calls`` and
-``handoffs``, each only in the files whose text says it can find something).
+``classes``, imports and aliases to ``imports``, what is done to classes outside
+their bodies to ``namespaces``, expressions to ``calls`` and ``handoffs``, each
+only in the files whose text says it can find something).
 It exists so that a file is walked once, whatever the number of kinds of fact,
 and so that each fact module sees the scope it is in (for qualified names and
 nested imports) and the function frame (for what a local was bound to).
@@ -19,6 +20,7 @@ from ppaux_lint.facts.summarize.flows import Flows
 from ppaux_lint.facts.summarize.frames import NAMED, UNKNOWN, Frame, Value
 from ppaux_lint.facts.summarize.handoffs import Handoffs
 from ppaux_lint.facts.summarize.imports import Bindings
+from ppaux_lint.facts.summarize.namespaces import Namespaces
 from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import ClassSummary
@@ -36,6 +38,7 @@ class Collector:
         self.uses = HelperUses(positions, self.bindings.imports)
         self.handoffs = Handoffs()
         self.flows = Flows()
+        self.namespaces = Namespaces(positions)
         self.defs: list[str] = []
         self.deep = False
         self.forward = False
@@ -49,6 +52,8 @@ class Collector:
         self._walk(tree.body, scope=(), frame=Frame())
         self.uses.settle()
         self.flows.finish()
+        self.namespaces.finish(self.classes)
+        self.classes.extend(self.namespaces.classes)
 
     def _walk(self, body: Sequence[ast.stmt], scope: Scope, frame: Frame) -> None:
         for stmt in body:
@@ -57,7 +62,9 @@ class Collector:
                 self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
                 self._bind(frame, stmt.name, NAMED)
                 self.flows.enter_class()
+                self.namespaces.enter_class(stmt, scope)
                 self._walk(stmt.body, (*scope, ("class", stmt.name)), frame.class_body())
+                self.namespaces.leave_class()
                 self.flows.leave_class()
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not scope:
@@ -69,7 +76,9 @@ class Collector:
                 for param in _params(stmt.args):
                     self._bind(body, param)
                 self.flows.enter_function(stmt, scope)
+                self.namespaces.enter_function(stmt, scope)
                 self._walk(stmt.body, (*scope, ("def", stmt.name)), body)
+                self.namespaces.leave_function(stmt)
                 self.flows.leave_function(stmt)
             else:
                 self._statement(stmt, scope, frame)
@@ -91,6 +100,7 @@ class Collector:
 
     def _statement(self, node: ast.stmt, scope: Scope, frame: Frame) -> None:
         self.flows.statement(node)
+        self.namespaces.statement(node, scope)
         nested = bool(scope)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             before = len(self.bindings.imports)

@@ -1,0 +1,425 @@
+"""What code outside a class's body does to classes: the facts a class's final namespace is made from.
+
+Produces ``FileSummary.edits`` (``NamespaceEdit``), ``FileSummary.editors`` (``ClassEditor``),
+``FileSummary.functions`` (``FunctionSummary``) and the ``ClassSummary`` of each ``type(name, bases, ns)``
+call. Python builds a class with code that runs around its statement: decorators that set methods on the class
+they receive (``cls.to_pp_tensors = fn``) or return another class, assignments after it
+(``Out.to_pp_tensors = fn``, ``setattr(Out, "to_pp_tensors", fn)``, also in a loop over a literal tuple of
+classes), and ``type(...)`` calls that make a class without a statement. This module records what each
+statement of the file does to which name, as written; which class a name is, across files, and in which order
+the edits run is the index's question (``index/namespaces.py``).
+
+It reads statements only, as ``flows`` does, fed by the walker: an edit of a class is a statement (an
+assignment, a ``del``, a ``setattr`` call standing alone). Two forms that hide inside expressions are looked
+for only in files whose text holds them (``vars(`` and ``__dict__``), since they make a namespace unreadable
+wherever they are.
+
+Inside a function, an edit of the parameter a class arrives in makes the function a ``ClassEditor``; an edit of
+a class-like global name (``Out.x = ...`` in a function that may run at any time) is an edit with the
+function's ``scope``, which the index cannot order and so takes for unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from ppaux_lint.contract.names import (
+    AFTER_FORWARD,
+    AFTER_SAMPLE,
+    LOOKED_UP,
+    TRANSPORT_METHODS,
+    is_class_like,
+    is_near_miss,
+)
+from ppaux_lint.facts.summarize.flow import can_fall_through
+from ppaux_lint.facts.summarize.methods import summarize_method
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, called_name, dotted, is_none, qualname, string
+from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summary import (
+    ClassEditor,
+    ClassSummary,
+    Escape,
+    FunctionSummary,
+    MemberAssign,
+    MethodSummary,
+    NamespaceEdit,
+)
+
+_DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
+_CONDITIONAL = (ast.If, ast.While, *TRY_STATEMENTS, ast.Match)
+# Builtins that only read the class they are handed: passing it to them changes nothing.
+_READERS = frozenset({
+    "isinstance", "issubclass", "getattr", "hasattr", "print", "repr", "str", "id", "len", "callable", "hash",
+    "super", "type", "sorted", "list", "tuple", "set", "frozenset", "format", "iter", "bool", "any", "all",
+    "dir", "ascii"})
+
+
+@dataclass
+class _Frame:
+    """One function while its body is walked: the parameter a class would arrive in, what is done to it."""
+
+    qualname: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    param: str  # "" when it takes no parameter that could be a class
+    params: frozenset[str]
+    defs: dict[str, str] = field(default_factory=dict)  # name -> qualname of the functions defined in it
+    classes: dict[str, str] = field(default_factory=dict)  # name -> qualname of the classes made in it
+    local_names: set[str] = field(default_factory=set)
+    edits: list[NamespaceEdit] = field(default_factory=list)
+    escapes: list[Escape] = field(default_factory=list)
+    returns: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Region:
+    """A compound statement whose body may not run (``loop`` empty), or a loop over a literal tuple or list whose
+    variable ``loop`` takes each of ``values`` in turn."""
+
+    scope: Scope
+    start: int
+    end: int
+    loop: str = ""
+    values: tuple[str, ...] = ()
+
+
+class Namespaces:
+    """The edits, class editors, ``type(...)`` classes and bindable functions of one module, fed by the walker:
+    ``enter_function``/``leave_function`` and ``enter_class``/``leave_class`` around each body, ``statement`` for
+    every other statement, in source order."""
+
+    def __init__(self, positions: Positions) -> None:
+        self.positions = positions
+        self.edits: list[NamespaceEdit] = []
+        self.editors: list[ClassEditor] = []
+        self.classes: list[ClassSummary] = []  # made by type(...)
+        self.functions: list[FunctionSummary] = []
+        self._frames: list[_Frame | None] = []  # None: a class body
+        self._regions: list[_Region] = []
+        self._tuples: dict[tuple[Scope, str], tuple[str, ...]] = {}  # literal tuples of names bound in a scope
+        self._module_defs: dict[str, str] = {}
+        self._defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # qualname -> every non-method def
+        self._wanted: set[str] = set()  # qualnames bound into a class somewhere in this file
+        text = positions.text
+        self._hidden = "__dict__" in text or "vars(" in text  # forms found only by walking expressions
+
+    # -- the walker's hooks ------------------------------------------------------------------------------
+    def enter_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
+        name = qualname(scope, node.name)
+        in_class = bool(scope) and scope[-1][0] == "class"
+        positional = [a.arg for a in node.args.posonlyargs + node.args.args]
+        decorators = {called_name(d).rsplit(".", 1)[-1] for d in node.decorator_list}
+        skip = 1 if in_class and "staticmethod" not in decorators and node.name != "__init_subclass__" else 0
+        param = positional[skip] if len(positional) > skip else ""
+        every = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
+                                 node.args.vararg, node.args.kwarg) if a is not None}
+        if not in_class:
+            self._defs[name] = node
+            parent = self._frames[-1] if self._frames else None
+            if parent is not None:
+                parent.defs[node.name] = name
+            elif not scope:
+                self._module_defs[node.name] = name
+        self._frames.append(_Frame(name, node, param, frozenset(every)))
+
+    def leave_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        frame = self._frames.pop()
+        assert frame is not None
+        if frame.param and self._hidden:
+            frame.edits.extend(self._hidden_edits(node.body, frame.param, frame.qualname))
+        if can_fall_through(node.body):
+            frame.returns.append("none")
+        hands_back = any(r == "param" or r.startswith(("def:", "class:", "call:")) for r in frame.returns)
+        factory = any(r.startswith("def:") for r in frame.returns)  # ``pp_fields(*names)``: its result decorates
+        if (frame.param and (hands_back or frame.edits or frame.escapes)) or factory:
+            self.editors.append(ClassEditor(frame.qualname, frame.param, node.lineno, tuple(frame.edits),
+                                            tuple(frame.escapes), tuple(dict.fromkeys(frame.returns))))
+
+    def enter_class(self, node: ast.ClassDef, scope: Scope) -> None:
+        frame = self._frames[-1] if self._frames else None
+        if frame is not None:
+            frame.classes[node.name] = qualname(scope, node.name)
+        self._frames.append(None)
+
+    def leave_class(self) -> None:
+        self._frames.pop()
+
+    def statement(self, node: ast.stmt, scope: Scope) -> None:
+        frame = self._frames[-1] if self._frames else None
+        if frame is None and scope:
+            return  # a class body: summarized with its class
+        line = node.lineno
+        if self._regions and self._regions[-1].end < line:
+            self._regions = [r for r in self._regions if r.end >= line]
+        if isinstance(node, _CONDITIONAL):
+            self._regions.append(_Region(scope, line, node.end_lineno or line))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            values = self._literal(node.iter, scope) if isinstance(node.target, ast.Name) else None
+            loop = node.target.id if values is not None else ""  # type: ignore[union-attr]
+            self._regions.append(_Region(scope, line, node.end_lineno or line, loop, values or ()))
+        elif isinstance(node, ast.Return):
+            if frame is not None:
+                frame.returns.append(self._returned(node.value, frame, scope))
+        elif isinstance(node, ast.Assign):
+            self._assign(node, node.targets, node.value, scope, frame)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self._assign(node, [node.target], node.value, scope, frame)
+        elif isinstance(node, ast.AugAssign):
+            self._assign(node, [node.target], None, scope, frame)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute):
+                    self._edit(dotted(target.value), target.attr, "delete", None, target, scope, frame)
+                else:
+                    self._hidden_target(target, scope, frame)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self._call(node.value, scope, frame)
+
+    def finish(self, classes: Sequence[ClassSummary]) -> None:
+        """Summarize the functions that may become methods (``FunctionSummary``): those this file binds into
+        a class, and those that look like methods written outside a class."""
+        for cls in classes:
+            for assigned in cls.assigns:
+                target = self._module_defs.get(assigned.value)
+                if target is not None:
+                    self._wanted.add(target)
+        for name, node in self._defs.items():
+            positional = node.args.posonlyargs + node.args.args
+            if (name in self._wanted or node.name in _DETAILED or (positional and positional[0].arg == "self")
+                    or any(is_near_miss(node.name, m) for m in TRANSPORT_METHODS)):
+                self.functions.append(FunctionSummary(name, summarize_method(node, self.positions, detailed=True)))
+
+    # -- statements ---------------------------------------------------------------------------------------
+    def _assign(self, node: ast.stmt, targets: list[ast.expr], value: ast.expr | None, scope: Scope,
+                frame: _Frame | None) -> None:
+        made = self._made_class(value, targets, scope, frame) if isinstance(value, ast.Call) else None
+        for target in targets:
+            if isinstance(target, ast.Name):
+                if frame is not None:
+                    frame.local_names.add(target.id)
+                values = self._literal(value, scope) if value is not None else None
+                if values is not None:
+                    self._tuples[(scope, target.id)] = values
+                else:
+                    self._tuples.pop((scope, target.id), None)
+            elif isinstance(target, ast.Attribute):
+                self._edit(dotted(target.value), target.attr, "set", value if made is None else None, target,
+                           scope, frame)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                self._assign(node, [e.value if isinstance(e, ast.Starred) else e for e in target.elts], None,
+                             scope, frame)
+            else:
+                self._hidden_target(target, scope, frame)
+        if frame is not None and isinstance(value, ast.Call):
+            self._escape(value, frame)
+
+    def _call(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
+        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, or a class editor's
+        class handed on."""
+        callee = dotted(call.func)
+        if callee in ("setattr", "delattr") and len(call.args) >= 2:
+            target = dotted(call.args[0])
+            kind = "set" if callee == "setattr" else "delete"
+            value = call.args[2] if kind == "set" and len(call.args) > 2 else None
+            names = self._names(call.args[1], scope)
+            if names is None:
+                self._edit(target, "", "opaque", None, call, scope, frame, how=f"`{callee}` with a computed name")
+            for name in names or ():
+                self._edit(target, name, kind, value, call, scope, frame)
+        elif self._hidden and isinstance(call.func, ast.Attribute):
+            self._hidden_target(call.func.value, scope, frame)
+        if frame is not None:
+            self._escape(call, frame)
+
+    def _edit(self, target: str, name: str, kind: str, value: ast.expr | None, node: ast.AST, scope: Scope,
+              frame: _Frame | None, how: str = "") -> None:
+        if not target:
+            return
+        head = target.split(".", 1)[0]
+        span = self.positions.span(node)
+        line = node.lineno  # type: ignore[attr-defined]
+        conditional = any(r.scope == scope and r.start < line <= r.end and not r.loop for r in self._regions)
+        text, function = self._value(value, scope, frame) if kind == "set" else ("", "")
+        if frame is not None:
+            if target == frame.param:
+                frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,
+                                                 conditional, how))
+                return
+            if head in frame.params or head in frame.local_names or not is_class_like(target.rsplit(".", 1)[-1]):
+                return  # an object of the function's own, or not a class by its name
+        loop = next((r for r in reversed(self._regions) if r.loop == head and r.scope == scope
+                     and r.start < line <= r.end), None)
+        if loop is None and not is_class_like(target.rsplit(".", 1)[-1]) and name not in LOOKED_UP:
+            return  # an object's attribute (``config.debug = True``), unless it is one the rules ask about (the
+            # index cannot tell which classes such an edit reaches)
+        where = frame.qualname if frame is not None else ""
+        for each in ([value + target[len(head):] for value in loop.values] if loop is not None else [target]):
+            self.edits.append(NamespaceEdit(each, name, kind, span, text, function, where, conditional, how))
+
+    def _value(self, value: ast.expr | None, scope: Scope, frame: _Frame | None) -> tuple[str, str]:
+        """(the value as an edit records it, the qualname of the function it is in this module or "")."""
+        if value is None:
+            return "", ""
+        if is_none(value):
+            return "none", ""
+        if isinstance(value, ast.Lambda):
+            return "", self._lambda(value, scope)
+        text = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
+        function = ""
+        if isinstance(value, ast.Name):
+            for each in reversed(self._frames):
+                if each is not None and value.id in each.defs:
+                    function = each.defs[value.id]
+                    break
+            else:
+                function = self._module_defs.get(value.id, "")
+        if function:
+            self._wanted.add(function)
+        return text, function
+
+    def _lambda(self, node: ast.Lambda, scope: Scope, name: str = "") -> str:
+        """A ``lambda`` bound into a class, summarized as the method it becomes; its qualname in this file."""
+        key = qualname(scope, f"<lambda>@{node.lineno}:{node.col_offset}")
+        self.functions.append(FunctionSummary(key, self._lambda_method(node, name or key)))
+        return key
+
+    def _lambda_method(self, node: ast.Lambda, name: str) -> MethodSummary:
+        body = ast.copy_location(ast.Return(value=node.body), node.body)
+        function = ast.copy_location(ast.FunctionDef(name=name, args=node.args, body=[body], decorator_list=[],
+                                                     returns=None, type_params=[]), node)
+        return replace(summarize_method(function, self.positions, detailed=True), span=self.positions.span(node))
+
+    def _escape(self, call: ast.Call, frame: _Frame) -> None:
+        """A class editor's class passed to a call: the callee may change it."""
+        if not frame.param:
+            return
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if not any(isinstance(a, ast.Name) and a.id == frame.param for a in arguments):
+            return
+        callee = dotted(call.func)
+        head = callee.split(".", 1)[0]
+        if callee in _READERS or callee in ("setattr", "delattr") or (
+                "." in callee and (head in frame.params or head in frame.local_names)):
+            return  # a builtin that reads it, an edit (recorded), or bookkeeping on the function's own objects
+        first = bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == frame.param
+        frame.escapes.append(Escape(callee, call.lineno, first))
+
+    def _returned(self, value: ast.expr | None, frame: _Frame, scope: Scope) -> str:
+        if value is None or is_none(value):
+            return "none"
+        if isinstance(value, ast.Name):
+            if value.id == frame.param:
+                return "param"
+            if value.id in frame.defs:
+                return f"def:{frame.defs[value.id]}"
+            if value.id in frame.classes:
+                return f"class:{frame.classes[value.id]}"
+            return "other"
+        if isinstance(value, ast.Call):
+            made = self._made_class(value, [], scope, frame)
+            if made is not None:
+                return f"class:{made}"
+            if value.args and isinstance(value.args[0], ast.Name) and value.args[0].id == frame.param:
+                self._escape(value, frame)
+                if isinstance(value.func, ast.Call) and dotted(value.func.func):
+                    return f"call:{dotted(value.func.func)}()"
+                if dotted(value.func):
+                    return f"call:{dotted(value.func)}"
+        return "other"
+
+    # -- type(name, bases, namespace) -------------------------------------------------------------------------
+    def _made_class(self, call: ast.expr | None, targets: list[ast.expr], scope: Scope,
+                    frame: _Frame | None) -> str | None:
+        """The qualname of the class a ``type(name, bases, namespace)`` call makes (its ``ClassSummary`` added),
+        or None when the call is no such call."""
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "type"
+                and len(call.args) == 3 and not call.keywords):
+            return None
+        name_arg, bases_arg, namespace = call.args
+        bound = next((t.id for t in targets if isinstance(t, ast.Name)), None)
+        name = bound or string(name_arg) or f"<type@{call.lineno}>"
+        opaque = ""
+        bases: list[str] = []
+        if isinstance(bases_arg, (ast.Tuple, ast.List)) and all(dotted(b) for b in bases_arg.elts):
+            bases = [dotted(b) for b in bases_arg.elts]
+        else:
+            opaque = "its bases are built at run time"
+        methods: list[MethodSummary] = []
+        assigns: list[MemberAssign] = []
+        if not isinstance(namespace, ast.Dict) or any(string(k) is None for k in namespace.keys):
+            opaque = opaque or "its namespace is built at run time"
+        else:
+            for key, value in zip(namespace.keys, namespace.values, strict=True):
+                member = string(key) or ""
+                if isinstance(value, ast.Lambda):
+                    methods.append(self._lambda_method(value, member))
+                    continue
+                text, function = self._value(value, scope, frame)
+                assigns.append(MemberAssign(member, function if function and "<locals>" in function else text,
+                                            self.positions.span(key)))  # type: ignore[arg-type]
+        summary = ClassSummary(name=name, qualname=qualname(scope, name), span=self.positions.span(call.func),
+                               class_line=call.lineno, bases=tuple(bases), decorators=(), methods=tuple(methods),
+                               assigns=tuple(assigns), made_by="type", opaque=opaque)
+        self.classes.append(summary)
+        if frame is not None:
+            frame.classes[name] = summary.qualname
+        return summary.qualname
+
+    # -- what hides in expressions ------------------------------------------------------------------------
+    def _hidden_target(self, node: ast.expr, scope: Scope, frame: _Frame | None) -> None:
+        """``vars(X)[...] = ...``, ``X.__dict__.update(...)``: the namespace of ``X`` changed unreadably."""
+        if not self._hidden:
+            return
+        while isinstance(node, (ast.Subscript, ast.Attribute)) and not _namespace_of(node):
+            node = node.value
+        target = _namespace_of(node)
+        if target:
+            self._edit(target, "", "opaque", None, node, scope, frame, how=f"`{_shown(node)}`")
+
+    def _hidden_edits(self, body: list[ast.stmt], param: str, where: str) -> list[NamespaceEdit]:
+        """``vars(cls)`` or ``cls.__dict__`` anywhere in a class editor's body (a read too: it may be changed
+        through what it gives)."""
+        found = []
+        for node in (n for stmt in body for n in ast.walk(stmt)):
+            if isinstance(node, (ast.Call, ast.Attribute)) and _namespace_of(node) == param:
+                found.append(NamespaceEdit(param, "", "opaque", self.positions.span(node), scope=where,
+                                           how=f"`{_shown(node)}`"))
+        return found
+
+    # -- literals -------------------------------------------------------------------------------------------
+    def _literal(self, node: ast.expr | None, scope: Scope) -> tuple[str, ...] | None:
+        """The names or strings a literal tuple, list or set holds (``(A, B)``, ``("a", "b")``), or a name bound
+        to one in the same scope; None for anything else."""
+        if isinstance(node, ast.Name):
+            return self._tuples.get((scope, node.id))
+        if not isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return None
+        values = [dotted(e) or string(e) for e in node.elts]
+        return tuple(values) if all(values) else None  # type: ignore[arg-type]
+
+    def _names(self, node: ast.expr, scope: Scope) -> tuple[str, ...] | None:
+        """The attribute names a ``setattr`` may set: a string, or each string a literal loop gives its variable."""
+        text = string(node)
+        if text is not None:
+            return (text,)
+        if isinstance(node, ast.Name):
+            line = node.lineno
+            loop = next((r for r in reversed(self._regions) if r.loop == node.id and r.scope == scope
+                         and r.start < line <= r.end), None)
+            if loop is not None and all(not is_class_like(v) and "." not in v for v in loop.values):
+                return loop.values
+        return None
+
+
+def _namespace_of(node: ast.AST) -> str:
+    """The dotted name whose namespace ``vars(X)`` or ``X.__dict__`` is, or ""."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and node.args:
+        return dotted(node.args[0])
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return dotted(node.value)
+    return ""
+
+
+def _shown(node: ast.AST) -> str:
+    return ast.unparse(node)

@@ -1,0 +1,535 @@
+"""A class is what its module leaves it (issue 33, items 1, 2 and 5): decorators, methods attached after the class,
+``type(...)``, classes made in factories; certainty before a finding; and ``__getattr__`` across Python versions.
+
+Each form gets its own small project, with a class that must be reported beside the ones that must not, so the
+expected set of findings says both. Messages are checked where they must say how the class got (or failed to
+get) its method.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lintkit import IMPORT_AUX, IMPORT_OBS, lint, locate, only, reported, run_analysis, run_console
+
+from ppaux_lint.cli.inventory import build
+
+COPY = "\n    def copy_to_host(self, copy_tensor):\n        return self\n"
+"""The body that makes a class an output by its own statement."""
+
+DECORATORS = """
+def pp_fields(*names):
+    def decorate(cls):
+        def to_pp_tensors(self):
+            return {name: getattr(self, name) for name in names}
+        cls.to_pp_tensors = to_pp_tensors
+        return cls
+    return decorate
+
+
+def rebuilds(output_cls):
+    def decorate(cls):
+        def from_pp_tensors(self, tensors):
+            return output_cls(**tensors)
+        setattr(cls, "from_pp_tensors", from_pp_tensors)
+        return cls
+    return decorate
+
+
+def copies_only(cls):
+    def copy_to_host(self, copy_tensor):
+        return self
+    cls.copy_to_host = copy_to_host
+    return cls
+
+
+def sends_nothing(cls):
+    cls.to_pp_tensors = lambda self: {}
+    return cls
+"""
+"""``pkg/decorators.py``: project decorators, plain and factories, that add methods to the class they get."""
+
+
+def _symbols(findings, code: str) -> set[str]:
+    return {f.symbol for f in findings if f.code == code}
+
+
+# -- decorators -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use, name", [
+    ("from pkg.decorators import pp_fields, rebuilds", "pp_fields"),
+    ("import pkg.decorators as deco", "deco.pp_fields"),
+    ("from pkg import pp_fields, rebuilds", "pp_fields"),
+], ids=["from-import", "module-alias", "re-export"])
+def test_a_project_decorator_that_adds_the_methods_gives_the_class_them(lint_project, use, name):
+    lint_project({
+        "pkg/__init__.py": "from pkg.decorators import pp_fields, rebuilds\n",
+        "pkg/decorators.py": DECORATORS,
+        "pkg/outputs.py": IMPORT_AUX + f"{use}\n\n\n@{name}(\"scores\")\nclass Scores(DeviceAuxiliaryOutput):"
+                          f"{COPY}\n\nclass Plain(DeviceAuxiliaryOutput):{COPY}",
+        "pkg/observers.py": IMPORT_OBS + f"{use.replace('pp_fields', 'rebuilds')}\nfrom pkg.outputs import Scores\n"
+                            f"\n\n@{name.replace('pp_fields', 'rebuilds')}(Scores)\nclass Obs(SamplingObserver):\n"
+                            "    def after_sample(self, state, token_ids):\n        return Scores()\n\n\n"
+                            "class Bare(SamplingObserver):\n    def after_sample(self, state, token_ids):\n"
+                            "        return Scores()\n",
+    })
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Plain", "PPA001"), ("pkg.observers.Bare", "PPA002")}
+    assert analysis.unjudged() == []  # each decorator was read, a factory taking only ``*names`` too
+
+
+def test_what_a_decorator_adds_is_judged_where_it_is_written_and_says_who_added_it(lint_project):
+    root = lint_project({
+        "pkg/decorators.py": DECORATORS,
+        "pkg/outputs.py": IMPORT_AUX + "from pkg.decorators import sends_nothing\n\n\n@sends_nothing\n"
+                          f"class Empty(DeviceAuxiliaryOutput):{COPY}",
+    })
+    finding = only(lint())
+    assert (finding.code, finding.symbol) == ("PPA010", "pkg.outputs.Empty")
+    line, _ = locate(DECORATORS, "lambda self: {}")
+    assert finding.path == str(root / "pkg" / "decorators.py") and finding.span.line == line
+    assert f"`pkg.outputs.Empty.to_pp_tensors` (added by `pkg.decorators.sends_nothing` (line {line}))" \
+        in finding.message
+
+
+def test_a_decorator_that_adds_no_transport_method_is_named_in_the_finding(lint_project):
+    lint_project({
+        "pkg/decorators.py": DECORATORS,
+        "pkg/outputs.py": IMPORT_AUX + "from pkg.decorators import copies_only\n\n\n@copies_only\n"
+                          "class Copied(DeviceAuxiliaryOutput):\n    pass\n\n\n@copies_only\nclass Structural:\n"
+                          "    pass\n",
+    })
+    findings = lint()
+    assert reported(findings) == {("pkg.outputs.Copied", "PPA001"), ("pkg.outputs.Structural", "PPA001")}
+    structural = next(f for f in findings if f.symbol == "pkg.outputs.Structural")
+    assert "nor does `pkg.decorators.copies_only` add one" in structural.message
+    assert "`copy_to_host` (added by `pkg.decorators.copies_only`" in structural.message  # how it is an output
+
+
+def test_a_decorator_that_returns_a_class_built_on_the_one_it_gets(lint_project):
+    lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
+
+class PPMixin:
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+
+def with_mixin(cls):
+    return type(cls.__name__, (cls, PPMixin), {{}})
+
+
+def wrapped(cls):
+    class Wrapped(cls):
+        def to_pp_tensors(self):
+            return {{"a": self.a}}
+    return Wrapped
+
+
+def renamed(cls):
+    return type("Renamed" + cls.__name__, (cls,), {{"note": None}})
+
+
+@with_mixin
+class Mixed(DeviceAuxiliaryOutput):{COPY}
+
+@wrapped
+class Wrapped(DeviceAuxiliaryOutput):{COPY}
+
+@renamed
+class Renamed(DeviceAuxiliaryOutput):{COPY}
+"""})
+    assert reported(lint()) == {("pkg.outputs.Renamed", "PPA001")}
+
+
+def test_a_registry_decorator_is_followed(lint_project):
+    """``REGISTRY.append(cls)``, a method of a module-level instance as decorator: bookkeeping that changes no
+    namespace, so what the class lacks is still reported."""
+    lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
+REGISTRY = []
+
+
+class Registry:
+    def __init__(self):
+        self._classes = {{}}
+
+    def register(self, name):
+        def add(cls):
+            self._classes[name] = cls
+            return cls
+        return add
+
+
+registry = Registry()
+
+
+def remember(cls):
+    REGISTRY.append(cls)
+    return cls
+
+
+@remember
+class Listed(DeviceAuxiliaryOutput):{COPY}
+
+@registry.register("named")
+class Named(DeviceAuxiliaryOutput):{COPY}
+"""})
+    assert reported(lint()) == {("pkg.outputs.Listed", "PPA001"), ("pkg.outputs.Named", "PPA001")}
+
+
+# -- assignments after the class ---------------------------------------------------------------------------
+
+
+PATCHED = IMPORT_AUX + f"""
+HAS_PP = True
+
+
+def _to_pp(self):
+    return {{"a": self.a}}
+
+
+class ByName(DeviceAuxiliaryOutput):{COPY}
+
+ByName.to_pp_tensors = _to_pp
+
+
+class ByLambda(DeviceAuxiliaryOutput):{COPY}
+
+ByLambda.to_pp_tensors = lambda self: {{}}
+
+
+class BySetattr(DeviceAuxiliaryOutput):{COPY}
+
+setattr(BySetattr, "to_pp_tensors", _to_pp)
+
+
+class First(DeviceAuxiliaryOutput):{COPY}
+
+class Second(DeviceAuxiliaryOutput):{COPY}
+
+for cls in (First, Second):
+    cls.to_pp_tensors = _to_pp
+
+
+class Guarded(DeviceAuxiliaryOutput):{COPY}
+
+if HAS_PP:
+    Guarded.to_pp_tensors = _to_pp
+
+
+class Tried(DeviceAuxiliaryOutput):{COPY}
+
+try:
+    Tried.to_pp_tensors = _to_pp
+except AttributeError:
+    pass
+
+
+class SetNone(DeviceAuxiliaryOutput):{COPY}
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+SetNone.to_pp_tensors = None
+
+
+class Deleted(DeviceAuxiliaryOutput):{COPY}
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+del Deleted.to_pp_tensors
+"""
+
+
+def test_methods_attached_after_the_class(lint_project):
+    lint_project({"pkg/outputs.py": PATCHED})
+    findings = lint()
+    assert reported(findings) == {("pkg.outputs.ByLambda", "PPA010"), ("pkg.outputs.SetNone", "PPA001"),
+                                  ("pkg.outputs.Deleted", "PPA001")}
+    by_symbol = {f.symbol: f for f in findings}
+    line = locate(PATCHED, "ByLambda.to_pp_tensors")[0]
+    assert f"(set at line {line} after the class)" in by_symbol["pkg.outputs.ByLambda"].message
+    assert by_symbol["pkg.outputs.ByLambda"].span.line == line
+    line = locate(PATCHED, "SetNone.to_pp_tensors = None")[0]
+    assert f"gets `to_pp_tensors = None` (set at line {line} after the class)" in by_symbol["pkg.outputs.SetNone"].message
+    line = locate(PATCHED, "del Deleted")[0]
+    assert f"it is deleted at line {line} after the class" in by_symbol["pkg.outputs.Deleted"].message
+
+
+def test_an_assignment_before_the_class_does_not_reach_it(lint_project):
+    lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
+from pkg.earlier import Late
+
+
+def _to_pp(self):
+    return {{"a": self.a}}
+
+
+Late.to_pp_tensors = _to_pp
+
+
+class Late(DeviceAuxiliaryOutput):{COPY}
+""", "pkg/earlier.py": "class Late:\n    pass\n"})
+    assert reported(lint()) == {("pkg.outputs.Late", "PPA001")}
+
+
+def test_an_assignment_in_another_module_reaches_the_class_and_its_method_is_judged(lint_project):
+    root = lint_project({
+        "pkg/outputs.py": IMPORT_AUX + f"\n\nclass Out(DeviceAuxiliaryOutput):{COPY}\n\nclass Other(DeviceAuxiliaryOutput):"
+                          f"{COPY}",
+        "pkg/patches.py": "from pkg.outputs import Out, Other\n\n\ndef _to_pp(self):\n    return {\"n\": len(self.ids)}\n"
+                          "\n\nOut.to_pp_tensors = _to_pp\n",
+    })
+    findings = lint()
+    assert reported(findings) == {("pkg.outputs.Other", "PPA001"), ("pkg.outputs.Out", "PPA012")}
+    wrong = next(f for f in findings if f.code == "PPA012")
+    assert wrong.path == str(root / "pkg" / "patches.py")
+    assert "(set in `pkg.patches` at line 8)" in wrong.message
+    assert reported(lint(["pkg/outputs.py"])) == {("pkg.outputs.Other", "PPA001")}  # the finding is in patches.py
+
+
+def test_a_function_bound_in_the_class_body_is_judged_as_the_method(lint_project):
+    lint_project({
+        "pkg/helpers.py": "def pack(self):\n    return {\"a\": self.a, \"a\": self.b}\n",
+        "pkg/outputs.py": IMPORT_AUX + f"from pkg.helpers import pack\n\n\nclass Out(DeviceAuxiliaryOutput):{COPY}"
+                          "    to_pp_tensors = pack\n",
+    })
+    assert reported(lint()) == {("pkg.outputs.Out", "PPA013")}
+
+
+def test_the_contract_of_methods_given_by_a_decorator_and_by_an_assignment(lint_project):
+    """PPA015 and PPA016 read the final namespace too: an observer whose ``from_pp_tensors`` a decorator adds
+    reads a key the patched ``to_pp_tensors`` never sends; an ``async`` function attached as the method."""
+    lint_project({
+        "pkg/decorators.py": "def reads_b(cls):\n    def from_pp_tensors(self, tensors):\n"
+                             "        return Out(tensors[\"b\"])\n    cls.from_pp_tensors = from_pp_tensors\n"
+                             "    return cls\n\n\nfrom pkg.outputs import Out  # noqa: E402\n",
+        "pkg/outputs.py": IMPORT_AUX + f"\n\nclass Out(DeviceAuxiliaryOutput):{COPY}\n\ndef _send(self):\n"
+                          "    return {\"a\": self.a}\n\n\nOut.to_pp_tensors = _send\n\n\n"
+                          f"class Late(DeviceAuxiliaryOutput):{COPY}\n\nasync def _late(self):\n    return {{}}\n\n\n"
+                          "Late.to_pp_tensors = _late\n",
+        "pkg/observers.py": IMPORT_OBS + "from pkg.decorators import reads_b\nfrom pkg.outputs import Out\n\n\n"
+                            "@reads_b\nclass Obs(SamplingObserver):\n    def after_sample(self, state, token_ids):\n"
+                            "        return Out(state)\n",
+    })
+    findings = lint()
+    assert reported(findings) == {("pkg.observers.Obs", "PPA015"), ("pkg.outputs.Out", "PPA015"),
+                                  ("pkg.outputs.Late", "PPA016")}
+    reads = next(f for f in findings if f.code == "PPA015" and f.symbol == "pkg.observers.Obs")
+    assert "(added by `pkg.decorators.reads_b`" in reads.message and "(set at line" in reads.message
+
+
+# -- type(...) and factories -------------------------------------------------------------------------------
+
+
+TYPES = IMPORT_AUX + f"""
+
+def _copy(self, copy_tensor):
+    return self
+
+
+class Base(DeviceAuxiliaryOutput):{COPY}
+
+Fast = type("Fast", (Base,), {{"note": None}})
+Good = type("Good", (Base,), {{"to_pp_tensors": lambda self: {{"a": self.a}}}})
+Bad = type("Bad", (DeviceAuxiliaryOutput,), {{"copy_to_host": _copy, "to_pp_tensors": lambda self: None}})
+Loose = type("Loose", (), {{"copy_to_host": _copy}})
+"""
+
+
+def test_a_class_made_by_type_is_a_class_like_any_other_reported_at_the_call(lint_project):
+    lint_project({"pkg/outputs.py": TYPES})
+    analysis = run_analysis()
+    findings = analysis.findings
+    assert reported(findings) == {("pkg.outputs.Fast", "PPA001"), ("pkg.outputs.Bad", "PPA010"),
+                                  ("pkg.outputs.Loose", "PPA001")}
+    fast = next(f for f in findings if f.symbol == "pkg.outputs.Fast")
+    assert (fast.span.line, fast.span.column) == locate(TYPES, 'type("Fast"')
+    outputs = {record["fqn"] for record in build(analysis)["outputs"]}
+    assert {"pkg.outputs.Fast", "pkg.outputs.Good", "pkg.outputs.Bad", "pkg.outputs.Loose"} <= outputs
+    # A base used only to make other classes through type(...) has no instance of its own: not judged itself.
+    assert "pkg.outputs.Base" not in _symbols(findings, "PPA001")
+
+
+def test_a_class_made_in_a_factory_is_judged_once_named_where_it_is_defined(lint_project):
+    src = IMPORT_AUX + f"""
+
+def make(scale):
+    class Scaled(DeviceAuxiliaryOutput):{COPY.replace(chr(10), chr(10) + '    ')}
+    return Scaled
+
+
+def make_typed(name):
+    return type(name, (DeviceAuxiliaryOutput,), {{"copy_to_host": lambda self, copy_tensor: self}})
+
+
+Half = make(0.5)
+Double = make(2.0)
+Typed = make_typed("Typed")
+"""
+    lint_project({"pkg/outputs.py": src})
+    line = locate(src, "return type(")[0]
+    assert reported(lint()) == {("pkg.outputs.make.<locals>.Scaled", "PPA001"),
+                                (f"pkg.outputs.make_typed.<locals>.<type@{line}>", "PPA001")}
+
+
+# -- certainty before a finding -----------------------------------------------------------------------------
+
+
+UNKNOWN = IMPORT_AUX + f"""import dataclasses
+import functools
+
+import attrs
+from magic import auto_pp, install
+
+METHODS = {{}}
+
+
+class Meta(type):
+    def __new__(mcs, name, bases, namespace):
+        return super().__new__(mcs, name, bases, namespace)
+
+
+class Quiet(type):
+    def describe(cls):
+        return cls.__name__
+
+
+def passes_on(cls):
+    install(cls)
+    return cls
+
+
+@auto_pp
+class ByUnknownDecorator(DeviceAuxiliaryOutput):{COPY}
+
+class ByMetaclass(DeviceAuxiliaryOutput, metaclass=Meta):{COPY}
+
+class ByComputedSetattr(DeviceAuxiliaryOutput):{COPY}
+
+for name, method in METHODS.items():
+    setattr(ByComputedSetattr, name, method)
+
+
+class ByVars(DeviceAuxiliaryOutput):{COPY}
+
+vars(ByVars).update(METHODS)
+
+
+@passes_on
+class ByHandOff(DeviceAuxiliaryOutput):{COPY}
+
+class Inherits(ByUnknownDecorator):
+    pass
+
+
+class InheritsButDefines(ByUnknownDecorator):
+    def to_pp_tensors(self):
+        return {{}}
+
+
+@dataclasses.dataclass
+@functools.total_ordering
+@attrs.define
+class KnownDecorators(DeviceAuxiliaryOutput):{COPY}
+
+class KnownMeta(DeviceAuxiliaryOutput, metaclass=Quiet):{COPY}
+
+DEFAULT = ByUnknownDecorator()
+"""
+UNJUDGED = {"ByUnknownDecorator", "ByMetaclass", "ByComputedSetattr", "ByVars", "ByHandOff", "Inherits"}
+
+
+def test_code_the_analysis_cannot_follow_makes_a_class_unknown_and_judged_by_no_rule(lint_project):
+    lint_project({"pkg/outputs.py": UNKNOWN})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.KnownDecorators", "PPA001"),
+                                           ("pkg.outputs.KnownMeta", "PPA001"),
+                                           ("pkg.outputs.InheritsButDefines", "PPA010")}
+    data = build(analysis)
+    unknown = {record["fqn"].rsplit(".", 1)[1]: record["unknown"] for record in data["outputs"] if record["unknown"]}
+    assert set(unknown) == UNJUDGED
+    assert data["summary"]["unknown"] == len(UNJUDGED)
+    line = locate(UNKNOWN, "@auto_pp")[0]
+    assert unknown["ByUnknownDecorator"] == [{
+        "what": f"decorated by `magic.auto_pp` (line {line}), which the analysis cannot follow",
+        "path": "pkg/outputs.py", "line": line}]
+    assert unknown["Inherits"] == unknown["ByUnknownDecorator"]  # what it inherits could have been added there
+    assert "`magic.install`" in unknown["ByHandOff"][0]["what"]
+    assert "metaclass `pkg.outputs.Meta`" in unknown["ByMetaclass"][0]["what"]
+
+
+def test_a_name_set_on_something_that_may_be_any_class_is_unknown_on_every_class(lint_project):
+    lint_project({
+        "pkg/outputs.py": IMPORT_AUX + IMPORT_OBS + f"\n\nclass Out(DeviceAuxiliaryOutput):{COPY}\n\n"
+                          "class Obs(SamplingObserver):\n    def after_sample(self, state, token_ids):\n"
+                          "        return Out()\n",
+        "pkg/setup.py": "from pkg.outputs import Obs\n\n\ndef _rebuild(self, tensors):\n    return None\n\n\n"
+                        "observer = Obs()\nobserver.from_pp_tensors = _rebuild\n",
+    })
+    assert reported(lint()) == {("pkg.outputs.Out", "PPA001")}
+
+
+def test_a_class_patched_in_a_function_is_unknown_for_that_name(lint_project):
+    lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
+
+def _to_pp(self):
+    return {{"a": self.a}}
+
+
+class Enabled(DeviceAuxiliaryOutput):{COPY}
+
+class Never(DeviceAuxiliaryOutput):{COPY}
+
+def enable_pp():
+    Enabled.to_pp_tensors = _to_pp
+"""})
+    assert reported(lint()) == {("pkg.outputs.Never", "PPA001")}
+
+
+def test_the_summary_line_counts_the_classes_that_could_not_be_judged(lint_project):
+    root = lint_project({"pkg/outputs.py": UNKNOWN})
+    for output_format in ("full", "concise"):
+        result = run_console(["check", ".", "--output-format", output_format, "--no-cache"], root)
+        assert result.returncode == 1
+        assert f"Found 3 errors; {len(UNJUDGED)} unknown classes (see `ppaux-lint inventory`)." in result.stdout
+    result = run_console(["check", "."], root)  # recorded, then replayed: the count survives the replay
+    replayed = run_console(["check", "."], root)
+    assert result.stdout == replayed.stdout and f"{len(UNJUDGED)} unknown classes" in replayed.stdout
+    tree = run_console(["inventory", "."], root)
+    assert "could not be judged: decorated by `magic.auto_pp`" in tree.stdout
+    assert f"{len(UNJUDGED)} could not be judged" in tree.stdout
+    data = json.loads(run_console(["inventory", ".", "--output-format", "json"], root).stdout)
+    assert data["summary"]["unknown"] == len(UNJUDGED)
+
+
+# -- __getattr__ and the Python version ---------------------------------------------------------------------
+
+
+DYNAMIC = IMPORT_AUX + f"""
+
+class Lazy(DeviceAuxiliaryOutput):{COPY}
+    def __getattr__(self, name):
+        if name == "to_pp_tensors":
+            return lambda: {{"a": self.a}}
+        raise AttributeError(name)
+"""
+
+
+@pytest.mark.parametrize("requires, reported_on", [
+    ('requires-python = ">=3.9,<3.12"', None),
+    ('requires-python = "~=3.10.2"', None),
+    ('requires-python = ">=3.10"', "on Python 3.12 and newer"),
+    ("", "on Python 3.12 and newer"),
+    ('requires-python = ">=3.12"', "on every Python it allows"),
+], ids=["below-3.12", "compatible-3.10", "from-3.10", "undeclared", "from-3.12"])
+def test_a_method_offered_only_through_getattr_depends_on_the_python_version(lint_project, requires, reported_on):
+    lint_project({"pkg/outputs.py": DYNAMIC}, config=requires)  # in pyproject.toml's [project] table
+    findings = lint()
+    if reported_on is None:
+        assert findings == []
+        return
+    finding = only(findings)
+    assert finding.code == "PPA001" and reported_on in finding.message
+    assert "only through `pkg.outputs.Lazy.__getattr__`" in finding.message
+    assert ("declares no `requires-python`" if not requires else "the project allows") in finding.message
