@@ -256,6 +256,67 @@ def test_methods_attached_after_the_class(lint_project):
     assert f"it is deleted at line {line} after the class" in by_symbol["pkg.outputs.Deleted"].message
 
 
+HANDED = IMPORT_AUX + f"""
+REGISTRY = []
+
+
+def install(cls):
+    def to_pp_tensors(self):
+        return {{}}
+    cls.to_pp_tensors = to_pp_tensors
+
+
+def register(cls):
+    REGISTRY.append(cls)
+
+
+class Installed(DeviceAuxiliaryOutput):{COPY}
+
+class Registered(DeviceAuxiliaryOutput):{COPY}
+
+install(Installed)
+register(Registered)
+"""
+
+
+def test_a_class_handed_to_a_project_function_after_the_class_gets_what_it_sets(lint_project):
+    lint_project({"pkg/outputs.py": HANDED})
+    findings = lint()
+    assert reported(findings) == {("pkg.outputs.Installed", "PPA010"), ("pkg.outputs.Registered", "PPA001")}
+    line = locate(HANDED, "cls.to_pp_tensors = to_pp_tensors")[0]
+    installed = next(f for f in findings if f.code == "PPA010")
+    assert f"`pkg.outputs.Installed.to_pp_tensors` (added by `pkg.outputs.install` (line {line}))" in installed.message
+
+
+GLOBALS_LOOKUP = IMPORT_AUX + f"""
+
+def _to_pp(self):
+    return {{"window": self.window}}
+
+
+class WindowOutput(DeviceAuxiliaryOutput):{COPY}
+
+def _enable(name):
+    target = globals()[f"{{name.title()}}Output"]
+    target.to_pp_tensors = _to_pp
+
+
+_enable("window")
+"""
+
+
+def test_a_method_set_on_a_class_looked_up_in_globals_is_unknown_on_the_classes_of_that_module(lint_project):
+    lint_project({"pkg/window.py": GLOBALS_LOOKUP,
+                  "pkg/plain.py": IMPORT_AUX + f"\n\nclass Plain(DeviceAuxiliaryOutput):{COPY}"})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.plain.Plain", "PPA001")}  # another module's globals are its own
+    line = locate(GLOBALS_LOOKUP, "target.to_pp_tensors")[0]
+    record = next(r for r in build(analysis)["outputs"] if r["fqn"] == "pkg.window.WindowOutput")
+    assert record["unknown"] == [{"what": f"`to_pp_tensors` is set on a class `globals()` looks up in "
+                                          f"`pkg.window._enable` (line {line}), which may run at any time",
+                                  "path": "pkg/window.py", "line": line}]
+
+
 def test_an_assignment_before_the_class_does_not_reach_it(lint_project):
     lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
 from pkg.earlier import Late
@@ -419,6 +480,17 @@ vars(ByVars).update(METHODS)
 @passes_on
 class ByHandOff(DeviceAuxiliaryOutput):{COPY}
 
+class ByBodyVars(DeviceAuxiliaryOutput):{COPY}    vars().update(METHODS)
+
+
+def install_transport(cls, direction, fn):
+    setattr(cls, f"{{direction}}_pp_tensors", fn)
+
+
+class ByInstaller(DeviceAuxiliaryOutput):{COPY}
+
+install_transport(ByInstaller, "to", None)
+
 class Inherits(ByUnknownDecorator):
     pass
 
@@ -437,7 +509,8 @@ class KnownMeta(DeviceAuxiliaryOutput, metaclass=Quiet):{COPY}
 
 DEFAULT = ByUnknownDecorator()
 """
-UNJUDGED = {"ByUnknownDecorator", "ByMetaclass", "ByComputedSetattr", "ByVars", "ByHandOff", "Inherits"}
+UNJUDGED = {"ByUnknownDecorator", "ByMetaclass", "ByComputedSetattr", "ByVars", "ByHandOff", "ByBodyVars",
+            "ByInstaller", "Inherits"}
 
 
 def test_code_the_analysis_cannot_follow_makes_a_class_unknown_and_judged_by_no_rule(lint_project):
@@ -457,6 +530,15 @@ def test_code_the_analysis_cannot_follow_makes_a_class_unknown_and_judged_by_no_
     assert unknown["Inherits"] == unknown["ByUnknownDecorator"]  # what it inherits could have been added there
     assert "`magic.install`" in unknown["ByHandOff"][0]["what"]
     assert "metaclass `pkg.outputs.Meta`" in unknown["ByMetaclass"][0]["what"]
+    line = locate(UNKNOWN, "vars().update")[0]
+    assert unknown["ByBodyVars"] == [{"what": f"`vars()` in its body (line {line}) hands out its namespace, which "
+                                              "code the analysis cannot follow may fill",
+                                      "path": "pkg/outputs.py", "line": line}]
+    call, computed = locate(UNKNOWN, "install_transport(ByInstaller")[0], locate(UNKNOWN, "    setattr(cls")[0]
+    assert [(t["what"], t["line"]) for t in unknown["ByInstaller"]] == [
+        (f"handed to `pkg.outputs.install_transport` (line {call})", call),
+        (f"`setattr` with a computed name (line {computed}) changes its namespace in a way the analysis cannot "
+         "follow", computed)]
 
 
 def test_a_name_set_on_something_that_may_be_any_class_is_unknown_on_every_class(lint_project):
@@ -501,6 +583,15 @@ def test_the_summary_line_counts_the_classes_that_could_not_be_judged(lint_proje
     assert f"{len(UNJUDGED)} could not be judged" in tree.stdout
     data = json.loads(run_console(["inventory", ".", "--output-format", "json"], root).stdout)
     assert data["summary"]["unknown"] == len(UNJUDGED)
+
+
+def test_a_run_with_nothing_to_report_still_counts_the_unknown_classes(lint_project):
+    root = lint_project({"pkg/outputs.py": IMPORT_AUX + f"import magic\n\n\n@magic.auto_pp\nclass Out("
+                                           f"DeviceAuxiliaryOutput):{COPY}"})
+    result = run_console(["check", ".", "--output-format", "concise", "--no-cache"], root)
+    assert result.returncode == 0
+    assert result.stdout.strip().splitlines()[-1] == \
+        "All checks passed! (2 files checked; 1 unknown class: see `ppaux-lint inventory`)"  # with __init__.py
 
 
 # -- __getattr__ and the Python version ---------------------------------------------------------------------

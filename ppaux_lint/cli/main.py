@@ -200,6 +200,8 @@ def _report(ctx: click.Context, checked, output_format: str, *, exit_zero: bool,
         render = renderer(output_format)
         if output_format == "full":  # the only format that quotes source lines: the overlay's, where checked
             render(findings, out, overlays=checked.overlays)
+        elif output_format == "sarif":  # the run's property bag counts the classes no rule could judge
+            render(findings, out, unknown_classes=checked.unjudged)
         else:
             render(findings, out)
         if output_format in ("full", "concise") and not quiet:
@@ -280,12 +282,13 @@ def _print_fixed(fixed, out) -> None:
 
 
 def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = False, unjudged: int = 0) -> None:
-    unknown = _unknown_classes(unjudged)
+    unknown = f"; {_unknown_classes(unjudged)} (see `ppaux-lint inventory`)" if unjudged else ""
     if fixed:
         total = fixed + len(findings)
         out.write(f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {len(findings)} remaining)"
                   f"{unknown}.\n")
     elif not findings:
+        unknown = f"; {_unknown_classes(unjudged)}: see `ppaux-lint inventory`" if unjudged else ""
         out.write(f"All checks passed! ({checked} file{'s' if checked != 1 else ''} checked{unknown})\n")
         return
     else:
@@ -305,9 +308,7 @@ def _print_summary(findings, checked: int, out, fixed: int = 0, unsafe: bool = F
 def _unknown_classes(unjudged: int) -> str:
     """How many classes no rule could judge, since code the analysis cannot follow touches them, said on the
     summary line itself: what was not proven stands beside what was found (``inventory`` lists them, with why)."""
-    if not unjudged:
-        return ""
-    return f"; {unjudged} unknown class{'es' if unjudged != 1 else ''} (see `ppaux-lint inventory`)"
+    return f"{unjudged} unknown class{'es' if unjudged != 1 else ''}"
 
 
 def _print_statistics(findings, output_format: str, out) -> None:

@@ -192,7 +192,8 @@ class ClassSummary:
     # is stored from: its parameter's (``self.lengths = lengths``) or its own (``self.lengths: T = ...``)
     decorations: tuple[Decorator, ...] = ()  # the decorators as written, top first (``decorators`` without calls)
     made_by: str = ""  # "type" for a ``type(...)`` call, "" for a class statement
-    opaque: str = ""  # why its namespace as written cannot be read whole (``type(name, bases, ns)``), or ""
+    opaque: str = ""  # why its namespace as written cannot be read whole (``type(name, bases, ns)``, ``vars()``), or ""
+    opaque_line: int = 0  # the line of what makes it so in a class body (``vars().update(...)``); 0 otherwise
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:
@@ -207,6 +208,11 @@ class ClassSummary:
         return None
 
 
+GLOBALS = "globals()"
+"""The ``target`` of a ``NamespaceEdit`` made through ``globals()[name]`` (directly or through a local bound to
+it): some class of the edit's own module, which one known only at run time."""
+
+
 @dataclass(frozen=True)
 class NamespaceEdit:
     """A statement outside a class's body that changes what a class's namespace holds (``summarize.namespaces``):
@@ -214,7 +220,8 @@ class NamespaceEdit:
     takes a class (``ClassEditor``) the same done to its parameter (``cls.to_pp_tensors = to_pp_tensors``).
 
     ``target`` is the class as written (``Out``, ``mod.Out``; a loop over a literal tuple of classes gives one
-    edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete" or "opaque": the
+    edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete", "call" (at module
+    level, the class is handed first to the function ``how`` names, which may edit it) or "opaque": the
     code changes the namespace in a way the analysis cannot read (``how`` says which: ``setattr`` with a
     computed name, ``vars(Out).update``, ``Out.__dict__``), and ``name`` is then "". For "set", ``value`` is
     "none" for ``None``, the dotted source of a name (``_to_pp``, ``helpers.pack``), or "" for any other

@@ -31,6 +31,7 @@ from typing import Protocol
 
 from ppaux_lint.contract.names import LOOKED_UP
 from ppaux_lint.facts.summary import (
+    GLOBALS,
     ClassEditor,
     ClassSummary,
     Decorator,
@@ -172,7 +173,8 @@ class Namespaces:
         scope = cls.qualname.rpartition(".")[0]
         namespace = Namespace()
         if cls.opaque:
-            namespace.unknown.append(Touch(f"made by `type(...)`, and {cls.opaque}", summary.path, cls.class_line))
+            what = f"made by `type(...)`, and {cls.opaque}" if cls.made_by == "type" else cls.opaque
+            namespace.unknown.append(Touch(what, summary.path, cls.opaque_line or cls.class_line))
         if cls.metaclass:
             self._metaclass(namespace, summary, cls, scope)
         for decorator in reversed(cls.decorations):
@@ -371,7 +373,8 @@ class Namespaces:
     def _patch(self, namespace: Namespace, fqn: str, cls: ClassSummary, summary: FileSummary) -> None:
         """The module-level assignments to the class: its own module's after the class, in line order, then other
         modules'. Two modules setting one name run in import order, which is not known."""
-        own = [edit for edit in summary.edits if edit.span.line > cls.class_line and self._reaches(summary, edit, fqn)]
+        own = [edit for edit in summary.edits if (edit.span.line > cls.class_line or edit.scope)
+               and self._reaches(summary, edit, fqn)]
         for edit in sorted(own, key=lambda e: e.span.line):
             self._one_patch(namespace, summary, edit, f"at line {edit.span.line} after the class")
         if own:
@@ -390,15 +393,35 @@ class Namespaces:
         namespace.followed.extend(dict.fromkeys(f"`{other.module}`" for other, _ in foreign))
 
     def _one_patch(self, namespace: Namespace, summary: FileSummary, edit: NamespaceEdit, where: str) -> None:
+        if edit.kind == "call":
+            self._handed(namespace, summary, edit)
+            return
         if edit.scope and edit.kind != "opaque":  # in a function: when it runs, and whether, is not known
+            on = " on a class `globals()` looks up" if edit.target == GLOBALS else ""
             namespace.unknown_names[edit.name] = Touch(
-                f"`{edit.name}` is set in `{summary.module}.{edit.scope}` (line {edit.span.line}), which may run at "
-                "any time", summary.path, edit.span.line)
+                f"`{edit.name}` is set{on} in `{summary.module}.{edit.scope}` (line {edit.span.line}), which may run "
+                "at any time", summary.path, edit.span.line)
             return
         self._set(namespace, summary, edit, where, "set")
 
+    def _handed(self, namespace: Namespace, summary: FileSummary, edit: NamespaceEdit) -> None:
+        """``install_transport(Out, "to", fn)`` at module level: a project function that edits what it is handed
+        first runs on the class as a decorator's body does, and says so where what it did cannot be followed.
+        Any other callee (a registry's ``register(Out)``, a library's) is taken to leave the class as it is."""
+        target = self._graph.resolve(summary.module, edit.how, "")
+        found = function_at(self._graph, target) if target else None
+        editor = self._editor_table(found[0]).get(found[1]) if found is not None else None
+        if editor is None or found is None or target is None:
+            return
+        namespace.followed.append(f"`{target}`")
+        if not self._edit_with(namespace, found[0], editor, target, 0):
+            namespace.unknown.insert(0, Touch(f"handed to `{target}` (line {edit.span.line})", summary.path,
+                                              edit.span.line))
+
     def _reaches(self, summary: FileSummary, edit: NamespaceEdit, fqn: str) -> bool:
-        return bool(edit.target) and self._graph.resolve(summary.module, edit.target, edit.scope) == fqn
+        """Whether the edit, written in the class's own module, is made to it (``globals()[name]``: it may be)."""
+        return edit.target == GLOBALS or (bool(edit.target)
+                                          and self._graph.resolve(summary.module, edit.target, edit.scope) == fqn)
 
     def _index_patches(self) -> None:
         """Which class each other module's edit reaches; an edit of a name the rules ask about that reaches no
@@ -409,6 +432,8 @@ class Namespaces:
         graph = self._graph
         for summary in self._summaries:
             for edit in summary.edits:
+                if edit.target == GLOBALS:
+                    continue  # some class of its own module (``_patch``)
                 target = graph.resolve(summary.module, edit.target, edit.scope) if edit.target and \
                     summary.module else None
                 if target in graph.classes:

@@ -40,12 +40,15 @@ SRCROOT = "%SRCROOT%"
 _LEVELS = {"error": "error", "warning": "warning", "info": "note", "note": "note"}
 
 
-def render(findings: Sequence[Finding], out: TextIO) -> None:
-    json.dump(sarif_log(findings), out, indent=2, ensure_ascii=False)
+def render(findings: Sequence[Finding], out: TextIO, unknown_classes: int = 0) -> None:
+    json.dump(sarif_log(findings, unknown_classes=unknown_classes), out, indent=2, ensure_ascii=False)
     out.write("\n")
 
 
-def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
+def sarif_log(findings: Sequence[Finding], root: Path | None = None, unknown_classes: int = 0) -> dict:
+    """The SARIF log of ``findings``; ``unknown_classes``, the classes no rule could judge since code the analysis
+    cannot follow touches them, goes in the run's property bag (``unknownClasses``) where there are any, as the
+    summary line of the human formats says it."""
     root = root if root is not None else source_root([path for f in findings for path in f.paths])
     rule_index = {rule.code: number for number, rule in enumerate(all_rules())}
     results = []
@@ -78,6 +81,7 @@ def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
             result["properties"] = {"fix": {"description": f.fix.description,
                                             "applicability": "safe" if f.fix.safe else "unsafe"}}
         results.append(result)
+    run_properties = {"properties": {"unknownClasses": unknown_classes}} if unknown_classes else {}
     return {
         "$schema": SCHEMA_URI,
         "version": SARIF_VERSION,
@@ -93,6 +97,7 @@ def sarif_log(findings: Sequence[Finding], root: Path | None = None) -> dict:
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True}],
             "results": results,
+            **run_properties,
         }],
     }
 

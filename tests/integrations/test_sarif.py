@@ -130,6 +130,21 @@ def test_clean_project_gives_an_empty_valid_run(project) -> None:
     assert log["runs"][0]["results"] == []
 
 
+def test_the_run_counts_the_classes_no_rule_could_judge(project) -> None:
+    """Issue 33: a class an unknown decorator touches is judged by no rule; the run's property bag says how many
+    there are, as the human summary line does, and a run without any has no property bag."""
+    project({"pkg/__init__.py": "", "pkg/outputs.py": BROKEN["pkg/outputs.py"].replace(
+        "@dataclass\n        class RankOutput", "@magic.auto_pp\n        class RankOutput").replace(
+        "import torch", "import magic\n        import torch")})
+    _, log = sarif_of(".")
+    validate(log)
+    assert [r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] for r in log["runs"][0]["results"]] \
+        == ["pkg.outputs.ScoreOutput"]
+    assert log["runs"][0]["properties"] == {"unknownClasses": 1}
+    _, clean = sarif_of("pkg/__init__.py")
+    assert "properties" not in clean["runs"][0]
+
+
 def test_uris_are_relative_to_the_project_with_forward_slashes(project) -> None:
     root = project(BROKEN)
     code, log = sarif_of("pkg/outputs.py")

@@ -35,7 +35,9 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
     assigns: list[MemberAssign] = []
     fields: list[Field] = []
     inits: list[ast.FunctionDef] = []
-    for stmt in _class_level_statements(node.body):
+    statements = _class_level_statements(node.body)
+    opaque = _namespace_written_through(statements, positions.text)
+    for stmt in statements:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods.append(summarize_method(stmt, positions))
             if stmt.name == "__init__" and isinstance(stmt, ast.FunctionDef):
@@ -61,7 +63,30 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         metaclass=next((dotted(k.value) for k in node.keywords if k.arg == "metaclass"), ""),
         init_fields=_init_fields(node, inits[-1], positions.text) if inits else (),
         decorations=tuple(Decorator(called_name(d), isinstance(d, ast.Call), d.lineno) for d in node.decorator_list),
+        opaque=opaque[0] if opaque else "",
+        opaque_line=opaque[1] if opaque else 0,
     )
+
+
+_NAMESPACE_CALLS = ("vars", "locals")
+"""Builtins that, called with no argument in a class body, hand out the namespace being built."""
+
+
+def _namespace_written_through(statements: Sequence[ast.stmt], text: str) -> tuple[str, int] | None:
+    """``vars().update(...)`` or ``locals()[name] = ...`` in the class body: names enter the namespace that the
+    analysis cannot list. Looked for only where the file's text holds such a call, so most bodies are not walked
+    again; methods and nested classes have namespaces of their own and are passed over."""
+    if "vars()" not in text and "locals()" not in text:
+        return None
+    for stmt in statements:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for found in ast.walk(stmt):
+            if isinstance(found, ast.Call) and isinstance(found.func, ast.Name) and \
+                    found.func.id in _NAMESPACE_CALLS and not found.args and not found.keywords:
+                return f"`{found.func.id}()` in its body (line {found.lineno}) hands out its namespace, which code " \
+                       "the analysis cannot follow may fill", found.lineno
+    return None
 
 
 def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[Field, ...]:

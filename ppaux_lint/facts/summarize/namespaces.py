@@ -38,6 +38,7 @@ from ppaux_lint.facts.summarize.methods import summarize_method
 from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, called_name, dotted, is_none, qualname, string
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import (
+    GLOBALS,
     ClassEditor,
     ClassSummary,
     Escape,
@@ -67,6 +68,7 @@ class _Frame:
     defs: dict[str, str] = field(default_factory=dict)  # name -> qualname of the functions defined in it
     classes: dict[str, str] = field(default_factory=dict)  # name -> qualname of the classes made in it
     local_names: set[str] = field(default_factory=set)
+    looked_up: set[str] = field(default_factory=set)  # locals bound to ``globals()[...]``: a class of the module
     edits: list[NamespaceEdit] = field(default_factory=list)
     escapes: list[Escape] = field(default_factory=list)
     returns: list[str] = field(default_factory=list)
@@ -198,13 +200,18 @@ class Namespaces:
             if isinstance(target, ast.Name):
                 if frame is not None:
                     frame.local_names.add(target.id)
+                    if value is not None and _looks_up_globals(value):
+                        frame.looked_up.add(target.id)
+                    else:
+                        frame.looked_up.discard(target.id)
                 values = self._literal(value, scope) if value is not None else None
                 if values is not None:
                     self._tuples[(scope, target.id)] = values
                 else:
                     self._tuples.pop((scope, target.id), None)
             elif isinstance(target, ast.Attribute):
-                self._edit(dotted(target.value), target.attr, "set", value if made is None else None, target,
+                owner = GLOBALS if _looks_up_globals(target.value) else dotted(target.value)
+                self._edit(owner, target.attr, "set", value if made is None else None, target,
                            scope, frame)
             elif isinstance(target, (ast.Tuple, ast.List)):
                 self._assign(node, [e.value if isinstance(e, ast.Starred) else e for e in target.elts], None,
@@ -215,7 +222,8 @@ class Namespaces:
             self._escape(value, frame)
 
     def _call(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
-        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, or a class editor's
+        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed first
+        to a function at module level (``install_transport(Out, "to", fn)``: a "call" edit), or a class editor's
         class handed on."""
         callee = dotted(call.func)
         if callee in ("setattr", "delattr") and len(call.args) >= 2:
@@ -229,6 +237,8 @@ class Namespaces:
                 self._edit(target, name, kind, value, call, scope, frame)
         elif self._hidden and isinstance(call.func, ast.Attribute):
             self._hidden_target(call.func.value, scope, frame)
+        elif frame is None and callee and callee not in _READERS and call.args and dotted(call.args[0]):
+            self._edit(dotted(call.args[0]), "", "call", None, call, scope, frame, how=callee)
         if frame is not None:
             self._escape(call, frame)
 
@@ -246,7 +256,9 @@ class Namespaces:
                 frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,
                                                  conditional, how))
                 return
-            if head in frame.params or head in frame.local_names or not is_class_like(target.rsplit(".", 1)[-1]):
+            if head in frame.looked_up and target == head:
+                target = head = GLOBALS  # ``target = globals()[name]; target.to_pp_tensors = ...``
+            elif head in frame.params or head in frame.local_names or not is_class_like(target.rsplit(".", 1)[-1]):
                 return  # an object of the function's own, or not a class by its name
         loop = next((r for r in reversed(self._regions) if r.loop == head and r.scope == scope
                      and r.start < line <= r.end), None)
@@ -410,6 +422,18 @@ class Namespaces:
             if loop is not None and all(not is_class_like(v) and "." not in v for v in loop.values):
                 return loop.values
         return None
+
+
+def _looks_up_globals(node: ast.AST) -> bool:
+    """``globals()[name]`` or ``globals().get(name)``: a name of the module that is only known at run time."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        node = node.func.value
+    else:
+        return False
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "globals" and \
+        not node.args
 
 
 def _namespace_of(node: ast.AST) -> str:
