@@ -37,6 +37,8 @@ from ppaux_lint.report.paths import display_path, printable
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis
+    from ppaux_lint.facts.summary import MethodSummary
+    from ppaux_lint.index.project_index import ProjectIndex
 
 OK_STATUSES = frozenset({"defined", "inherited", "assigned"})
 INVENTORY_FORMAT = 1
@@ -138,19 +140,23 @@ def pp_status(analysis: Analysis, info: ClassInfo, method: str) -> PPStatus:
         return PPStatus(method, "none", via)
     if member.assign is not None:
         return PPStatus(method, "assigned", via or member.assign.value or None)
-    return PPStatus(method, "defined" if via is None else "inherited", via, _keys(member.method, method))
+    keys = _keys(index, member.owner, member.method, method)
+    return PPStatus(method, "defined" if via is None else "inherited", via, keys)
 
 
-def _keys(method_summary, method: str) -> tuple[str, ...] | None:
-    if method_summary is None:
+def _keys(index: ProjectIndex, owner: str, method_summary: MethodSummary | None,
+          method: str) -> tuple[str, ...] | None:
+    """The keys the method sends or reads, as Python computes them (constants resolved), or None if unknown."""
+    if method_summary is None or owner not in index.classes:
         return None
-    if method == TO_PP:
-        from ppaux_lint.rules.sent import sent_keys
+    from ppaux_lint.rules.sent import read_keys, sent_keys
 
-        sent = sent_keys(method_summary)
+    if method == TO_PP:
+        sent = sent_keys(index, owner, method_summary)
         return tuple(sorted(sent)) if sent is not None else None
-    if method_summary.keys_read_exact and all(k.kind == "str" for k in method_summary.keys_read):
-        return tuple(sorted({k.value for k in method_summary.keys_read}))
+    read = read_keys(index, owner, method_summary)
+    if method_summary.keys_read_exact and all(k.kind == "str" for k in read):
+        return tuple(sorted({k.value for k in read}))
     return None
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ppaux_lint.facts.spans import Span
 
-SUMMARY_FORMAT = 5
+SUMMARY_FORMAT = 6
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -44,6 +44,9 @@ class KeyFact:
     kind: "str" (a non-empty string literal, in ``value``), "empty" (""),
     "nonstr" (a literal that is not a string: number, None, tuple, ...; its
     source in ``value``), or "dynamic" (anything the analysis cannot see through).
+    A "dynamic" key that Python computes from constants alone (names the method does not bind, string
+    literals, f-strings and ``+`` of them: ``K_ACCEPTED``, ``keys.TOP1``, ``f"{_NS}.top1"``) is ``computed``,
+    its source in ``value``, for the index to resolve across files (``index.constants``).
     Produced by ``summarize.values`` for ``returns`` and ``built``; ``summarize.key_reads`` makes the same
     facts (never "nonstr") for the keys a method reads from the mapping it receives.
     """
@@ -51,6 +54,7 @@ class KeyFact:
     kind: str
     value: str
     span: Span
+    computed: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,9 @@ class ReturnFact:
     ``empty`` marks a "sequence" display with no element, or a "construct" call with no argument
     (``set()``). ``implicit`` marks falling off the end of the body. A conditional expression
     (``a if c else b``) gives one fact per branch, each with its branch's span, so one ``return``
-    statement may have several.
+    statement may have several; so do ``a or b`` and ``a and b``, one per operand that can be the result.
+    ``when`` says when that is: "truthy" for a value returned only when it is truthy (every operand of
+    ``or`` but the last), "falsy" for one returned only when it is falsy (of ``and``), "" always.
     Produced by ``summarize.returns``; whether the body can fall off its end is ``summarize.flow``'s answer.
     """
 
@@ -102,6 +108,7 @@ class ReturnFact:
     container: str = ""
     empty: bool = False
     built: bool = False
+    when: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,6 +184,9 @@ class ClassSummary:
     metaclass: str = ""  # the dotted ``metaclass=`` keyword as written, "" when absent
     init_fields: tuple[Field, ...] = ()  # ``self.<name>`` that only ``__init__`` stores, with the annotation it
     # is stored from: its parameter's (``self.lengths = lengths``) or its own (``self.lengths: T = ...``)
+    base_args: tuple[tuple[str, ...], ...] = ()  # the type arguments of each base as written, in the order of
+    # ``bases`` (``Stat[float]``: ("float",); unsubscripted: ()); () when no base is subscripted
+    type_params: tuple[str, ...] = ()  # the names of ``class C[T, U]:`` (PEP 695)
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:
@@ -268,7 +278,8 @@ class FunctionFlow:
     ``<receiver>.attr``. ``params`` are (name, the class its annotation names, or "") for the parameters
     a return, a local or a store reads; ``receiver`` is the first parameter's name for a method ("" otherwise);
     ``binding`` is "method", "classmethod", "staticmethod", "property" or "function". A generator or a
-    coroutine hands back neither of its returns: ``opaque`` says so.
+    coroutine hands back neither of its returns: ``opaque`` says so. ``lines`` holds the line of each return's
+    statement, in the order of ``returns``; falling off the end has the ``def``'s line, negated.
     """
 
     qualname: str
@@ -281,6 +292,7 @@ class FunctionFlow:
     return_type: str = ""
     return_optional: bool = False
     opaque: bool = False
+    lines: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -322,3 +334,6 @@ class FileSummary:
     handoffs: tuple[Handoff, ...] = ()  # objects constructed and passed to a call (summarize.handoffs)
     flows: tuple[FunctionFlow, ...] = ()  # what each function hands back (summarize.flows)
     value_names: tuple[str, ...] = ()  # class-like names used as values, not only as bases (summarize.uses)
+    constants: tuple[tuple[str, str], ...] = ()  # (qualname, source): module and class names bound once, to a
+    # constant expression, a ``TypeVar(...)`` call among them (summarize.constants)
+    rebound: tuple[str, ...] = ()  # module-level names bound more than once, in any form (summarize.constants)

@@ -3,6 +3,8 @@
 Both sides are compared only when both are known exactly: every return of ``to_pp_tensors`` is a dict
 literal of string keys, or a dict built step by step whose every key is such a literal (``sent.sent_keys``:
 what any path puts in it), and (for unread keys) the received mapping is used only through literal-key reads.
+A key written as a constant, an f-string or a ``+`` of them is the string Python computes for it, resolved
+across files (``sent.key``); one the index cannot resolve is not known.
 Which output an observer rebuilds is what its ``from_pp_tensors`` (else its ``after_sample``) returns, by any
 route the inference follows; an observer that never returns an output never receives any keys.
 The two ends usually live in different files, so each finding carries the other end as a related location:
@@ -18,7 +20,7 @@ from ppaux_lint.facts.findings import Finding, Related
 from ppaux_lint.facts.summary import MethodSummary
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.sent import sent_keys
+from ppaux_lint.rules.sent import Key, read_keys, sent_keys
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
@@ -30,27 +32,31 @@ def check(context: CheckContext) -> Iterator[Finding]:
         sender_owner, sender = _method_with_owner(index, info.pair, TO_PP)
         if receiver is None or sender is None or receiver.is_async or sender.is_async or sender.is_generator:
             continue
-        sent = sent_keys(sender)
+        sent = sent_keys(index, sender_owner, sender)
         if sent is None:
             continue
         receiving = Related(_path(index, receiver_owner), receiver.span,
                             f"`{receiver_owner}.{FROM_PP}` rebuilds the output here")
         sending = Related(_path(index, sender_owner), sender.span, f"`{sender_owner}.{TO_PP}` sends the keys here")
-        read = {k.value: k for k in receiver.keys_read if k.kind == "str"}
-        for name, key in read.items():
+        reads = read_keys(index, receiver_owner, receiver)
+        read: dict[str, Key] = {}
+        for found in reads:
+            if found.kind == "str":
+                read.setdefault(found.value, found)
+        for name, found in read.items():
             if name not in sent:
                 yield RULE.finding(
-                    f"`{receiver_owner}.{FROM_PP}` reads {name!r}, but `{sender_owner}.{TO_PP}` never sends it "
-                    f"(it sends {', '.join(map(repr, sorted(sent)))}): KeyError on the first stage",
-                    receiving.path, key.span, receiver_owner, related=(sending,))
-        if not receiver.keys_read_exact or any(k.kind != "str" for k in receiver.keys_read):
+                    f"`{receiver_owner}.{FROM_PP}` reads {found.shown}, but `{sender_owner}.{TO_PP}` never sends "
+                    f"it (it sends {', '.join(map(repr, sorted(sent)))}): KeyError on the first stage",
+                    receiving.path, found.span, receiver_owner, related=(sending,))
+        if not receiver.keys_read_exact or any(k.kind != "str" for k in reads):
             continue
-        for name, span in sent.items():
+        for name, found in sent.items():
             if name not in read:
                 yield RULE.finding(
-                    f"`{sender_owner}.{TO_PP}` sends {name!r}, but `{receiver_owner}.{FROM_PP}` never reads it: "
-                    f"the tensor crosses the stage and is silently dropped",
-                    sending.path, span, sender_owner, related=(receiving,))
+                    f"`{sender_owner}.{TO_PP}` sends {found.shown}, but `{receiver_owner}.{FROM_PP}` never reads "
+                    f"it: the tensor crosses the stage and is silently dropped",
+                    sending.path, found.span, sender_owner, related=(receiving,))
 
 
 def _path(index: ProjectIndex, fqn: str) -> str:

@@ -29,6 +29,8 @@ fields they read come from:
 - ``handoffs``: ``Handoff`` of new objects passed to calls, which route outputs to forward observers;
 - ``flows``: ``FunctionFlow`` of what each function returns and binds, for the inference;
 - ``uses``: ``value_names``, the class-like names used other than as bases or annotations;
+- ``constants``: ``constants`` and ``rebound``, the names a module or class binds once to a constant
+  expression (keys written as names, type variables), and the module's names bound more than once;
 - ``syntax``: dotted names, literals and scopes, read the same way by all of them.
 
 This module turns the file's bytes into a tree and the collected facts into a
@@ -79,6 +81,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
     bindings = collector.bindings
+    constants, rebound = collector.constants.finish(tree, text)
     return FileSummary(
         path=path,
         module=module,
@@ -95,6 +98,8 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         handoffs=tuple(collector.handoffs.found),
         flows=tuple(collector.flows.found),
         value_names=value_names(tree),
+        constants=constants,
+        rebound=rebound,
     )
 
 
