@@ -10,9 +10,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from lintkit import lint, locate, positions
+from lintkit import lint, locate, positions, run_analysis
 from test_rules import HEAD, at, check_module, observer_src, output_src
 
+from ppaux_lint.cli.inventory import build
 from ppaux_lint.facts.summarize import summarize_source
 
 OUTPUT = "from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n"
@@ -152,6 +153,61 @@ def test_ppa015_a_local_of_the_same_name_hides_the_constant(lint_project):
     reads = src.replace("        return Out(tensors[", "        K = 'other'\n        return Out(tensors[")
     reads = reads.replace('tensors["accepted"]', "tensors[K]")
     assert found(lint_project, {"pkg/mod.py": reads}) == set()
+
+
+def with_class_constants(src: str, out: str, obs: str = "") -> str:
+    """``src`` (a ``pair``) with ``out`` and ``obs`` (lines at the class's indentation) first in each body."""
+    src = src.replace("class Out(DeviceAuxiliaryOutput):\n", f"class Out(DeviceAuxiliaryOutput):\n{out}", 1)
+    return src.replace("class Obs(SamplingObserver):\n", f"class Obs(SamplingObserver):\n{obs}", 1)
+
+
+def test_ppa015_class_constants_read_through_self(lint_project):
+    """The vendored project's miss: ``{self.KEY: ...}`` with ``KEY = "lens"`` in the output's body, read as
+    ``tensors[self.LENS_KEY]`` with ``LENS_KEY = "logit_lens"`` in the observer's."""
+    src = with_class_constants(pair("{self.KEY: self.a}", "Out(tensors[self.LENS_KEY])"),
+                               '    KEY = "lens"\n', '    LENS_KEY = "logit_lens"\n')
+    assert found(lint_project, {"pkg/mod.py": src}) == {at(src, "self.LENS_KEY]", "PPA015"),
+                                                        at(src, "self.KEY: self.a", "PPA015")}
+    (read, sent) = sorted(messages(lint_project, {"pkg/mod.py": src}, "PPA015"))
+    assert "reads 'logit_lens' (`self.LENS_KEY`)" in read and "sends 'lens' (`self.KEY`)" in sent
+    agreeing = with_class_constants(pair("{self.KEY: self.a}", "Out(tensors[self.LENS_KEY])"),
+                                    '    KEY = "lens"\n', '    LENS_KEY = "lens"\n')
+    assert found(lint_project, {"pkg/mod.py": agreeing}) == set()
+
+
+def test_ppa015_self_reads_the_constant_of_the_instance_s_class(lint_project):
+    """An inherited ``to_pp_tensors`` sends under the subclass's ``KEY``: the observer returns the subclass."""
+    src = with_class_constants(pair("{self.KEY: self.a}", "Sub(tensors[READ])", head='READ = "accepted"\n',
+                                    after='\n\nclass Sub(Out):\n    KEY = "accepted"\n'),
+                               '    KEY = "base"\n').replace("return Out(state)", "return Sub(state)")
+    assert found(lint_project, {"pkg/mod.py": src}) == set()
+    wrong = src.replace('READ = "accepted"', 'READ = "base"')
+    assert found(lint_project, {"pkg/mod.py": wrong}) == {at(wrong, "READ]", "PPA015"),
+                                                          at(wrong, "self.KEY: self.a", "PPA015")}
+
+
+@pytest.mark.parametrize("out, method", [
+    ('    KEY: str = "lens"\n', ""),  # an annotated name: a dataclass field, or an instance attribute's default
+    ('    KEY = "lens"\n', "\n    def rename(self):\n        self.KEY = 'other'\n"),  # stored on an instance
+    ('    KEY = "lens"\n', "\n    def __getattribute__(self, name):\n        return 'other'\n"),
+    ('    KEY = "lens"\n    KEY = "other"\n', ""),  # bound twice
+    ("", ""),  # no such constant
+], ids=["annotated", "stored", "getattribute", "bound-twice", "absent"])
+def test_ppa015_silent_when_self_s_attribute_is_not_certainly_the_constant(lint_project, out, method):
+    src = with_class_constants(pair("{self.KEY: self.a}", 'Out(tensors["zzz"])'), out + textwrap.indent(
+        textwrap.dedent(method), "    "))
+    assert found(lint_project, {"pkg/mod.py": src}) == set()
+
+
+@pytest.mark.parametrize("change", [
+    ("        return {self.KEY: self.a}", "        self = self.other\n        return {self.KEY: self.a}"),
+    ("class Out(DeviceAuxiliaryOutput):", "class Out(DeviceAuxiliaryOutput, Mixin):"),  # a base it cannot see
+    ("def to_pp_tensors(self):", "def to_pp_tensors(this):"),  # only ``self`` is followed
+], ids=["self-rebound", "unseen-base", "other-receiver-name"])
+def test_ppa015_silent_when_self_is_not_certainly_the_instance_of_a_known_class(lint_project, change):
+    src = with_class_constants(pair("{self.KEY: self.a}", 'Out(tensors["zzz"])', head="from lib import Mixin\n"),
+                               '    KEY = "lens"\n').replace(*change)
+    assert found(lint_project, {"pkg/mod.py": src}) == set()
 
 
 # -- keys from constants: PPA011 and PPA013 ------------------------------------------------------------------
@@ -421,3 +477,19 @@ def test_the_summary_records_constants_symbolic_keys_and_type_arguments():
     assert child.base_args == (("float",),)
     keys = [item.key for fact in child.method("to_pp_tensors").returns for item in fact.items]
     assert [(k.kind, k.value, k.computed) for k in keys] == [("dynamic", "K", True), ("dynamic", "Keys.A", True)]
+
+
+# -- what inventory says -----------------------------------------------------------------------------------------
+
+
+def test_inventory_lists_the_keys_constants_hold(lint_project):
+    """inventory's key lists are the keys Python computes, as the rules judge them (it failed with a TypeError
+    once the keys needed the index)."""
+    src = with_class_constants(pair("{K_ACCEPTED: self.a, f'{NS}.top1': self.b}", "Out(tensors[self.READ])",
+                                    head='K_ACCEPTED = "accepted"\nNS = "spec"\n'), "", '    READ = "accept"\n')
+    lint_project({"pkg/mod.py": src})
+    data = build(run_analysis())
+    (output,) = data["outputs"]
+    (observer,) = data["observers"]
+    assert output["pp"]["keys"] == ["accepted", "spec.top1"]
+    assert observer["pp"]["keys"] == ["accept"]

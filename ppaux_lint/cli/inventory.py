@@ -140,11 +140,11 @@ def pp_status(analysis: Analysis, info: ClassInfo, method: str) -> PPStatus:
         return PPStatus(method, "none", via)
     if member.assign is not None:
         return PPStatus(method, "assigned", via or member.assign.value or None)
-    keys = _keys(index, member.owner, member.method, method)
+    keys = _keys(index, member.owner, info.fqn, member.method, method)
     return PPStatus(method, "defined" if via is None else "inherited", via, keys)
 
 
-def _keys(index: ProjectIndex, owner: str, method_summary: MethodSummary | None,
+def _keys(index: ProjectIndex, owner: str, instance: str, method_summary: MethodSummary | None,
           method: str) -> tuple[str, ...] | None:
     """The keys the method sends or reads, as Python computes them (constants resolved), or None if unknown."""
     if method_summary is None or owner not in index.classes:
@@ -152,9 +152,9 @@ def _keys(index: ProjectIndex, owner: str, method_summary: MethodSummary | None,
     from ppaux_lint.rules.sent import read_keys, sent_keys
 
     if method == TO_PP:
-        sent = sent_keys(index, owner, method_summary)
+        sent = sent_keys(index, owner, method_summary, instance)
         return tuple(sorted(sent)) if sent is not None else None
-    read = read_keys(index, owner, method_summary)
+    read = read_keys(index, owner, method_summary, instance)
     if method_summary.keys_read_exact and all(k.kind == "str" for k in read):
         return tuple(sorted({k.value for k in read}))
     return None

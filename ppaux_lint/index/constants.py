@@ -9,10 +9,11 @@ the MRO, loading a module's summary on demand when a name leads into a file the 
 It answers only what is certain, and ``UNKNOWN`` for everything else: a name its module binds more than once
 (``rebound``) or to anything but a constant, an import that leaves the project, a name a star import might
 shadow when several star imports could bind it, a class attribute of a class whose namespace is not only
-its statement (a metaclass, a decorator other than the dataclass ones, a base outside the project: an
-``Enum`` member is no string), an f-string's format spec, an operation Python would refuse, a cycle, or a
-chain deeper than ``_DEPTH``. A value is what ``ast.literal_eval`` makes of the constant: a string, bytes, a
-number, a bool, None or a tuple of those.
+its statement (a metaclass, a decorator other than the dataclass ones, a base outside the project other than
+``object``, ``Generic``, ``Protocol``, ``ABC`` and the protocol roots: an ``Enum`` member is no string),
+``self.NAME`` where an instance attribute may hide the class's (``_on_instance``), an f-string's format
+spec, an operation Python would refuse, a cycle, or a chain deeper than ``_DEPTH``. A value is what
+``ast.literal_eval`` makes of the constant: a string, bytes, a number, a bool, None or a tuple of those.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ _DEPTH = 24
 _PLAIN_DECORATORS = frozenset({"dataclasses.dataclass", "typing.final", "typing_extensions.final",
                                "functools.total_ordering"})
 _SCALARS = (str, bytes, int, float, complex, bool, type(None), tuple)
+_PLAIN_OUTSIDE = frozenset({"builtins.object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol",
+                            "abc.ABC"})
+"""Outside bases that bind no constant a subclass reads and change no attribute lookup (the configured
+protocol roots, SGLang's, are such bases too: methods only); an ``Enum`` is not one."""
 Where = tuple[str, str]
 """(module, qualname) of a constant: ``("pkg.keys", "ACCEPTED")``, ``("pkg.keys", "Keys.A")``."""
 
@@ -49,16 +54,20 @@ class Constants:
         self._tables: dict[str, dict[str, str]] = {}
         self._values: dict[Where, object] = {}
         self._active: set[Where] = set()
+        roots = graph.protocols
+        self._outside = _PLAIN_OUTSIDE | {*roots.output, *roots.observer, *roots.pp_output, *roots.pp_observer,
+                                          *roots.forward_observer}
 
     # -- questions ---------------------------------------------------------------------------------------
-    def key(self, module: str, scope: str, text: str) -> object:
-        """The value of an expression written in a function of ``module`` whose class is ``scope`` (its
-        qualname): the function sees the module's names, never the class body's. A class made in a function
-        sees that function's locals, which no summary holds: unknown."""
+    def key(self, module: str, scope: str, text: str, instance: str = "") -> object:
+        """The value of an expression written in a method of ``module`` whose class is ``scope`` (its
+        qualname): the method sees the module's names, never the class body's, and ``self.NAME`` is looked up
+        on the class of the instance, ``instance`` (a subclass of ``scope``'s class; that class when ""). A
+        class made in a function sees that function's locals, which no summary holds: unknown."""
         if "<locals>" in scope:
             return UNKNOWN
         node = parse(text)
-        return UNKNOWN if node is None else self._evaluate(node, module, "", 0)
+        return UNKNOWN if node is None else self._evaluate(node, module, "", 0, instance or f"{module}.{scope}")
 
     def definition(self, module: str, name: str, scope: str = "") -> Where | None:
         """Where the constant ``name`` (dotted) used in ``module`` is defined, when it certainly is one; in a
@@ -69,29 +78,34 @@ class Constants:
         return self._table(where[0]).get(where[1], "")
 
     # -- evaluation ---------------------------------------------------------------------------------------
-    def _evaluate(self, node: ast.expr, module: str, body: str, depth: int) -> object:
+    def _evaluate(self, node: ast.expr, module: str, body: str, depth: int, instance: str = "") -> object:
         """``node``, written in ``module`` at the level of ``body`` (a class qualname, or "" for functions and
-        the module), evaluated; UNKNOWN where it is not certain."""
+        the module), evaluated; UNKNOWN where it is not certain. In a method, ``instance`` is the class of
+        ``self``; "" elsewhere, where ``self`` is just a name."""
         if depth > _DEPTH:
             return UNKNOWN
         if isinstance(node, ast.Constant):
             return node.value if isinstance(node.value, _SCALARS) else UNKNOWN
         if isinstance(node, ast.Tuple):
-            items = [self._evaluate(e, module, body, depth + 1) for e in node.elts]
+            items = [self._evaluate(e, module, body, depth + 1, instance) for e in node.elts]
             return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
         if isinstance(node, ast.JoinedStr):
-            return self._format(node, module, body, depth)
+            return self._format(node, module, body, depth, instance)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left = self._evaluate(node.left, module, body, depth + 1)
-            right = self._evaluate(node.right, module, body, depth + 1)
+            left = self._evaluate(node.left, module, body, depth + 1, instance)
+            right = self._evaluate(node.right, module, body, depth + 1, instance)
             return _add(left, right)
         if isinstance(node, (ast.Name, ast.Attribute)):
             name = dotted_name(node)
-            where = self._find(module, name, body, depth + 1) if name else None
+            head, _, rest = name.partition(".")
+            if instance and head == "self":
+                where = self._on_instance(instance, rest, depth + 1) if rest else None
+            else:
+                where = self._find(module, name, body, depth + 1) if name else None
             return self._value(where, depth + 1) if where is not None else UNKNOWN
         return UNKNOWN
 
-    def _format(self, node: ast.JoinedStr, module: str, body: str, depth: int) -> object:
+    def _format(self, node: ast.JoinedStr, module: str, body: str, depth: int, instance: str) -> object:
         parts: list[str] = []
         for part in node.values:
             if isinstance(part, ast.Constant) and isinstance(part.value, str):
@@ -99,7 +113,7 @@ class Constants:
                 continue
             if not isinstance(part, ast.FormattedValue) or part.format_spec is not None:
                 return UNKNOWN
-            value = self._evaluate(part.value, module, body, depth + 1)
+            value = self._evaluate(part.value, module, body, depth + 1, instance)
             if value is UNKNOWN:
                 return UNKNOWN
             parts.append(repr(value) if part.conversion == ord("r") else ascii(value) if part.conversion == ord("a")
@@ -171,6 +185,23 @@ class Constants:
                 return self._global(module, ".".join(parts[cut:]), depth + 1)
         return None  # a module itself, or outside the project
 
+    def _on_instance(self, cls: str, name: str, depth: int) -> Where | None:
+        """The class constant ``self.<name>`` reads on an instance of ``cls``: only where no class along the MRO
+        declares ``name`` an instance attribute (an annotated field, one ``__init__`` stores) or takes over
+        attribute lookup (``__getattribute__``), since an instance attribute would hide it. (A store of that
+        name on anything in the class constant's own file already makes it no constant.)"""
+        head = name.partition(".")[0]
+        if cls not in self.graph.classes:
+            return None
+        for owner in self.graph.mro(cls):
+            summary = self.graph.classes.get(owner)
+            if summary is None:
+                continue  # builtins.object; any other class outside the project makes ``_in_class`` unknown
+            if (any(f.name == head for f in (*summary.fields, *summary.init_fields))
+                    or summary.method("__getattribute__") is not None or summary.assign("__getattribute__")):
+                return None
+        return self._in_class(cls, name, depth + 1)
+
     def _in_class(self, cls: str, name: str, depth: int) -> Where | None:
         """The class attribute ``name`` (dotted: nested classes first) of ``cls``, looked up along the MRO."""
         head, _, rest = name.partition(".")
@@ -180,9 +211,9 @@ class Constants:
         if not self._plain(cls):
             return None
         for owner in self.graph.mro(cls):
-            if owner == "builtins.object":
-                continue
             if owner not in self.graph.classes:
+                if owner in self._outside and not head.startswith("__"):
+                    continue
                 return None
             if self._binds(owner, head):
                 qualname = f"{self.graph.classes[owner].qualname}.{head}"
@@ -198,13 +229,14 @@ class Constants:
                 or summary.assign(name) is not None or self.graph.member_class(cls, name) is not None)
 
     def _plain(self, cls: str) -> bool:
-        """Whether the classes along the MRO are made by their statements alone, from project classes."""
+        """Whether the classes along the MRO are made by their statements alone, from project classes and plain
+    outside bases (``_PLAIN_OUTSIDE``, the protocol roots)."""
         if self.graph.unresolved_bases(cls):
             return False
         for owner in self.graph.mro(cls):
             summary = self.graph.classes.get(owner)
             if summary is None:
-                if owner != "builtins.object":
+                if owner not in self._outside:
                     return False
                 continue
             module = self.graph.class_module[owner]

@@ -68,7 +68,7 @@ def _inherited(context: CheckContext) -> Iterator[Finding]:
             if fact.kind != "dict" or fact.when == "falsy":
                 continue
             for item in fact.items:
-                key = sent.key(index, owner.module, owner.summary.qualname, item.key)
+                key = sent.key(index, owner.module, owner.summary.qualname, item.key, info.fqn)
                 if key.kind != "str" or not item.attribute or _declared(context, owner, item.attribute):
                     continue  # what the method's own class says is reported there
                 reason = _declared(context, info, item.attribute)

@@ -32,13 +32,13 @@ def check(context: CheckContext) -> Iterator[Finding]:
         sender_owner, sender = _method_with_owner(index, info.pair, TO_PP)
         if receiver is None or sender is None or receiver.is_async or sender.is_async or sender.is_generator:
             continue
-        sent = sent_keys(index, sender_owner, sender)
+        sent = sent_keys(index, sender_owner, sender, info.pair)
         if sent is None:
             continue
         receiving = Related(_path(index, receiver_owner), receiver.span,
                             f"`{receiver_owner}.{FROM_PP}` rebuilds the output here")
         sending = Related(_path(index, sender_owner), sender.span, f"`{sender_owner}.{TO_PP}` sends the keys here")
-        reads = read_keys(index, receiver_owner, receiver)
+        reads = read_keys(index, receiver_owner, receiver, info.fqn)
         read: dict[str, Key] = {}
         for found in reads:
             if found.kind == "str":

@@ -53,11 +53,12 @@ class Key:
         return f"{text} (`{self.source}`)" if self.source else text
 
 
-def key(index: ProjectIndex, module: str, owner: str, fact: KeyFact) -> Key:
-    """What the key a method of the class ``owner`` (its qualname in ``module``) writes is at run time."""
+def key(index: ProjectIndex, module: str, owner: str, fact: KeyFact, instance: str = "") -> Key:
+    """What the key a method of the class ``owner`` (its qualname in ``module``) writes is at run time, on an
+    instance of ``instance`` (a subclass that inherits the method; ``owner`` itself when "")."""
     if not fact.computed:
         return Key(fact.kind, fact.value, fact.span)
-    value = index.constants.key(module, owner, fact.value)
+    value = index.constants.key(module, owner, fact.value, instance)
     if value is UNKNOWN:
         return Key("dynamic", fact.value, fact.span)
     if isinstance(value, str):
@@ -74,9 +75,9 @@ def returned_items(context: CheckContext) -> Iterator[tuple[ClassInfo, str, Retu
                 yield info, where, fact, item, key(context.index, info.module, info.summary.qualname, item.key)
 
 
-def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary) -> dict[str, Key] | None:
-    """Every key the class ``owner``'s ``to_pp_tensors`` can send (mapped to where it is first sent), or None if
-    unknown."""
+def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "") -> dict[str, Key] | None:
+    """Every key the class ``owner``'s ``to_pp_tensors`` can send from an instance of ``instance`` (mapped to
+    where it is first sent), or None if unknown."""
     module, qualname = index.class_module[owner], index.classes[owner].qualname
     keys: dict[str, Key] = {}
     for fact in method.returns:
@@ -86,18 +87,18 @@ def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary) -> dict[st
         if fact.kind != "dict" or not fact.exact:
             return None
         for item in fact.items:
-            sent = key(index, module, qualname, item.key)
+            sent = key(index, module, qualname, item.key, instance)
             if sent.kind != "str":
                 return None
             keys.setdefault(sent.value, sent)
     return keys if keys else None
 
 
-def read_keys(index: ProjectIndex, owner: str, method: MethodSummary) -> list[Key]:
-    """Every key the class ``owner``'s ``from_pp_tensors`` (``method``) reads, as Python computes it, in source
-    order."""
+def read_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "") -> list[Key]:
+    """Every key the class ``owner``'s ``from_pp_tensors`` (``method``) reads on an instance of ``instance``, as
+    Python computes it, in source order."""
     module, qualname = index.class_module[owner], index.classes[owner].qualname
-    return [key(index, module, qualname, fact) for fact in method.keys_read]
+    return [key(index, module, qualname, fact, instance) for fact in method.keys_read]
 
 
 # Builtins whose result is never a mapping, with the type name an AttributeError gives, and whether it can be

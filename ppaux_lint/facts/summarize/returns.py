@@ -21,9 +21,10 @@ from functools import partial
 
 from ppaux_lint.facts.summarize.built import SEQUENCES, Locals
 from ppaux_lint.facts.summarize.flow import can_fall_through
-from ppaux_lint.facts.summarize.syntax import called_name, dotted, is_none, walk_scope
+from ppaux_lint.facts.summarize.syntax import dotted, is_none, walk_scope
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import LocalNames, key_fact, keyword_key, value_fact
+from ppaux_lint.facts.summarize.values import receiver as receiver_of
 from ppaux_lint.facts.summary import ReturnFact, Span
 
 Local = Callable[[str, Span], "ReturnFact | None"]
@@ -36,7 +37,7 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     ``names`` are the names the method binds, which a key computed from constants cannot use."""
     facts: list[ReturnFact] = []
     is_generator = False
-    receiver = _receiver(node)
+    receiver = receiver_of(node)
     built = Locals(node.body, receiver, positions, names)
     for child in walk_scope(node.body):
         if isinstance(child, (ast.Yield, ast.YieldFrom)):
@@ -47,14 +48,6 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     if can_fall_through(node.body):
         facts.append(ReturnFact("none", positions.name_span(node), implicit=True))
     return tuple(facts), is_generator
-
-
-def _receiver(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """The name the method's instance is bound to ("" for a staticmethod or a method without parameters)."""
-    positional = node.args.posonlyargs + node.args.args
-    if not positional or any(called_name(d) == "staticmethod" for d in node.decorator_list):
-        return ""
-    return positional[0].arg
 
 
 class _Returned:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Container
 
-from ppaux_lint.facts.summarize.syntax import SCOPES, dotted, source, string, walk_scope
+from ppaux_lint.facts.summarize.syntax import SCOPES, called_name, dotted, source, string, walk_scope
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import KeyFact, Span, ValueFact
 
@@ -80,14 +80,19 @@ def key_fact(key: ast.expr, positions: Positions, local: Container[str] = ()) ->
 
 def computed(node: ast.expr, local: Container[str], depth: int = 0) -> bool:
     """Whether Python computes ``node`` from constants alone: literals, names not in ``local`` and attributes
-    of them, tuples, f-strings of those without a format spec, and ``+`` of them."""
+    of them, tuples, f-strings of those without a format spec, and ``+`` of them. In a method whose instance
+    is ``self`` (``local.reads_self()``), ``self.KEY`` is one too: the index looks ``KEY`` up on the class of
+    the instance, and answers only where no instance attribute of that name can hide it."""
     if depth > _COMPUTED_DEPTH:
         return False
     if isinstance(node, ast.Constant):
         return node.value is not Ellipsis
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = dotted(node)
-        return bool(name) and name.split(".", 1)[0] not in local
+        head = name.split(".", 1)[0]
+        if head == "self":  # the instance, when it is one: the index reads any ``self`` in a method so
+            return name != head and isinstance(local, LocalNames) and local.reads_self()
+        return bool(name) and head not in local
     if isinstance(node, ast.Tuple):
         return all(computed(e, local, depth + 1) for e in node.elts)
     if isinstance(node, ast.JoinedStr):
@@ -107,11 +112,28 @@ class LocalNames:
     def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self._node = node
         self._names: frozenset[str] | None = None
+        self._self: bool | None = None
 
     def __contains__(self, name: object) -> bool:
         if self._names is None:
             self._names = _bound_in(self._node)
         return name in self._names
+
+    def reads_self(self) -> bool:
+        """Whether the method's instance is the parameter ``self``, which its body never rebinds."""
+        if self._self is None:
+            self._self = receiver(self._node) == "self" and not any(
+                isinstance(n, ast.Name) and n.id == "self" and not isinstance(n.ctx, ast.Load)
+                for n in walk_scope(self._node.body))
+        return self._self
+
+
+def receiver(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The name the method's instance is bound to ("" for a staticmethod or a method without parameters)."""
+    positional = node.args.posonlyargs + node.args.args
+    if not positional or any(called_name(d) == "staticmethod" for d in node.decorator_list):
+        return ""
+    return positional[0].arg
 
 
 def _bound_in(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
