@@ -47,7 +47,7 @@ def test_a_step_built_dict_is_a_dict_fact_with_its_items():
 
 
 @pytest.mark.parametrize("body, exact, keys", [
-    ('out = {}\nout[self.key] = self.a\nreturn out', False, ["self.key"]),
+    ('out = {}\nout[self.keys[0]] = self.a\nreturn out', False, ["self.keys[0]"]),
     ('out = {"a": self.a}\nout.update(self.extra)\nreturn out', False, ["a"]),
     ('out = dict(self.base, a=self.a)\nreturn out', False, ["a"]),
     ('out = {"a": self.a}\nself.fill(out)\nreturn out', False, []),
@@ -218,7 +218,7 @@ def test_ppa015_compares_the_keys_a_step_built_dict_sends(lint_project, to_pp, s
 
 
 @pytest.mark.parametrize("to_pp", [
-    'out = {}\nout[self.key] = self.a\nreturn out',
+    'out = {}\nout[self.keys[0]] = self.a\nreturn out',
     'out = {"a": self.a}\nout.update(self.extra)\nreturn out',
     'out = {"a": self.a}\nself.fill(out)\nreturn out',
 ], ids=["dynamic-key", "unseen-merge", "escape"])

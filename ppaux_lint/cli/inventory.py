@@ -45,6 +45,8 @@ from ppaux_lint.report.paths import display_path, printable
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis
+    from ppaux_lint.facts.summary import MethodSummary
+    from ppaux_lint.index.project_index import ProjectIndex
 
 OK_STATUSES = frozenset({"defined", "inherited", "assigned"})
 INVENTORY_FORMAT = 1
@@ -156,19 +158,24 @@ def pp_status(analysis: Analysis, info: ClassInfo, method: str) -> PPStatus:
         return PPStatus(method, "none", via, origin=origin)
     if member.assign is not None:
         return PPStatus(method, "assigned", via or member.assign.value or None, origin=origin)
-    return PPStatus(method, "defined" if via is None else "inherited", via, _keys(member.method, method), origin)
+    written = (member.site.module, member.site.scope) if member.site is not None else ("", "")
+    keys = _keys(index, member.owner, info.fqn, member.method, method, written)
+    return PPStatus(method, "defined" if via is None else "inherited", via, keys, origin)
 
 
-def _keys(method_summary, method: str) -> tuple[str, ...] | None:
-    if method_summary is None:
+def _keys(index: ProjectIndex, owner: str, instance: str, method_summary: MethodSummary | None,
+          method: str, written: tuple[str, str]) -> tuple[str, ...] | None:
+    """The keys the method sends or reads, as Python computes them (constants resolved), or None if unknown."""
+    if method_summary is None or owner not in index.classes:
         return None
-    if method == TO_PP:
-        from ppaux_lint.rules.sent import sent_keys
+    from ppaux_lint.rules.sent import read_keys, sent_keys
 
-        sent = sent_keys(method_summary)
+    if method == TO_PP:
+        sent = sent_keys(index, owner, method_summary, instance, written)
         return tuple(sorted(sent)) if sent is not None else None
-    if method_summary.keys_read_exact and all(k.kind == "str" for k in method_summary.keys_read):
-        return tuple(sorted({k.value for k in method_summary.keys_read}))
+    read = read_keys(index, owner, method_summary, instance, written)
+    if method_summary.keys_read_exact and all(k.kind == "str" for k in read):
+        return tuple(sorted({k.value for k in read}))
     return None
 
 

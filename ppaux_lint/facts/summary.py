@@ -44,6 +44,9 @@ class KeyFact:
     kind: "str" (a non-empty string literal, in ``value``), "empty" (""),
     "nonstr" (a literal that is not a string: number, None, tuple, ...; its
     source in ``value``), or "dynamic" (anything the analysis cannot see through).
+    A "dynamic" key that Python computes from constants alone (names the method does not bind, string
+    literals, f-strings and ``+`` of them: ``K_ACCEPTED``, ``keys.TOP1``, ``f"{_NS}.top1"``) is ``computed``,
+    its source in ``value``, for the index to resolve across files (``index.constants``).
     Produced by ``summarize.values`` for ``returns`` and ``built``; ``summarize.key_reads`` makes the same
     facts (never "nonstr") for the keys a method reads from the mapping it receives.
     """
@@ -51,6 +54,7 @@ class KeyFact:
     kind: str
     value: str
     span: Span
+    computed: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,9 @@ class ReturnFact:
     ``empty`` marks a "sequence" display with no element, or a "construct" call with no argument
     (``set()``). ``implicit`` marks falling off the end of the body. A conditional expression
     (``a if c else b``) gives one fact per branch, each with its branch's span, so one ``return``
-    statement may have several.
+    statement may have several; so do ``a or b`` and ``a and b``, one per operand that can be the result.
+    ``when`` says when that is: "truthy" for a value returned only when it is truthy (every operand of
+    ``or`` but the last), "falsy" for one returned only when it is falsy (of ``and``), "" always.
     Produced by ``summarize.returns``; whether the body can fall off its end is ``summarize.flow``'s answer.
     """
 
@@ -102,6 +108,7 @@ class ReturnFact:
     container: str = ""
     empty: bool = False
     built: bool = False
+    when: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,6 +201,9 @@ class ClassSummary:
     made_by: str = ""  # "type" for a ``type(...)`` call, "" for a class statement
     opaque: str = ""  # why its namespace as written cannot be read whole (``type(name, bases, ns)``, ``vars()``), or ""
     opaque_line: int = 0  # the line of what makes it so in a class body (``vars().update(...)``); 0 otherwise
+    base_args: tuple[tuple[str, ...], ...] = ()  # the type arguments of each base as written, in the order of
+    # ``bases`` (``Stat[float]``: ("float",); unsubscripted: ()); () when no base is subscripted
+    type_params: tuple[str, ...] = ()  # the names of ``class C[T, U]:`` (PEP 695)
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:
@@ -368,7 +378,8 @@ class FunctionFlow:
     ``<receiver>.attr``. ``params`` are (name, the class its annotation names, or "") for the parameters
     a return, a local or a store reads; ``receiver`` is the first parameter's name for a method ("" otherwise);
     ``binding`` is "method", "classmethod", "staticmethod", "property" or "function". A generator or a
-    coroutine hands back neither of its returns: ``opaque`` says so.
+    coroutine hands back neither of its returns: ``opaque`` says so. ``lines`` holds the line of each return's
+    statement, in the order of ``returns``; falling off the end has the ``def``'s line, negated.
     """
 
     qualname: str
@@ -381,6 +392,7 @@ class FunctionFlow:
     return_type: str = ""
     return_optional: bool = False
     opaque: bool = False
+    lines: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -425,3 +437,6 @@ class FileSummary:
     edits: tuple[NamespaceEdit, ...] = ()  # what statements outside class bodies do to classes (summarize.namespaces)
     editors: tuple[ClassEditor, ...] = ()  # functions that may change a class they are handed (summarize.namespaces)
     functions: tuple[FunctionSummary, ...] = ()  # functions that may become methods (summarize.namespaces)
+    constants: tuple[tuple[str, str], ...] = ()  # (qualname, source): module and class names bound once, to a
+    # constant expression, a ``TypeVar(...)`` call among them (summarize.constants)
+    rebound: tuple[str, ...] = ()  # module-level names bound more than once, in any form (summarize.constants)

@@ -8,5 +8,7 @@ knows nothing of files on disk, findings or rules: it imports only facts, projec
 must never import scan (its sibling) or anything above it: the rules, the cache, the check or what uses them.
 
 Inside, floors too, each importing only those below it: ``model``, ``hooks`` and ``known_bases``; ``graph``
-(names, inheritance, members, roles); ``inference``; ``instances`` and ``routes``; ``project_index``.
+(names, inheritance, members, roles); ``constants`` (what names bound to constants hold); ``inference`` and
+``generics`` (what type variables stand for); ``instances``, ``routes`` and ``empty_returns`` (the paths on
+which a helper returns nothing); ``project_index``.
 """

@@ -15,7 +15,8 @@ many routes, so this follows the flows of ``summarize.flows`` across the project
   resolves the name to (imports, re-exports, aliases);
 - attributes of an instance: every ``self.attr = value`` in the methods along its MRO and a class-level
   ``attr = None``; ``copy.copy``/``copy.deepcopy``/``dataclasses.replace`` hand back their argument's class;
-- the branches of conditional expressions, ``a or b``, and every ``return`` including falling off the end.
+- the branches of conditional expressions, ``a or b`` (whose ``a`` is returned only when truthy, so never
+  as None), and every ``return`` including falling off the end.
 
 It gives up, with ``UNKNOWN`` as a value among the others, on what it cannot see: parameters without a
 project class annotation, subscripts, literals, calls of functions outside the project, attributes that no
@@ -52,6 +53,7 @@ Values = frozenset
 
 NONE: Value = ("none",)
 UNKNOWN: Value = ("?",)
+TRUTHY, EMPTY = "truthy", "empty"  # shapes of a flow's expressions, never values
 INSTANCE, SUBCLASS_OF, CLASS, FUNCTION, MODULE, OUTSIDE, SUPER = "i", "i+", "k", "f", "m", "x", "s"
 _NOTHING: Values = frozenset()
 _UNKNOWN: Values = frozenset({UNKNOWN})
@@ -66,7 +68,8 @@ _DEPTH = 48
 def parse_expr(text: Expr) -> tuple:
     """A summary's expression text back into the shape ``summarize.flows`` walked it as: ``("none",)``,
     ``("name", id)``, ``("attr", shape, attribute)``, ``("call", shape, first argument shape or None)``,
-    ``("?",)``. Memoised: the same few texts recur across a project's flows."""
+    ``("empty", "{}")``, ``("truthy", shape)`` (written ``x or ...``), ``("?",)``. Memoised: the same few texts
+    recur across a project's flows."""
     try:
         node = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
@@ -83,6 +86,12 @@ def _shape(node: ast.expr) -> tuple:
         return ("call", _shape(node.func), _shape(node.args[0]) if node.args else None)
     if isinstance(node, ast.Constant) and node.value is None:
         return NONE
+    if isinstance(node, ast.BoolOp) and len(node.values) == 2 and isinstance(node.values[1], ast.Constant) \
+            and node.values[1].value is Ellipsis:
+        return (TRUTHY, _shape(node.values[0]))
+    if isinstance(node, (ast.Dict, ast.List, ast.Tuple)) and not (node.keys if isinstance(node, ast.Dict)
+                                                                    else node.elts):
+        return (EMPTY, ast.unparse(node))
     return UNKNOWN
 
 
@@ -212,6 +221,8 @@ class Inference:
         kind = expr[0]
         if kind == "none":
             return _NONE
+        if kind == TRUTHY:  # returned only when truthy, so never None
+            return self.evaluate(expr[1], module, flow, receiver, reading) - _NONE
         if kind == "name":
             return self._name(expr[1], module, flow, receiver, reading)
         if kind == "attr":

@@ -15,6 +15,9 @@ from dataclasses import replace
 from ppaux_lint.contract.names import AFTER_SAMPLE, FROM_PP
 from ppaux_lint.facts.summary import FileSummary
 from ppaux_lint.index import instances
+from ppaux_lint.index.constants import Constants
+from ppaux_lint.index.empty_returns import EmptyReturns
+from ppaux_lint.index.generics import TypeArguments
 from ppaux_lint.index.graph import Member, ProjectGraph
 from ppaux_lint.index.inference import Inference
 from ppaux_lint.index.model import ClassInfo
@@ -36,6 +39,9 @@ class ProjectIndex(ProjectGraph):
         self._focus = list(self.classes) if focus is None else [c for c in focus if c in self.classes]
         self._infos: dict[str, ClassInfo] | None = None  # the focused classes, whole
         self._inference: Inference | None = None
+        self._constants: Constants | None = None
+        self._type_arguments: TypeArguments | None = None
+        self._empty_returns: EmptyReturns | None = None
 
     @property
     def inference(self) -> Inference:
@@ -43,6 +49,27 @@ class ProjectIndex(ProjectGraph):
         if self._inference is None:
             self._inference = Inference(self)
         return self._inference
+
+    @property
+    def constants(self) -> Constants:
+        """What names bound to constants hold, across files (``constants.py``), memoised with the index."""
+        if self._constants is None:
+            self._constants = Constants(self)
+        return self._constants
+
+    @property
+    def type_arguments(self) -> TypeArguments:
+        """What type variables stand for in classes that specialise generic bases (``generics.py``)."""
+        if self._type_arguments is None:
+            self._type_arguments = TypeArguments(self, self.constants)
+        return self._type_arguments
+
+    @property
+    def empty_returns(self) -> EmptyReturns:
+        """The paths on which a call of a project function returns nothing (``empty_returns.py``)."""
+        if self._empty_returns is None:
+            self._empty_returns = EmptyReturns(self, self.inference)
+        return self._empty_returns
 
     def infos(self) -> dict[str, ClassInfo]:
         """Every class classified so far: the focused ones first, with their pairing, routes and whether they have

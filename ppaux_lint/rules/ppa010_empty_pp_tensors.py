@@ -1,7 +1,9 @@
 """PPA010: ``to_pp_tensors`` returns an empty mapping, or None, on some path.
 
 An empty list, tuple or set is reported here too rather than as PPA019: it is not a mapping either, but it
-is falsy, so the helper's emptiness check rejects it before anything would call ``.items()`` on it.
+is falsy, so the helper's emptiness check rejects it before anything would call ``.items()`` on it. So is
+the call of a project helper that returns None or an empty display on some path (``through.py``), with the
+path in the message; the left of ``or`` is never such a path, since it is returned only when truthy.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from collections.abc import Iterator
 
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.facts.findings import Finding
-from ppaux_lint.rules import sent
-from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.facts.summary import ReturnFact
+from ppaux_lint.rules import sent, through
+from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
@@ -30,6 +33,17 @@ def check(context: CheckContext) -> Iterator[Finding]:
                 yield RULE.finding(f"{own.where} returns an empty {sequence.type_name} on this path (not a mapping, "
                                    f"and falsy, so the helper's emptiness check rejects it first): {error}",
                                    own.path, fact.span, own.info.fqn)
+            elif sequence is None:
+                yield from _through_helpers(context, own, fact, error)
+
+
+def _through_helpers(context: CheckContext, own: OwnMethod, fact: ReturnFact, error: str) -> Iterator[Finding]:
+    paths = list(through.empty_paths(context, own, fact))
+    if paths:
+        others = f" (and {len(paths) - 1} other such path{'s' if len(paths) > 2 else ''})" if len(paths) > 1 else ""
+        yield RULE.finding(f"{own.where} {through.described(fact, paths[0])}{others}, which the helper treats as "
+                           f"empty: {error}", own.path, fact.span, own.info.fqn,
+                           related=(through.related(context, paths[0]),))
 
 
 RULE = Rule("PPA010", "empty-pp-tensors", "`to_pp_tensors` returns an empty mapping on some path", check,

@@ -1,4 +1,5 @@
-"""PPA011: a tensor name returned by ``to_pp_tensors`` that is not a non-empty string."""
+"""PPA011: a tensor name returned by ``to_pp_tensors`` that is not a non-empty string, written as a literal or
+computed from constants (``K = ""``, ``K = None``: ``sent.key``)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,9 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for own, _, item in sent.returned_items(context):
-        key = item.key
+    for own, _, _, key in sent.returned_items(context):
         if key.kind in ("empty", "nonstr"):
-            yield RULE.finding(f"{own.where} returns a tensor named {key.value or repr('')}, which is not a non-empty "
+            yield RULE.finding(f"{own.where} returns a tensor named {key.shown}, which is not a non-empty "
                                f"string: {pp_errors.raised(pp_errors.BAD_NAME)}",
                                own.path, key.span, own.info.fqn)
 

@@ -4,8 +4,11 @@ Most reasons are in the expression itself (a literal, ``.tolist()``, ``len()``: 
 the project: a call that the index resolves to a NumPy array constructor (``np.zeros(...)`` with ``import numpy
 as np``), and ``self.<field>`` where the class, along its MRO, declares the field with an annotation that is
 not a tensor (``lengths: list[torch.Tensor]``), at class level or through ``__init__`` storing a parameter so
-annotated (``def __init__(self, lengths: list[torch.Tensor])``, ``self.lengths = lengths``). An unresolved
-name, an ``Optional[...]``, a union or an annotation of unknown meaning is silence.
+annotated (``def __init__(self, lengths: list[torch.Tensor])``, ``self.lengths = lengths``). A field declared
+with a type variable (``value: T`` in ``class Stat(Generic[T])``) is what the class under judgement binds it
+to (``class BatchTemperature(Stat[float])``), reported at that class when it inherits ``to_pp_tensors``. An
+unresolved name, an ``Optional[...]``, a union, an unbound type variable or an annotation of unknown meaning
+is silence.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import re
 from collections.abc import Iterator
 
 from ppaux_lint.contract import pp_errors
-from ppaux_lint.facts.findings import Finding
+from ppaux_lint.contract.names import TO_PP
+from ppaux_lint.facts.findings import Finding, Related
 from ppaux_lint.facts.summary import ValueFact
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules import sent
@@ -37,14 +41,42 @@ _ANNOTATION = re.compile(r"([A-Za-z_][\w.]*)(\[.*\])?")
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for own, _, item in sent.returned_items(context):
-        if item.key.kind != "str":
+    for own, _, item, key in sent.returned_items(context):
+        if key.kind != "str":
             continue
         reason = item.not_tensor or _numpy_array(context, own, item) or _declared(context, own.info, item.attribute)
         if reason:
-            error = pp_errors.raised(pp_errors.NOT_A_TENSOR.format(name=item.key.value))
-            yield RULE.finding(f"{own.where} returns {reason} under {item.key.value!r}, not a tensor: {error}",
+            error = pp_errors.raised(pp_errors.NOT_A_TENSOR.format(name=key.value))
+            yield RULE.finding(f"{own.where} returns {reason} under {key.shown}, not a tensor: {error}",
                                own.path, item.span, own.info.fqn)
+    yield from _inherited(context)
+
+
+def _inherited(context: CheckContext) -> Iterator[Finding]:
+    """A class that inherits ``to_pp_tensors`` and binds a type variable the inherited method's value is
+    declared with to a type that is not a tensor (``class BatchTemperature(Stat[float])``): reported at the
+    class, which chose the type, with the value as the other end."""
+    index = context.index
+    for info in context.implementations():
+        member = index.lookup(info.fqn, TO_PP) if info.is_output else None
+        if member is None or member.method is None or member.owner in (info.fqn, None) \
+                or member.owner not in index.classes or member.method.is_async or member.method.is_generator:
+            continue
+        owner = index.info(member.owner)
+        where = f"`{info.fqn}` inherits `{owner.fqn}.{TO_PP}`, which"
+        for fact in member.method.returns:
+            if fact.kind != "dict" or fact.when == "falsy":
+                continue
+            for item in fact.items:
+                key = sent.key(index, owner.module, owner.summary.qualname, item.key, info.fqn)
+                if key.kind != "str" or not item.attribute or _declared(context, owner, item.attribute):
+                    continue  # what the method's own class says is reported there
+                reason = _declared(context, info, item.attribute)
+                if reason:
+                    error = pp_errors.raised(pp_errors.NOT_A_TENSOR.format(name=key.value))
+                    value = Related(owner.path, item.span, f"`{owner.fqn}.{TO_PP}` returns the value here")
+                    yield RULE.finding(f"{where} returns {reason} under {key.shown}, not a tensor: {error}",
+                                       info.path, info.summary.span, info.fqn, related=(value,))
 
 
 def _numpy_array(context: CheckContext, own: OwnMethod, item: ValueFact) -> str:
@@ -57,7 +89,8 @@ def _numpy_array(context: CheckContext, own: OwnMethod, item: ValueFact) -> str:
 def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     """What the class declares ``self.<attribute>`` as, when that is certainly not a tensor; the first class
     along the MRO that names the attribute at all (a field, a method or assignment, or a store in its
-    ``__init__``) decides, and a base that cannot be seen might."""
+    ``__init__``) decides, and a base that cannot be seen might. A type variable of that class stands for
+    what ``info`` binds it to through its bases' type arguments (``index.generics``)."""
     if not attribute or info.unresolved_bases:
         return ""
     index = context.index
@@ -67,23 +100,38 @@ def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
             continue
         declared = next((f for f in cls.fields if f.name == attribute), None)
         if declared is not None:
-            kind = _not_tensor_type(context, owner, declared.annotation)
-            return f"{kind} (field `{attribute}: {declared.annotation}`)" if kind else ""
+            return _described(context, info.fqn, owner, declared.annotation, f"field `{attribute}: {{}}`")
         if cls.method(attribute) is not None or cls.assign(attribute) is not None:
             return ""
         stored = next((f for f in cls.init_fields if f.name == attribute), None)
         if stored is not None:
-            kind = _not_tensor_type(context, owner, stored.annotation)
-            return f"{kind} (`__init__` stores `self.{attribute}` as `{stored.annotation}`)" if kind else ""
+            return _described(context, info.fqn, owner, stored.annotation,
+                              f"`__init__` stores `self.{attribute}` as `{{}}`")
     return ""
 
 
-def _not_tensor_type(context: CheckContext, owner: str, annotation: str) -> str:
-    """What an annotation in class ``owner`` says a value is, when that is certainly not a tensor."""
-    index = context.index
-    match = _ANNOTATION.fullmatch(annotation)
-    target = index.resolve(index.class_module[owner], match.group(1), index.classes[owner].qualname) if match else None
-    return _NOT_TENSOR_TYPES.get(target or "", "")
+def _described(context: CheckContext, cls: str, owner: str, annotation: str, how: str) -> str:
+    """"a list (field `lengths: list[int]`)", "a float (field `value: T`, T = float)", or "" when the annotation
+    in class ``owner`` does not say that a value of an instance of ``cls`` is certainly not a tensor."""
+    found = _not_tensor_type(context, cls, owner, annotation)
+    if found is None:
+        return ""
+    kind, bound = found
+    return f"{kind} ({how.format(annotation)}{', ' + bound if bound else ''})"
+
+
+def _not_tensor_type(context: CheckContext, cls: str, owner: str, annotation: str) -> tuple[str, str] | None:
+    """What an annotation in class ``owner`` says a value of an instance of ``cls`` is, when that is certainly
+    not a tensor: the kind, and what a type variable of ``owner`` stood for ("" for none)."""
+    written = context.index.type_arguments.substitute(cls, owner, annotation)
+    if written is None:
+        return None
+    match = _ANNOTATION.fullmatch(written.text)
+    target = context.index.resolve(written.module, match.group(1), written.scope) if match else None
+    kind = _NOT_TENSOR_TYPES.get(target or "", "")
+    if not kind:
+        return None
+    return kind, (f"{annotation} = {written.text}" if written.text != annotation else "")
 
 
 RULE = Rule("PPA012", "non-tensor-pp-value", "A value returned by `to_pp_tensors` is certainly not a tensor", check,

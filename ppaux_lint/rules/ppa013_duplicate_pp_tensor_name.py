@@ -3,7 +3,8 @@
 The helper never sees the first entry: Python keeps the last, so one tensor silently stays home. A dict
 built step by step is not a literal: assigning a key again replaces its value, which is how such a dict is
 written (a default, then the real tensor), and the helper never sees either as a duplicate, so it is not
-reported.
+reported. Keys are compared as Python computes them, so two constants of one value are the same name
+(``sent.key``).
 """
 
 from __future__ import annotations
@@ -11,24 +12,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ppaux_lint.facts.findings import Finding
+from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.rules import sent
 from ppaux_lint.rules.base import CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for own, fact in sent.returns(context):
-        if fact.kind != "dict" or fact.built:
+    seen: dict[tuple[str, ReturnFact], set[str]] = {}  # per class: one function may be bound into several
+    for own, fact, _, key in sent.returned_items(context):
+        if fact.built or key.kind != "str":
             continue
-        seen: set[str] = set()
-        for item in fact.items:
-            key = item.key
-            if key.kind != "str":
-                continue
-            if key.value in seen:
-                yield RULE.finding(f"{own.where} returns {key.value!r} twice in one dict; the first tensor is "
-                                   f"silently replaced and never reaches the next stage", own.path, key.span,
-                                   own.info.fqn)
-            seen.add(key.value)
+        names = seen.setdefault((own.info.fqn, fact), set())
+        if key.value in names:
+            yield RULE.finding(f"{own.where} returns {key.shown} twice in one dict; the first tensor is silently "
+                               f"replaced and never reaches the next stage", own.path, key.span, own.info.fqn)
+        names.add(key.value)
 
 
 RULE = Rule("PPA013", "duplicate-pp-tensor-name",

@@ -1,8 +1,10 @@
 """PPA014: ``from_pp_tensors`` can return None, which the helper reports as a failed reconstruction.
 
-A ``return None`` (or falling off the end) is reported where it is. An ``Optional[...]`` annotation is reported
-only when the body may really return None, or returns something the inference cannot see (``inference.py``):
-a method annotated ``Optional[X]`` whose every path returns an instance never returns None.
+A ``return None`` (or falling off the end) is reported where it is, and so is a return of a project helper's
+call that returns None on some path (``through.py``), with the path in the message. An ``Optional[...]``
+annotation is reported only when the body may really return None, or returns something the inference cannot
+see (``inference.py``): a method annotated ``Optional[X]`` whose every path returns an instance never returns
+None.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import FROM_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.inference import NONE, UNKNOWN
+from ppaux_lint.rules import through
 from ppaux_lint.rules.base import CheckContext, Rule
 
 
@@ -26,7 +29,14 @@ def check(context: CheckContext) -> Iterator[Finding]:
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else "returns None on this path"
             yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)
-        if not none_returns and method.return_optional and _may_return_none(context, own.info.fqn):
+        helped = False
+        for fact in method.returns:
+            path = next((p for p in through.empty_paths(context, own, fact) if p.returned == "None"), None)
+            if path is not None:
+                helped = True
+                yield RULE.finding(f"{own.where} {through.described(fact, path)}: {error}", own.path, fact.span,
+                                   own.info.fqn, related=(through.related(context, path),))
+        if not none_returns and not helped and method.return_optional and _may_return_none(context, own.info.fqn):
             yield RULE.finding(f"{own.where} is annotated `{method.return_annotation}`, so it may return None: "
                                f"{error}", own.path, method.return_annotation_span or method.span, own.info.fqn)
 

@@ -3,6 +3,8 @@
 Both sides are compared only when both are known exactly: every return of ``to_pp_tensors`` is a dict
 literal of string keys, or a dict built step by step whose every key is such a literal (``sent.sent_keys``:
 what any path puts in it), and (for unread keys) the received mapping is used only through literal-key reads.
+A key written as a constant, an f-string or a ``+`` of them is the string Python computes for it, resolved
+across files (``sent.key``); one the index cannot resolve is not known.
 Which output an observer rebuilds is what its ``from_pp_tensors`` (else its ``after_sample``) returns, by any
 route the inference follows; an observer that never returns an output never receives any keys.
 The two ends usually live in different files, so each finding carries the other end as a related location:
@@ -18,7 +20,7 @@ from ppaux_lint.facts.findings import Finding, Related
 from ppaux_lint.facts.summary import MethodSummary
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.rules.base import CheckContext, Rule
-from ppaux_lint.rules.sent import sent_keys
+from ppaux_lint.rules.sent import Key, read_keys, sent_keys
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
@@ -30,40 +32,45 @@ def check(context: CheckContext) -> Iterator[Finding]:
         sending_end = _end(index, info.pair, TO_PP)
         if receiving_end is None or sending_end is None:
             continue
-        receiver_owner, receiver, receiver_path, reads_where = receiving_end
-        sender_owner, sender, sender_path, sends_where = sending_end
+        receiver_owner, receiver, receiver_path, reads_where, receiver_written = receiving_end
+        sender_owner, sender, sender_path, sends_where, sender_written = sending_end
         if receiver.is_async or sender.is_async or sender.is_generator:
             continue
-        sent = sent_keys(sender)
+        sent = sent_keys(index, sender_owner, sender, info.pair, sender_written)
         if sent is None:
             continue
         receiving = Related(receiver_path, receiver.span, f"{reads_where} rebuilds the output here")
         sending = Related(sender_path, sender.span, f"{sends_where} sends the keys here")
-        read = {k.value: k for k in receiver.keys_read if k.kind == "str"}
-        for name, key in read.items():
+        reads = read_keys(index, receiver_owner, receiver, info.fqn, receiver_written)
+        read: dict[str, Key] = {}
+        for found in reads:
+            if found.kind == "str":
+                read.setdefault(found.value, found)
+        for name, found in read.items():
             if name not in sent:
                 yield RULE.finding(
-                    f"{reads_where} reads {name!r}, but {sends_where} never sends it "
+                    f"{reads_where} reads {found.shown}, but {sends_where} never sends it "
                     f"(it sends {', '.join(map(repr, sorted(sent)))}): KeyError on the first stage",
-                    receiving.path, key.span, receiver_owner, related=(sending,))
-        if not receiver.keys_read_exact or any(k.kind != "str" for k in receiver.keys_read):
+                    receiving.path, found.span, receiver_owner, related=(sending,))
+        if not receiver.keys_read_exact or any(k.kind != "str" for k in reads):
             continue
-        for name, span in sent.items():
+        for name, found in sent.items():
             if name not in read:
                 yield RULE.finding(
-                    f"{sends_where} sends {name!r}, but {reads_where} never reads it: "
+                    f"{sends_where} sends {found.shown}, but {reads_where} never reads it: "
                     f"the tensor crosses the stage and is silently dropped",
-                    sending.path, span, sender_owner, related=(receiving,))
+                    sending.path, found.span, sender_owner, related=(receiving,))
 
 
-def _end(index: ProjectIndex, fqn: str, name: str) -> tuple[str, MethodSummary, str, str] | None:
+def _end(index: ProjectIndex, fqn: str, name: str) -> tuple[str, MethodSummary, str, str, tuple[str, str]] | None:
     """One end of the contract as the class's final namespace holds it: the class that owns the method, its
-    summary, the file it is written in, and how messages name it (with how the class got it)."""
+    summary, the file it is written in, how messages name it (with how the class got it), and the module and
+    scope its names resolve in."""
     member = index.lookup(fqn, name)
     if member is None or member.method is None or member.owner not in index.classes or member.site is None:
         return None
     where = f"`{member.owner}.{name}`" + (f" ({member.origin})" if member.origin else "")
-    return member.owner, member.method, member.site.path, where
+    return member.owner, member.method, member.site.path, where, (member.site.module, member.site.scope)
 
 
 RULE = Rule("PPA015", "pp-key-mismatch",

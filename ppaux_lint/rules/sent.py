@@ -1,10 +1,12 @@
 """What ``to_pp_tensors`` returns, as the contract rules (PPA010-PPA013, PPA015) read it.
 
 Each rule reads only the facts the summary recorded as certain: a key built at run time, a value of unknown
-type or a return of some variable is silence, never a guess. A local dict built step by step and returned
-counts as a dict (``ReturnFact.built``), with every key and value it may hold at that return. An ``async
-def`` or generator ``to_pp_tensors`` returns no mapping at all (PPA016 says so), so what its body returns is
-not judged.
+type or a return of some variable is silence, never a guess. A key computed from constants (``K_ACCEPTED``,
+``f"{_NS}.top1"``) is what the index says Python computes for it (``index.constants``), and silence where
+it cannot say (``key``). A local dict built step by step and returned counts as a dict (``ReturnFact.built``),
+with every key and value it may hold at that return. A return that is an operand of ``and`` is returned only
+when falsy, so its items are never sent. An ``async def`` or generator ``to_pp_tensors`` returns no mapping
+at all (PPA016 says so), so what its body returns is not judged.
 
 What the helper does with a return that is not a mapping is shared too: an empty one stops it at its
 emptiness check (PPA010), any other fails at ``.items()`` (PPA019).
@@ -16,7 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ppaux_lint.contract.names import TO_PP
-from ppaux_lint.facts.summary import MethodSummary, ReturnFact, Span, ValueFact
+from ppaux_lint.facts.summary import KeyFact, MethodSummary, ReturnFact, Span, ValueFact
+from ppaux_lint.index.constants import UNKNOWN
+from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 
 
@@ -30,26 +34,92 @@ def returns(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact]]:
             yield own, fact
 
 
-def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact]]:
-    """Every ``key: value`` of every dict that ``to_pp_tensors`` returns."""
+@dataclass(frozen=True)
+class Key:
+    """A key as Python computes it: kind "str" (``value`` holds it), "empty", "nonstr" (``value`` holds the
+    source or the repr of what it is) or "dynamic"; ``source`` is the constant expression it was computed
+    from (``K_ACCEPTED``), "" for a key written as a literal."""
+
+    kind: str
+    value: str
+    span: Span
+    source: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The key as a message quotes it: ``'accepted' (`K_ACCEPTED`)``."""
+        text = repr(self.value) if self.kind in ("str", "empty") else self.value
+        return f"{text} (`{self.source}`)" if self.source else text
+
+
+def key(index: ProjectIndex, module: str, owner: str, fact: KeyFact, instance: str = "") -> Key:
+    """What the key a method of the class ``owner`` (its qualname in ``module``) writes is at run time, on an
+    instance of ``instance`` (a subclass that inherits the method; ``owner`` itself when "")."""
+    if not fact.computed:
+        return Key(fact.kind, fact.value, fact.span)
+    value = index.constants.key(module, owner, fact.value, instance)
+    if value is UNKNOWN:
+        return Key("dynamic", fact.value, fact.span)
+    if isinstance(value, str):
+        return Key("str" if value else "empty", value, fact.span, fact.value)
+    return Key("nonstr", repr(value), fact.span, fact.value)
+
+
+def written_in(index: ProjectIndex, owner: str, method: MethodSummary, module: str = "",
+               scope: str = "") -> tuple[str, str]:
+    """Where the names in ``method``, a method the class ``owner`` holds, resolve, as (module, class qualname)
+    for ``key``. A ``def`` of the class statement sees its module's names, and its class's constants through
+    ``self``; a function bound into the class from elsewhere (``module``, in the scope ``scope``: where the
+    index's namespaces found it written) sees its own module's names, or, nested in another function, that
+    function's locals too, which no summary holds (``key`` then says unknown)."""
+    statement = index.classes[owner]
+    if not module or statement.method(method.name) is method:
+        return index.class_module[owner], statement.qualname
+    return module, f"{scope}.<locals>" if scope else ""
+
+
+def own_key(index: ProjectIndex, own: OwnMethod, fact: KeyFact) -> Key:
+    """What a key ``own``'s method writes is at run time, on an instance of its class."""
+    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
+    return key(index, module, scope, fact, own.info.fqn)
+
+
+def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact, Key]]:
+    """Every ``key: value`` of every dict that ``to_pp_tensors`` can return holding it, with the key as Python
+    computes it."""
     for own, fact in returns(context):
-        if fact.kind == "dict":
+        if fact.kind == "dict" and fact.when != "falsy":
             for item in fact.items:
-                yield own, fact, item
+                yield own, fact, item, own_key(context.index, own, item.key)
 
 
-def sent_keys(method: MethodSummary) -> dict[str, Span] | None:
-    """Every key ``to_pp_tensors`` can send (mapped to the span that sends it first), or None if unknown."""
-    keys: dict[str, Span] = {}
+def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",
+              written: tuple[str, str] = ("", "")) -> dict[str, Key] | None:
+    """Every key the class ``owner``'s ``to_pp_tensors`` can send from an instance of ``instance`` (mapped to
+    where it is first sent), or None if unknown; ``written`` is the (module, scope) of a function bound into
+    the class from outside its statement (``written_in``)."""
+    module, qualname = written_in(index, owner, method, *written)
+    keys: dict[str, Key] = {}
     for fact in method.returns:
-        if (fact.kind == "none" or (fact.kind == "dict" and not fact.items and fact.exact)
+        if (fact.kind == "none" or fact.when == "falsy" or (fact.kind == "dict" and not fact.items and fact.exact)
                 or (fact.kind == "sequence" and fact.empty)):
             continue  # nothing sent on this path (PPA010's business)
-        if fact.kind != "dict" or not fact.exact or any(i.key.kind != "str" for i in fact.items):
+        if fact.kind != "dict" or not fact.exact:
             return None
         for item in fact.items:
-            keys.setdefault(item.key.value, item.key.span)
+            sent = key(index, module, qualname, item.key, instance or owner)
+            if sent.kind != "str":
+                return None
+            keys.setdefault(sent.value, sent)
     return keys if keys else None
+
+
+def read_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",
+              written: tuple[str, str] = ("", "")) -> list[Key]:
+    """Every key the class ``owner``'s ``from_pp_tensors`` (``method``) reads on an instance of ``instance``, as
+    Python computes it, in source order (``written`` as for ``sent_keys``)."""
+    module, qualname = written_in(index, owner, method, *written)
+    return [key(index, module, qualname, fact, instance or owner) for fact in method.keys_read]
 
 
 # Builtins whose result is never a mapping, with the type name an AttributeError gives, and whether it can be
@@ -71,16 +141,21 @@ class NotAMapping:
 
 def not_a_mapping(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> NotAMapping | None:
     """What a return is when it is certainly not a mapping: a display, a comprehension, or a call of a builtin
-    that the index does not resolve to anything else (``list(...)``, ``zip(...)``)."""
+    that the index does not resolve to anything else (``list(...)``, ``zip(...)``). One returned only when it is
+    falsy (the left of ``and``) is empty, one returned only when it is truthy (the left of ``or``) is not."""
     if fact.kind == "sequence":
-        return NotAMapping(fact.container, fact.empty, not fact.exact and fact.container != "generator")
-    if fact.kind != "construct" or fact.constructs not in _BUILTIN_SEQUENCES:
+        found = NotAMapping(fact.container, fact.empty, not fact.exact and fact.container != "generator")
+    elif fact.kind != "construct" or fact.constructs not in _BUILTIN_SEQUENCES:
         return None
-    target = context.index.resolve(own.module, fact.constructs, own.scope)
-    if target not in (None, f"builtins.{fact.constructs}"):
-        return None  # the module binds the name to something of its own
-    type_name, can_be_empty = _BUILTIN_SEQUENCES[fact.constructs]
-    if fact.empty and fact.constructs in ("sorted", "range"):
-        return None  # called without an argument, it raises a TypeError of its own
-    empty = fact.empty and can_be_empty
-    return NotAMapping(type_name, empty, can_be_empty and not empty)
+    else:
+        target = context.index.resolve(own.module, fact.constructs, own.scope)
+        if target not in (None, f"builtins.{fact.constructs}"):
+            return None  # the module binds the name to something of its own
+        type_name, can_be_empty = _BUILTIN_SEQUENCES[fact.constructs]
+        if fact.empty and fact.constructs in ("sorted", "range"):
+            return None  # called without an argument, it raises a TypeError of its own
+        empty = fact.empty and can_be_empty
+        found = NotAMapping(type_name, empty, can_be_empty and not empty)
+    if fact.when == "falsy":
+        return NotAMapping(found.type_name, True, False) if found.empty or found.may_be_empty else None
+    return NotAMapping(found.type_name, False, False) if fact.when == "truthy" else found

@@ -32,6 +32,8 @@ fields they read come from:
   ``ClassSummary`` of each ``type(name, bases, ns)`` call, and ``FunctionSummary`` of the functions that may
   become methods;
 - ``uses``: ``value_names``, the class-like names used other than as bases or annotations;
+- ``constants``: ``constants`` and ``rebound``, the names a module or class binds once to a constant
+  expression (keys written as names, type variables), and the module's names bound more than once;
 - ``syntax``: dotted names, literals and scopes, read the same way by all of them.
 
 This module turns the file's bytes into a tree and the collected facts into a
@@ -82,6 +84,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
     bindings = collector.bindings
+    constants, rebound = collector.constants.finish(tree, text)
     return FileSummary(
         path=path,
         module=module,
@@ -101,6 +104,8 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         edits=tuple(collector.namespaces.edits),
         editors=tuple(collector.namespaces.editors),
         functions=tuple(collector.namespaces.functions),
+        constants=constants,
+        rebound=rebound,
     )
 
 

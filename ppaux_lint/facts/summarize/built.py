@@ -10,8 +10,9 @@ For a dict it follows, in source order and along each path, what fills it:
   ``out.setdefault(key, value)``;
 - ``del out[key]``, ``out.pop(key)``, ``out.clear()``;
 - a ``for`` over a display of constants (``for name in ("ids", "lengths")``, or unpacking ``for key, attr in
-  (("ids", "token_ids"), ...)``), once per element, so that ``out[name] = getattr(self, name)`` has a known
-  key, and a value that reads ``self.<name>``.
+  (("ids", "token_ids"), ...)``, or of names of constants: ``for name in (K_IDS, K_LENGTHS)``), once per
+  element, so that ``out[name] = getattr(self, name)`` has a known key, and a value that reads
+  ``self.<name>``.
 
 The fact says what the mapping may hold at that ``return``: every key some path to it puts there, each with
 every value it may hold then. An assignment on the path replaces the value before it; one that may not run
@@ -20,7 +21,8 @@ every value it may hold then. An assignment on the path replaces the value befor
 is what building a dict is, not a duplicate). A key put only on some paths counts as there: the mapping is
 empty at a ``return`` only when no path to it puts anything.
 
-``exact`` is False when the mapping may hold a key the syntax does not show: a key computed at run time, a
+``exact`` is False when the mapping may hold a key the syntax does not show: a key computed at run time (one
+computed from constants is shown: the index resolves it, and the rules are silent where it cannot), a
 merge of a mapping it cannot see (``out.update(other)``, ``**other``, ``dict(other)``), which also makes
 every value before it unknown, or the removal of an unknown key, which forgets every entry. Any other use of
 the dict (passed to a call, stored, aliased) is an escape: every entry known before is forgotten, since the
@@ -42,7 +44,7 @@ from dataclasses import replace
 
 from ppaux_lint.facts.summarize.syntax import SCOPES, dotted, walk_scope
 from ppaux_lint.facts.summarize.text import Positions
-from ppaux_lint.facts.summarize.values import key_fact, keyword_key, value_fact
+from ppaux_lint.facts.summarize.values import LocalNames, computed, key_fact, keyword_key, value_fact
 from ppaux_lint.facts.summary import KeyFact, ReturnFact, Span, ValueFact
 
 SEQUENCES = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set", ast.ListComp: "list", ast.SetComp: "set",
@@ -72,7 +74,7 @@ class _State:
         return other
 
     def put(self, fact: ValueFact, maybe: bool) -> None:
-        if fact.key.kind == "dynamic":
+        if fact.key.kind == "dynamic" and not fact.key.computed:
             self.exact = False
         values = self.entries.setdefault(_identity(fact.key), [])
         if not maybe:
@@ -107,8 +109,11 @@ class _State:
 
 
 def _identity(key: KeyFact) -> tuple[str, str]:
-    """Keys that are the same key at run time; each key computed at run time is its own."""
-    return (key.kind, key.value) if key.kind != "dynamic" else (key.kind, f"{key.span.line}:{key.span.column}")
+    """Keys that are the same key at run time; each key computed at run time is its own, but one computed from
+    constants is the same wherever the method writes it the same way."""
+    if key.kind != "dynamic" or key.computed:
+        return (key.kind, key.value)
+    return (key.kind, f"{key.span.line}:{key.span.column}")
 
 
 def _join(states: Iterable[_State | None]) -> _State | None:
@@ -129,16 +134,17 @@ def _join(states: Iterable[_State | None]) -> _State | None:
 class Locals:
     """The locals a method returns, each followed once, on the first ``return`` that names it."""
 
-    def __init__(self, body: Sequence[ast.stmt], receiver: str, positions: Positions) -> None:
+    def __init__(self, body: Sequence[ast.stmt], receiver: str, positions: Positions, names: LocalNames) -> None:
         self._body = body
         self._receiver = receiver
         self._positions = positions
+        self._names = names
         self._followed: dict[str, _Followed | None] = {}
 
     def fact(self, statement: ast.Return, name: str, span: Span) -> ReturnFact | None:
         """What ``return <name>`` in ``statement`` returns, at ``span``; None when it cannot tell."""
         if name not in self._followed:
-            self._followed[name] = _follow(self._body, name, self._receiver, self._positions)
+            self._followed[name] = _follow(self._body, name, self._receiver, self._positions, self._names)
         followed = self._followed[name]
         if followed is None:
             return None
@@ -157,7 +163,8 @@ class _Followed:
         self.sequence = sequence
 
 
-def _follow(body: Sequence[ast.stmt], name: str, receiver: str, positions: Positions) -> _Followed | None:
+def _follow(body: Sequence[ast.stmt], name: str, receiver: str, positions: Positions,
+            names: LocalNames) -> _Followed | None:
     binding = next((i for i, stmt in enumerate(body) if _bound_value(stmt, name) is not None), None)
     if binding is None:
         return None
@@ -170,7 +177,7 @@ def _follow(body: Sequence[ast.stmt], name: str, receiver: str, positions: Posit
     line = body[binding].lineno
     if not is_dict:
         return _Followed(line, {}, _sequence(body, name, value))
-    run = _Run(name, receiver, positions)
+    run = _Run(name, receiver, positions, names)
     state = _State()
     run.fill(value, state, maybe=False, env={})
     run.block(body[binding + 1:], state, maybe=False, env={})
@@ -243,10 +250,11 @@ def _returned(value: ast.expr | None) -> list[ast.expr]:
 class _Run:
     """One pass over the body after the binding, carrying the state along each path."""
 
-    def __init__(self, name: str, receiver: str, positions: Positions) -> None:
+    def __init__(self, name: str, receiver: str, positions: Positions, names: LocalNames) -> None:
         self.name = name
         self.receiver = receiver
         self.positions = positions
+        self.names = names
         self.at_return: dict[int, _State] = {}
         self._loops: list[tuple[list[_State], list[_State]]] = []  # (continues, breaks) of each enclosing loop
         self._quiet = 0  # > 0 while replaying a ``try`` body only to see what its handlers may start from
@@ -296,7 +304,7 @@ class _Run:
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             if not _is(stmt.iter, self.name):  # iterating over the keys reads them
                 self.expr(stmt.iter, state, maybe, env)
-            return self.loop(stmt, state, maybe, env, _constant_envs(stmt, env))
+            return self.loop(stmt, state, maybe, env, _constant_envs(stmt, env, self.names))
         if isinstance(stmt, ast.While):
             self.expr(stmt.test, state, maybe, env, test=True)
             return self.loop(stmt, state, maybe, env, None)
@@ -438,8 +446,8 @@ class _Run:
     def key(self, node: ast.expr, env: Env) -> KeyFact:
         if isinstance(node, ast.Name) and node.id in env:
             constant = env[node.id]
-            return key_fact(constant if constant is not None else node, self.positions)
-        return key_fact(node, self.positions)
+            return key_fact(constant if constant is not None else node, self.positions, self.names)
+        return key_fact(node, self.positions, self.names)
 
     def value(self, key: KeyFact, node: ast.expr, env: Env) -> ValueFact:
         return value_fact(key, node, self.receiver, self.positions, self.attribute(node, env))
@@ -530,9 +538,9 @@ def _unknown_targets(stmt: ast.stmt, env: Env) -> Env:
     return {**env, **dict.fromkeys(names)} if names else env
 
 
-def _constant_envs(stmt: ast.For | ast.AsyncFor, env: Env) -> list[Env] | None:
-    """One binding of the loop's variables per element, when it loops over a display of constants and its
-    body never rebinds them; None otherwise."""
+def _constant_envs(stmt: ast.For | ast.AsyncFor, env: Env, local: LocalNames) -> list[Env] | None:
+    """One binding of the loop's variables per element, when it loops over a display of constants (literals,
+    or names of constants the method does not bind) and its body never rebinds them; None otherwise."""
     names = _targets(stmt.target)
     if names is None or not isinstance(stmt.iter, (ast.Tuple, ast.List, ast.Set)):
         return None
@@ -540,7 +548,7 @@ def _constant_envs(stmt: ast.For | ast.AsyncFor, env: Env) -> list[Env] | None:
     for element in stmt.iter.elts:
         parts = [element] if len(names) == 1 else (
             element.elts if isinstance(element, (ast.Tuple, ast.List)) else [])
-        if len(parts) != len(names) or not all(isinstance(p, ast.Constant) for p in parts):
+        if len(parts) != len(names) or not all(isinstance(p, ast.Constant) or computed(p, local) for p in parts):
             return None
         envs.append({**env, **dict(zip(names, parts, strict=True))})
     rebound = any(isinstance(n, ast.Name) and n.id in names and not isinstance(n.ctx, ast.Load)

@@ -4,7 +4,8 @@ Produces ``ClassSummary`` with its ``MemberAssign`` (``to_pp_tensors = _helper``
 ``= None``), ``Field`` (annotated attributes, and the attributes ``__init__`` stores
 from annotated parameters) and ``Decorator`` facts; each method is summarized
 by ``methods``. Bases are recorded as written, dotted and unresolved: what they
-name is decided by the index, across files.
+name is decided by the index, across files; so are their type arguments (``Stat[float]``),
+which the index applies to the fields the base declares with type variables.
 """
 
 from __future__ import annotations
@@ -50,12 +51,14 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
             fields.append(Field(stmt.target.id, source(stmt.annotation), stmt.value is not None))
             if stmt.value is not None:
                 assigns.append(_member(stmt.target, stmt.value, positions))
+    bases = [base for base in node.bases if dotted(base)]
+    base_args = tuple(_type_arguments(base) for base in bases)
     return ClassSummary(
         name=node.name,
         qualname=qualname(scope, node.name),
         span=positions.name_span(node),
         class_line=node.lineno,
-        bases=tuple(b for b in (dotted(base) for base in node.bases) if b),
+        bases=tuple(dotted(base) for base in bases),
         decorators=tuple(called_name(d) for d in node.decorator_list),
         methods=tuple(methods),
         assigns=tuple(assigns),
@@ -65,6 +68,8 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         decorations=tuple(Decorator(called_name(d), isinstance(d, ast.Call), d.lineno) for d in node.decorator_list),
         opaque=opaque[0] if opaque else "",
         opaque_line=opaque[1] if opaque else 0,
+        base_args=base_args if any(base_args) else (),
+        type_params=tuple(p.name for p in getattr(node, "type_params", ()) if type(p).__name__ == "TypeVar"),
     )
 
 
@@ -87,6 +92,14 @@ def _namespace_written_through(statements: Sequence[ast.stmt], text: str) -> tup
                 return f"`{found.func.id}()` in its body (line {found.lineno}) hands out its namespace, which code " \
                        "the analysis cannot follow may fill", found.lineno
     return None
+
+
+def _type_arguments(base: ast.expr) -> tuple[str, ...]:
+    """A subscripted base's type arguments as written (``Stat[float]``: ("float",)); () for a plain base."""
+    if not isinstance(base, ast.Subscript):
+        return ()
+    arguments = base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]
+    return tuple(source(argument) for argument in arguments)
 
 
 def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[Field, ...]:

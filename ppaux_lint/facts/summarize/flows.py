@@ -5,9 +5,12 @@ module body (qualname ""). It records expressions, never what they mean: ``retur
 of the name ``make`` with ``rows`` first, whatever ``make`` turns out to be in another file. The walker
 hands it every statement in source order with the definitions around it, so a file is still walked once.
 
-What it describes (everything else is ``("?",)``): ``None``, names, attribute chains, calls of those (with
-their first positional argument, for ``dataclasses.replace(out, ...)`` and ``copy.copy(out)``), and the
-branches of ``a if c else b``, ``a or b`` and ``a and b``. Locals are flow-insensitive: a name stands for
+What it describes (everything else is ``("?",)``): ``None``, empty displays (``{}``, ``[]``, ``()``), names,
+attribute chains, calls of those (with their first positional argument, for ``dataclasses.replace(out, ...)``
+and ``copy.copy(out)``), and the branches of ``a if c else b``, ``a or b`` and ``a and b`` that can be the
+result: an operand of ``or`` before the last is one only when it is truthy (``("truthy", Shape)``, never
+None, never empty), and none after an operand that certainly ends the expression is one at all. Each return
+keeps its line, for the rules that say where a helper returns nothing. Locals are flow-insensitive: a name stands for
 every value any assignment in the function gives it, and any binding the syntax does not show (a ``for``
 or ``with`` target, tuple unpacking, ``+=``, ``global``) adds ``("?",)``. A ``yield`` statement makes the
 function a generator, whose call hands back none of its returns.
@@ -25,10 +28,12 @@ from ppaux_lint.facts.summary import Expr, FunctionFlow
 
 Shape = tuple
 """An expression while a function is walked: ``("none",)``, ``("name", id)``, ``("attr", Shape, attribute)``,
-``("call", callee Shape, first argument Shape or None)`` or ``("?",)``; ``render`` makes the ``Expr`` text a
-summary keeps, which ``inference.parse_expr`` reads back into the same shapes."""
+``("call", callee Shape, first argument Shape or None)``, ``("empty", "{}")`` (or ``"[]"``, ``"()"``),
+``("truthy", Shape)`` or ``("?",)``; ``render`` makes the ``Expr`` text a summary keeps, which
+``inference.parse_expr`` reads back into the same shapes."""
 NONE: Shape = ("none",)
 UNKNOWN: Shape = ("?",)
+_EMPTY = {ast.Dict: "{}", ast.List: "[]", ast.Tuple: "()"}
 _BINDINGS = {"classmethod": "classmethod", "staticmethod": "staticmethod", "property": "property",
              "cached_property": "property"}
 _ARGUMENT_CALLS = frozenset({"replace", "copy", "deepcopy", "type"})
@@ -44,10 +49,39 @@ def describe(node: ast.expr | None, depth: int = 0) -> list[Shape]:
     if isinstance(node, ast.IfExp):
         return describe(node.body, depth + 1) + describe(node.orelse, depth + 1)
     if isinstance(node, ast.BoolOp):
-        return [expr for value in node.values for expr in describe(value, depth + 1)]
+        return _operands(node, depth)
     if isinstance(node, ast.NamedExpr):
         return describe(node.value, depth + 1)
     return [_one(node, depth)]
+
+
+def _operands(node: ast.BoolOp, depth: int) -> list[Shape]:
+    """The operands of ``a or b`` (``a`` only when truthy) and ``a and b`` that can be the result."""
+    out: list[Shape] = []
+    *early, last = node.values
+    for operand in early:
+        truth = _truth(operand)
+        if isinstance(node.op, ast.Or):
+            if truth is not False:
+                out.extend(expr if expr[0] in ("?", "truthy") else ("truthy", expr)
+                           for expr in describe(operand, depth + 1) if expr[0] not in ("none", "empty"))
+            if truth is True:
+                return out
+        else:
+            if truth is not True:
+                out.extend(describe(operand, depth + 1))
+            if truth is False:
+                return out
+    return out + describe(last, depth + 1)
+
+
+def _truth(node: ast.expr) -> bool | None:
+    """A literal's truth, or None when only run time knows it."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return bool(node.keys if isinstance(node, ast.Dict) else node.elts)
+    return None
 
 
 def _one(node: ast.expr, depth: int) -> Shape:
@@ -60,6 +94,8 @@ def _one(node: ast.expr, depth: int) -> Shape:
         return ("call", _one(node.func, depth + 1), _one(first, depth + 1) if first is not None else None)
     if isinstance(node, ast.Constant) and node.value is None:
         return NONE
+    if type(node) in _EMPTY and not (node.keys if isinstance(node, ast.Dict) else node.elts):  # type: ignore[attr-defined]
+        return ("empty", _EMPTY[type(node)])
     return UNKNOWN
 
 
@@ -74,6 +110,10 @@ def render(shape: Shape, inner: bool = False) -> Expr:
         return f"{render(shape[1], True)}({render(shape[2]) if shape[2] is not None else ''})"
     if kind == "none":
         return "None"
+    if kind == "empty":
+        return shape[1]
+    if kind == "truthy":
+        return f"{render(shape[1])} or ..."
     return "(...)" if inner else "..."
 
 
@@ -94,6 +134,7 @@ class _Builder:
     receiver: str = ""
     binding: str = "function"
     returns: list[Shape] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # of each return
     locals: dict[str, list[Shape]] = field(default_factory=dict)
     stores: list[tuple[str, Shape]] = field(default_factory=list)
     opaque: bool = False
@@ -109,7 +150,7 @@ class _Builder:
         arguments = _arguments(self.node) if self.node is not None else []
         names = {a.arg for a in arguments}
         dead = {name for name, values in self.locals.items() if name not in names and set(values) == {UNKNOWN}}
-        returns = [UNKNOWN if expr[0] == "name" and expr[1] in dead else expr for expr in self.returns]
+        returns = [UNKNOWN if _head(expr)[0] == "name" and _head(expr)[1] in dead else expr for expr in self.returns]
         if returns and not self.stores and self.binding != "property" and all(e == UNKNOWN for e in returns):
             return None  # (a function with no return at all always raises: that is worth keeping)
         self.returns = returns
@@ -121,7 +162,7 @@ class _Builder:
         return FunctionFlow(self.qualname, tuple(map(render, returns)),
                             tuple((name, tuple(map(render, values))) for name, values in read_locals),
                             tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
-                            self.binding, return_type, optional, self.opaque)
+                            self.binding, return_type, optional, self.opaque, tuple(self.lines))
 
     def _read_locals(self) -> tuple[tuple[str, tuple[Shape, ...]], ...]:
         """The locals a return or a store can read, directly or through other locals: the rest is never
@@ -141,8 +182,15 @@ def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
     return [a for a in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg) if a is not None]
 
 
+def _head(expr: Shape) -> Shape:
+    """The expression a ``("truthy", ...)`` wraps; any other, itself."""
+    return expr[1] if expr[0] == "truthy" else expr
+
+
 def _names(expr: Shape | None) -> list[str]:
     """The names an expression reads: the head of each attribute chain, callee and first argument."""
+    if expr is not None and expr[0] == "truthy":
+        expr = expr[1]
     if expr is None or expr[0] not in ("name", "attr", "call"):
         return []
     if expr[0] == "name":
@@ -179,6 +227,7 @@ class Flows:
             return  # a function defined in a function: no name the index resolves reaches it
         if can_fall_through(node.body):
             builder.returns.append(NONE)
+            builder.lines.append(-node.lineno)
         flow = builder.flow()
         if flow is not None:
             self.found.append(flow)
@@ -204,7 +253,9 @@ class Flows:
         if builder is None:
             return
         if isinstance(stmt, ast.Return):
-            builder.returns.extend(describe(stmt.value))
+            values = describe(stmt.value)
+            builder.returns.extend(values)
+            builder.lines.extend([stmt.lineno] * len(values))
         elif isinstance(stmt, ast.Assign):
             if _yields(stmt.value):
                 builder.opaque = True

@@ -3,25 +3,29 @@
 Produces ``MethodSummary.keys_read`` and ``MethodSummary.keys_read_exact``: what
 lets a rule compare the keys one side sends with those the other side reads.
 ``exact`` matters as much as the keys: a rule may only call a sent key unread
-when these reads are certainly all the method does with the mapping.
+when these reads are certainly all the method does with the mapping. A key computed from
+constants (``tensors[K_TOP1]``) is such a read; the rules resolve it, and are silent where
+the index cannot.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
-from ppaux_lint.facts.summarize.syntax import SCOPES, string, walk_scope
+from ppaux_lint.facts.summarize.syntax import SCOPES, walk_scope
 from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summarize.values import key_fact
 from ppaux_lint.facts.summary import KeyFact
 
 
 class KeyReads:
     """Keys read from the received mapping, and whether those reads are all the mapping is used for."""
 
-    def __init__(self, param: str, positions: Positions) -> None:
+    def __init__(self, param: str, positions: Positions, names: Container[str] = ()) -> None:
         self.param = param
         self.positions = positions
+        self.names = names
         self.keys: list[KeyFact] = []
         self.exact = bool(param)
 
@@ -29,11 +33,11 @@ class KeyReads:
         return isinstance(node, ast.Name) and node.id == self.param
 
     def _record(self, key: ast.expr) -> None:
-        text = string(key)
-        span = self.positions.span(key)
-        fact = KeyFact("str" if text else "empty", text, span) if text is not None else KeyFact("dynamic", "", span)
+        fact = key_fact(key, self.positions, self.names)
+        if fact.kind == "nonstr" or (fact.kind == "dynamic" and not fact.computed):
+            fact = KeyFact("dynamic", "", fact.span)
         self.keys.append(fact)
-        if fact.kind == "dynamic":
+        if fact.kind == "dynamic" and not fact.computed:
             self.exact = False
 
     def scan(self, body: Sequence[ast.stmt]) -> None:

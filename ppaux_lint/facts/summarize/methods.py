@@ -21,6 +21,7 @@ from ppaux_lint.facts.summarize.key_reads import KeyReads
 from ppaux_lint.facts.summarize.returns import returns
 from ppaux_lint.facts.summarize.syntax import called_name, dotted, is_none, source, string
 from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summarize.values import LocalNames
 from ppaux_lint.facts.summary import MethodSummary, Param
 
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
@@ -33,8 +34,9 @@ def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Po
     decorators = tuple(called_name(d) for d in node.decorator_list)
     params = _params(node.args)
     detailed = detailed or node.name in _DETAILED or any(is_near_miss(node.name, m) for m in TRANSPORT_METHODS)
-    return_facts, is_generator = returns(node, positions) if detailed else ((), False)
-    reads = KeyReads(_first_data_param(params, decorators) if detailed else "", positions)
+    names = LocalNames(node)  # what a key written as a name may not be a constant for
+    return_facts, is_generator = returns(node, positions, names) if detailed else ((), False)
+    reads = KeyReads(_first_data_param(params, decorators) if detailed else "", positions, names)
     reads.scan(node.body)
     return_type, optional = annotation_target(node.returns)
     return MethodSummary(

@@ -5,7 +5,9 @@ Produces ``MethodSummary.returns`` (``ReturnFact``, with the ``KeyFact`` and
 of the body finds both, since a ``yield`` anywhere changes what every
 ``return`` means. Values are judged in ``values``, falling off the end in ``flow``.
 A conditional expression is followed into its branches, since each is a value the
-method can return (``return {"a": t} if t is not None else {}``). A returned local
+method can return (``return {"a": t} if t is not None else {}``), and so are the operands of
+``or`` and ``and`` that can be the result, each marked with when it is (``return self._live() or {}``
+returns ``{}`` whenever the left is falsy, and the left only when it is truthy). A returned local
 that the method builds step by step (``out = {}``, ``out["a"] = t``, ``return out``)
 is followed by ``built``.
 """
@@ -14,72 +16,110 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from ppaux_lint.facts.summarize.built import SEQUENCES, Locals
 from ppaux_lint.facts.summarize.flow import can_fall_through
-from ppaux_lint.facts.summarize.syntax import called_name, dotted, is_none, walk_scope
+from ppaux_lint.facts.summarize.syntax import dotted, is_none, walk_scope
 from ppaux_lint.facts.summarize.text import Positions
-from ppaux_lint.facts.summarize.values import key_fact, keyword_key, value_fact
+from ppaux_lint.facts.summarize.values import LocalNames, key_fact, keyword_key, value_fact
+from ppaux_lint.facts.summarize.values import receiver as receiver_of
 from ppaux_lint.facts.summary import ReturnFact, Span
 
 Local = Callable[[str, Span], "ReturnFact | None"]
 """What a ``return`` of a local name returns, at a span, when ``built`` can tell."""
 
 
-def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions) -> tuple[tuple[ReturnFact, ...], bool]:
-    """The method's return facts, an implicit one last when it can fall off the end; and whether it yields."""
+def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
+            names: LocalNames) -> tuple[tuple[ReturnFact, ...], bool]:
+    """The method's return facts, an implicit one last when it can fall off the end; and whether it yields.
+    ``names`` are the names the method binds, which a key computed from constants cannot use."""
     facts: list[ReturnFact] = []
     is_generator = False
-    receiver = _receiver(node)
-    built = Locals(node.body, receiver, positions)
+    receiver = receiver_of(node)
+    built = Locals(node.body, receiver, positions, names)
     for child in walk_scope(node.body):
         if isinstance(child, (ast.Yield, ast.YieldFrom)):
             is_generator = True
         elif isinstance(child, ast.Return):
             local = partial(built.fact, child)
-            facts.extend(_return_facts(child.value, positions.span(child), receiver, positions, local))
+            facts.extend(_Returned(receiver, positions, local, names).facts(child.value, positions.span(child)))
     if can_fall_through(node.body):
         facts.append(ReturnFact("none", positions.name_span(node), implicit=True))
     return tuple(facts), is_generator
 
 
-def _receiver(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """The name the method's instance is bound to ("" for a staticmethod or a method without parameters)."""
-    positional = node.args.posonlyargs + node.args.args
-    if not positional or any(called_name(d) == "staticmethod" for d in node.decorator_list):
-        return ""
-    return positional[0].arg
+class _Returned:
+    """The facts of one ``return``'s value, walked into its conditional expressions and boolean operators."""
+
+    def __init__(self, receiver: str, positions: Positions, local: Local, names: LocalNames) -> None:
+        self.receiver = receiver
+        self.positions = positions
+        self.local = local
+        self.names = names
+
+    def facts(self, value: ast.expr | None, span: Span) -> list[ReturnFact]:
+        """One fact per value the ``return`` can give: a conditional expression gives one per branch, ``or`` and
+        ``and`` one per operand that can be the result."""
+        positions = self.positions
+        if isinstance(value, ast.IfExp):
+            return [fact for branch in (value.body, value.orelse)
+                    for fact in self.facts(branch, positions.span(branch))]
+        if isinstance(value, ast.BoolOp):
+            return self._operands(value)
+        if value is None or is_none(value):
+            return [ReturnFact("none", span)]
+        if isinstance(value, ast.Name):
+            fact = self.local(value.id, span)
+            if fact is not None:
+                return [fact]
+        if isinstance(value, ast.Dict):
+            items = [value_fact(key_fact(k, positions, self.names), v, self.receiver, positions)
+                     for k, v in zip(value.keys, value.values, strict=True) if k is not None]
+            return [ReturnFact("dict", span, tuple(items), exact=None not in value.keys)]
+        if type(value) in SEQUENCES:
+            elements = getattr(value, "elts", None)
+            exact = elements is not None and not any(isinstance(e, ast.Starred) for e in elements)
+            return [ReturnFact("sequence", span, exact=exact, container=SEQUENCES[type(value)],
+                               empty=exact and not elements)]
+        if isinstance(value, ast.Call) and dotted(value.func) == "dict":
+            items = [value_fact(keyword_key(kw, positions), kw.value, self.receiver, positions)
+                     for kw in value.keywords if kw.arg is not None]
+            exact = not value.args and all(kw.arg is not None for kw in value.keywords)
+            return [ReturnFact("dict", span, tuple(items), exact)]
+        if isinstance(value, ast.Call) and dotted(value.func):
+            return [ReturnFact("construct", span, constructs=dotted(value.func),
+                               empty=not value.args and not value.keywords)]
+        return [ReturnFact("other", span)]
+
+    def _operands(self, value: ast.BoolOp) -> list[ReturnFact]:
+        """``a or b`` gives ``a`` when it is truthy and ``b`` otherwise; ``a and b`` gives ``a`` when it is falsy
+        and ``b`` otherwise. An operand that is certainly of the wrong truth for its place is never the result,
+        and one that is certainly of the other truth ends the expression there."""
+        returned = isinstance(value.op, ast.Or)  # the truth an operand before the last is returned with
+        when = "truthy" if returned else "falsy"
+        out: list[ReturnFact] = []
+        *early, last = value.values
+        for operand in early:
+            facts = self.facts(operand, self.positions.span(operand))
+            truths = [truth(fact) for fact in facts]
+            # a fact certainly of the other truth is never the result, nor is one that is only the result of an
+            # inner operator with the other truth (``(a and b) or c`` never returns ``a``)
+            out.extend(replace(fact, when=when) for fact, certain in zip(facts, truths, strict=True)
+                       if certain is not (not returned) and fact.when in ("", when))
+            if all(certain is returned for certain in truths):
+                return out  # the expression stops at this operand, whatever it holds
+        return out + self.facts(last, self.positions.span(last))
 
 
-def _return_facts(value: ast.expr | None, span: Span, receiver: str, positions: Positions,
-                  local: Local) -> list[ReturnFact]:
-    """One fact per value the ``return`` can give: a conditional expression gives one per branch."""
-    if isinstance(value, ast.IfExp):
-        return [fact for branch in (value.body, value.orelse)
-                for fact in _return_facts(branch, positions.span(branch), receiver, positions, local)]
-    if value is None or is_none(value):
-        return [ReturnFact("none", span)]
-    if isinstance(value, ast.Name):
-        fact = local(value.id, span)
-        if fact is not None:
-            return [fact]
-    if isinstance(value, ast.Dict):
-        items = [value_fact(key_fact(k, positions), v, receiver, positions)
-                 for k, v in zip(value.keys, value.values, strict=True) if k is not None]
-        return [ReturnFact("dict", span, tuple(items), exact=None not in value.keys)]
-    if type(value) in SEQUENCES:
-        elements = getattr(value, "elts", None)
-        exact = elements is not None and not any(isinstance(e, ast.Starred) for e in elements)
-        return [ReturnFact("sequence", span, exact=exact, container=SEQUENCES[type(value)],
-                           empty=exact and not elements)]
-    if isinstance(value, ast.Call) and dotted(value.func) == "dict":
-        items = [value_fact(keyword_key(kw, positions), kw.value, receiver, positions)
-                 for kw in value.keywords if kw.arg is not None]
-        exact = not value.args and all(kw.arg is not None for kw in value.keywords)
-        return [ReturnFact("dict", span, tuple(items), exact)]
-    if isinstance(value, ast.Call) and dotted(value.func):
-        return [ReturnFact("construct", span, constructs=dotted(value.func),
-                           empty=not value.args and not value.keywords)]
-    return [ReturnFact("other", span)]
 
+def truth(fact: ReturnFact) -> bool | None:
+    """What a value the fact describes is when tested for truth: certainly falsy (False), certainly truthy
+    (True), or either (None). A dict built step by step may hold nothing at a return that its keys name."""
+    if fact.kind == "none" or (fact.kind == "dict" and fact.exact and not fact.items) or (
+            fact.kind == "sequence" and fact.empty):
+        return False
+    if (fact.kind == "dict" and fact.items and not fact.built) or (fact.kind == "sequence" and fact.exact):
+        return True
+    return None

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ppaux_lint.facts.summarize.calls import HelperUses
 from ppaux_lint.facts.summarize.classes import summarize_class
+from ppaux_lint.facts.summarize.constants import Constants
 from ppaux_lint.facts.summarize.flows import Flows
 from ppaux_lint.facts.summarize.frames import NAMED, UNKNOWN, Frame, Value
 from ppaux_lint.facts.summarize.handoffs import Handoffs
@@ -39,6 +40,7 @@ class Collector:
         self.handoffs = Handoffs()
         self.flows = Flows()
         self.namespaces = Namespaces(positions)
+        self.constants = Constants()
         self.defs: list[str] = []
         self.deep = False
         self.forward = False
@@ -59,6 +61,7 @@ class Collector:
         for stmt in body:
             if isinstance(stmt, ast.ClassDef):
                 self.classes.append(summarize_class(stmt, scope, self.positions))
+                self.constants.definition(scope, stmt.name)
                 self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
                 self._bind(frame, stmt.name, NAMED)
                 self.flows.enter_class()
@@ -69,6 +72,7 @@ class Collector:
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not scope:
                     self.defs.append(stmt.name)
+                self.constants.definition(scope, stmt.name)
                 defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
                 self._expressions(stmt.decorator_list + defaults, scope, frame)
                 self._bind(frame, stmt.name, NAMED)
@@ -101,6 +105,7 @@ class Collector:
     def _statement(self, node: ast.stmt, scope: Scope, frame: Frame) -> None:
         self.flows.statement(node)
         self.namespaces.statement(node, scope)
+        self.constants.statement(node, scope)
         nested = bool(scope)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             before = len(self.bindings.imports)

@@ -1,0 +1,153 @@
+"""Names a module or a class body binds once, to a value Python computes from constants alone.
+
+Produces ``FileSummary.constants`` and ``FileSummary.rebound``: what lets the index say what a key written as a
+name holds (``{K_ACCEPTED: t}`` with ``K_ACCEPTED = "accepted"``, ``tensors[keys.TOP1]``, ``f"{_NS}.top1"``),
+across files and re-exports, and which names are type variables (``T = TypeVar("T")``) a generic base is
+parametrised by. A constant is recorded as its source, since what the names in it hold is decided in other
+files (``index.constants``); a summary never refers to another file.
+
+A name is a constant only when its body binds it exactly once, in any form: an assignment or annotated
+assignment to a literal, a tuple of them, a name or attribute chain (an alias), an f-string of those without
+a format spec, a ``+`` of them (``values.computed``), or a ``TypeVar(...)`` call. Every other binding counts
+too (``for``, ``with``, ``import``, ``def``, ``class``, ``del``, an ``except`` or match capture, ``+=``, a
+``global`` declaration in a function, ``:=``), and a second one makes the name no constant, its value then
+depending on which ran last. A class-level name is no constant either when the file stores an attribute of
+that name on anything (``Keys.A = "b"``, ``setattr(Keys, "A", ...)``) or the class is made in a function
+(its closure may differ per call). Module-level names bound more than once are listed in ``rebound``: the
+index must not follow the import of such a name (``try: from a import K`` / ``except: K = ...``).
+
+Limits, stated rather than hidden: a star import after a constant may rebind it, and another module may
+assign to it (``keys.K = ...``); neither is followed.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, dotted, qualname, source, string
+from ppaux_lint.facts.summarize.values import computed
+
+_TYPE_VARIABLES = frozenset({"TypeVar"})
+_LONGEST = 240  # characters of source kept for a constant: a key is short, a prompt template is not one
+
+
+class Constants:
+    """The bindings of the module body and of every class body not made in a function, fed by the walker."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str], int] = {}  # (body's qualname, name) -> bindings
+        self._values: dict[tuple[str, str], str] = {}  # the source of a binding that may make a constant
+        self._stored: set[str] = set()  # attribute names assigned to anywhere in the file
+        self._declared: set[str] = set()  # names a function declares global
+
+    def definition(self, scope: Scope, name: str) -> None:
+        """A ``def`` or ``class`` statement binding ``name`` in the body ``scope``."""
+        if _recorded(scope):
+            self._bind(qualname(scope), name)
+
+    def statement(self, stmt: ast.stmt, scope: Scope) -> None:
+        """Any other statement of the body ``scope`` (the walker hands over those of nested blocks too)."""
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+            targets = stmt.targets if isinstance(stmt, (ast.Assign, ast.Delete)) else [stmt.target]
+            for target in targets:
+                self._stored.update(_attributes(target))
+        if not _recorded(scope):
+            if isinstance(stmt, ast.Global):
+                self._declared.update(stmt.names)
+            return
+        body = qualname(scope)
+        if isinstance(stmt, ast.Assign):
+            value = _constant(stmt.value)
+            for target in stmt.targets:
+                self._targets(body, target, value)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self._targets(body, stmt.target, _constant(stmt.value))
+        elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor, ast.Delete)):
+            for target in stmt.targets if isinstance(stmt, ast.Delete) else [stmt.target]:
+                self._targets(body, target, "")
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    self._targets(body, item.optional_vars, "")
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                if alias.name != "*":
+                    self._bind(body, alias.asname or alias.name.split(".", 1)[0])
+        elif isinstance(stmt, TRY_STATEMENTS):
+            for handler in stmt.handlers:
+                if handler.name:
+                    self._bind(body, handler.name)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                for node in ast.walk(case.pattern):
+                    captured = getattr(node, "name", None) or getattr(node, "rest", None)
+                    if isinstance(captured, str):
+                        self._bind(body, captured)
+        elif type(stmt).__name__ == "TypeAlias":  # ``type X = ...``, Python 3.12
+            self._bind(body, stmt.name.id)  # type: ignore[attr-defined]
+
+    def finish(self, tree: ast.Module, text: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+        """(constants, rebound), once the whole module has been walked."""
+        if ":=" in text:  # rare enough to pay for a walk of every expression
+            for node in ast.walk(tree):
+                if isinstance(node, ast.NamedExpr):
+                    self._declared.add(node.target.id)
+        anything = False  # an attribute set under a name only run time knows
+        if "setattr" in text or "delattr" in text:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and len(node.args) >= 2 and dotted(node.func) in ("setattr", "delattr"):
+                    name = string(node.args[1])
+                    anything = anything or name is None
+                    self._stored.add(name or "")
+        constants = []
+        for (body, name), value in self._values.items():
+            if body and (anything or name in self._stored):
+                continue
+            if self._counts[(body, name)] == 1 and name not in self._declared:
+                constants.append((f"{body}.{name}" if body else name, value))
+        rebound = sorted(name for (body, name), count in self._counts.items()
+                         if not body and (count > 1 or name in self._declared))
+        return tuple(constants), tuple(rebound)
+
+    def _targets(self, body: str, target: ast.expr, value: str) -> None:
+        if isinstance(target, ast.Name):
+            self._bind(body, target.id)
+            if value and not target.id.startswith("__"):
+                self._values[(body, target.id)] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._targets(body, element, "")
+        elif isinstance(target, ast.Starred):
+            self._targets(body, target.value, "")
+
+    def _bind(self, body: str, name: str) -> None:
+        key = (body, name)
+        self._counts[key] = self._counts.get(key, 0) + 1
+
+
+def _recorded(scope: Scope) -> bool:
+    """The module body and class bodies outside functions: the bodies whose names another file can read."""
+    return all(kind == "class" for kind, _ in scope)
+
+
+def _attributes(target: ast.expr) -> list[str]:
+    """The attribute names a target assigns to (``Keys.A = ...``, ``a.x, b.y = ...``)."""
+    if isinstance(target, ast.Attribute):
+        return [target.attr]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _attributes(element)]
+    if isinstance(target, ast.Starred):
+        return _attributes(target.value)
+    return []
+
+
+def _constant(value: ast.expr) -> str:
+    """The source of a value that may make a constant, or ""."""
+    if computed(value, ()):
+        text = source(value)
+        return text if len(text) <= _LONGEST else ""
+    if (isinstance(value, ast.Call) and dotted(value.func).rsplit(".", 1)[-1] in _TYPE_VARIABLES
+            and value.args and isinstance(value.args[0], ast.Constant)):
+        return f"{dotted(value.func)}({source(value.args[0])})"
+    return ""

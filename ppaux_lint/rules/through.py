@@ -1,0 +1,78 @@
+"""What a transport method returns through the project's own helpers, as PPA010 and PPA014 report it.
+
+``to_pp_tensors`` that returns ``self._pack()`` sends nothing on every path on which ``_pack`` returns None or
+an empty display, and ``from_pp_tensors`` that returns ``self._rebuild(tensors)`` rebuilds nothing where
+``_rebuild`` returns None: the index follows the call (``index.empty_returns``). What runs is the helper of
+the instance's class, so the call is followed for each class whose instances run the method where it is
+written: that class, unless it has no instance of its own (``ClassInfo.not_instantiated``), and each
+subclass that inherits the method and may have instances. A subclass that overrides the helper takes its
+own. The left of ``or`` is returned only when it is truthy, so it is not followed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ppaux_lint.facts.findings import Related
+from ppaux_lint.facts.spans import Span
+from ppaux_lint.facts.summary import ReturnFact
+from ppaux_lint.index.empty_returns import EmptyPath
+from ppaux_lint.index.inference import INSTANCE
+from ppaux_lint.index.model import ClassInfo
+from ppaux_lint.rules.base import CheckContext, OwnMethod
+from ppaux_lint.rules.sent import written_in
+
+_EMPTY = {"{}": "an empty dict", "[]": "an empty list", "()": "an empty tuple"}
+
+
+def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iterator[EmptyPath]:
+    """The paths on which the call the return ``fact`` of ``own``'s method makes hands back nothing."""
+    if fact.kind != "construct" or fact.when == "truthy":
+        return
+    index = context.index
+    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
+    if "<locals>" in scope:
+        return  # a function nested in another: no flow is kept for it
+    caller = f"{scope}.{own.method.name}" if scope else own.method.name
+    seen: set[EmptyPath] = set()
+    for runner in _runners(context, own.info, own.name):
+        for path in index.empty_returns.of_call(module, caller, (INSTANCE, runner), fact.constructs):
+            if path not in seen:
+                seen.add(path)
+                yield path
+
+
+def described(fact: ReturnFact, path: EmptyPath) -> str:
+    """The path in words: "returns `self._pack()`, which returns `self._inner()`, which returns None at line 12
+    (`pkg.mod.Out._inner`)"."""
+    words = [f"returns `{fact.constructs}({'' if fact.empty else '...'})`"]
+    words += [f"which returns `{step.call}`" for step in path.steps[:-1]]
+    last = path.steps[-1]
+    if last.line < 0:
+        words.append(f"which can fall off its end and return None (`{last.function}`, line {-last.line})")
+    else:
+        what = "None" if path.returned == "None" else _EMPTY[path.returned]
+        words.append(f"which returns {what} at line {last.line} (`{last.function}`)")
+    return ", ".join(words)
+
+
+def related(context: CheckContext, path: EmptyPath) -> Related:
+    """Where the path ends, as the finding's other location."""
+    last = path.steps[-1]
+    line = abs(last.line)
+    what = "falls off its end" if last.line < 0 else f"returns {path.returned}"
+    return Related(context.index.modules[last.module].path, Span(line, 1, line, 1), f"`{last.function}` {what} here")
+
+
+def _runners(context: CheckContext, info: ClassInfo, method: str) -> list[str]:
+    """The classes whose instances run ``info``'s own ``method``: itself unless it has no instance of its own,
+    and each subclass that inherits that method and may have instances."""
+    index = context.index
+    runners = [] if info.not_instantiated else [info.fqn]
+    for other in index.iter_infos():
+        if other.fqn != info.fqn and info.fqn in other.ancestry and not other.not_instantiated \
+                and not other.is_interface:
+            member = index.lookup(other.fqn, method)
+            if member is not None and member.owner == info.fqn:
+                runners.append(other.fqn)
+    return runners
