@@ -108,6 +108,26 @@ def test_a_decorator_that_adds_no_transport_method_is_named_in_the_finding(lint_
     assert "`copy_to_host` (added by `pkg.decorators.copies_only`" in structural.message  # how it is an output
 
 
+def test_a_misspelt_method_a_decorator_adds_is_a_near_miss_that_says_who_added_it(lint_project):
+    source = IMPORT_AUX + f"""
+
+def misspells(cls):
+    def to_pp_tensor(self):
+        return {{"a": self.a}}
+    cls.to_pp_tensor = to_pp_tensor
+    return cls
+
+
+@misspells
+class Out(DeviceAuxiliaryOutput):{COPY}"""
+    lint_project({"pkg/outputs.py": source})
+    finding = only(lint())
+    line = locate(source, "cls.to_pp_tensor = ")[0]
+    assert (finding.code, finding.span.line) == ("PPA017", locate(source, "def to_pp_tensor")[0])
+    assert finding.message.startswith(f"`pkg.outputs.Out.to_pp_tensor` (added by `pkg.outputs.misspells` (line {line}))"
+                                      " looks like a misspelling of `to_pp_tensors`")
+
+
 def test_a_decorator_that_returns_a_class_built_on_the_one_it_gets(lint_project):
     lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
 
