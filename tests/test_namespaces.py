@@ -589,6 +589,20 @@ def enable_pp():
     assert reported(lint()) == {("pkg.outputs.Never", "PPA001")}
 
 
+def test_a_function_written_before_the_class_that_patches_it_may_still_run_after_it(lint_project):
+    lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
+
+def enable_pp():
+    Enabled.to_pp_tensors = lambda self: {{"a": self.a}}
+
+
+class Enabled(DeviceAuxiliaryOutput):{COPY}
+
+class Never(DeviceAuxiliaryOutput):{COPY}
+"""})
+    assert reported(lint()) == {("pkg.outputs.Never", "PPA001")}
+
+
 def test_the_summary_line_counts_the_classes_that_could_not_be_judged(lint_project):
     root = lint_project({"pkg/outputs.py": UNKNOWN})
     for output_format in ("full", "concise"):
