@@ -108,6 +108,81 @@ def test_a_decorator_that_adds_no_transport_method_is_named_in_the_finding(lint_
     assert "`copy_to_host` (added by `pkg.decorators.copies_only`" in structural.message  # how it is an output
 
 
+REBOUND = IMPORT_AUX + f"""from magic import wrap
+from pkg.decorators import pp_fields, sends_nothing
+
+USE_PP = True
+
+
+class Empty(DeviceAuxiliaryOutput):{COPY}
+
+Empty = sends_nothing(Empty)
+
+
+class Fields(DeviceAuxiliaryOutput):{COPY}
+
+Fields = pp_fields("a")(Fields)
+
+
+class Wrapped(DeviceAuxiliaryOutput):{COPY}
+
+Wrapped = wrap(Wrapped)
+
+
+class Maybe(DeviceAuxiliaryOutput):{COPY}
+
+if USE_PP:
+    Maybe = pp_fields("a")(Maybe)
+
+
+class Plain(DeviceAuxiliaryOutput):{COPY}
+
+Plain = Plain
+"""
+
+
+def test_a_class_rebound_to_what_a_decorator_returns_is_decorated(lint_project):
+    lint_project({"pkg/decorators.py": DECORATORS, "pkg/outputs.py": REBOUND})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Empty", "PPA010"), ("pkg.outputs.Plain", "PPA001")}
+    unknown = {r["fqn"]: r["unknown"] for r in build(analysis)["outputs"] if r["unknown"]}
+    wrapped, maybe = locate(REBOUND, "Wrapped = wrap")[0], locate(REBOUND, "    Maybe = ")[0]
+    assert unknown == {
+        "pkg.outputs.Wrapped": [{"what": f"decorated by `magic.wrap` (line {wrapped}), which the analysis cannot "
+                                         "follow", "path": "pkg/outputs.py", "line": wrapped}],
+        "pkg.outputs.Maybe": [{"what": f"rebound to `pp_fields()(...)` under a condition (line {maybe})",
+                               "path": "pkg/outputs.py", "line": maybe}]}
+
+
+def test_a_class_a_rebinding_decorator_makes_an_output_is_read_by_the_prefilter(lint_project):
+    lint_project({"pkg/decorators.py": DECORATORS,
+                  "pkg/outputs.py": "from pkg.decorators import copies_only\n\n\nclass Host:\n    pass\n\n\n"
+                                    "Host = copies_only(Host)\n"})
+    finding = only(lint())
+    assert (finding.code, finding.symbol) == ("PPA001", "pkg.outputs.Host")
+    assert "defines `copy_to_host` (added by `pkg.decorators.copies_only`" in finding.message
+
+
+def test_a_misspelt_method_a_decorator_adds_is_a_near_miss_that_says_who_added_it(lint_project):
+    source = IMPORT_AUX + f"""
+
+def misspells(cls):
+    def to_pp_tensor(self):
+        return {{"a": self.a}}
+    cls.to_pp_tensor = to_pp_tensor
+    return cls
+
+
+@misspells
+class Out(DeviceAuxiliaryOutput):{COPY}"""
+    lint_project({"pkg/outputs.py": source})
+    finding = only(lint())
+    line = locate(source, "cls.to_pp_tensor = ")[0]
+    assert (finding.code, finding.span.line) == ("PPA017", locate(source, "def to_pp_tensor")[0])
+    assert finding.message.startswith(f"`pkg.outputs.Out.to_pp_tensor` (added by `pkg.outputs.misspells` (line {line}))"
+                                      " looks like a misspelling of `to_pp_tensors`")
+
+
 def test_a_decorator_that_returns_a_class_built_on_the_one_it_gets(lint_project):
     lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
 
@@ -565,6 +640,20 @@ class Never(DeviceAuxiliaryOutput):{COPY}
 
 def enable_pp():
     Enabled.to_pp_tensors = _to_pp
+"""})
+    assert reported(lint()) == {("pkg.outputs.Never", "PPA001")}
+
+
+def test_a_function_written_before_the_class_that_patches_it_may_still_run_after_it(lint_project):
+    lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
+
+def enable_pp():
+    Enabled.to_pp_tensors = lambda self: {{"a": self.a}}
+
+
+class Enabled(DeviceAuxiliaryOutput):{COPY}
+
+class Never(DeviceAuxiliaryOutput):{COPY}
 """})
     assert reported(lint()) == {("pkg.outputs.Never", "PPA001")}
 

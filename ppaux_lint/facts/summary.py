@@ -231,7 +231,8 @@ class NamespaceEdit:
 
     ``target`` is the class as written (``Out``, ``mod.Out``; a loop over a literal tuple of classes gives one
     edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete", "call" (at module
-    level, the class is handed first to the function ``how`` names, which may edit it) or "opaque": the
+    level, the class is handed first to the function ``how`` names, which may edit it), "decorate" (``Out =
+    deco(Out)`` or ``Out = factory(...)(Out)`` at module level: ``how`` is ``deco`` or ``factory()``) or "opaque": the
     code changes the namespace in a way the analysis cannot read (``how`` says which: ``setattr`` with a
     computed name, ``vars(Out).update``, ``Out.__dict__``), and ``name`` is then "". For "set", ``value`` is
     "none" for ``None``, the dotted source of a name (``_to_pp``, ``helpers.pack``), or "" for any other

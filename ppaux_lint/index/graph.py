@@ -77,8 +77,11 @@ class ProjectGraph:
             self._register(summary)
         self._namespaces = Namespaces(self, list(self.summaries))  # the edits that reach other modules' classes
         self._hooked: dict[str, Namespace] = {}
+        self._around: dict[str, tuple[Namespace, Namespace]] = {}  # (namespace, hooks) of a class, for _member
+        self._sites: dict[str, Site] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
+        self._looked_up: dict[tuple[str, str, bool], Member | None] = {}  # every rule asks the same few names
         self._classified: dict[str, ClassInfo] = {}  # in the order first asked: the order infos are listed in
         self._roots_output = frozenset(protocols.output)
         self._roots_observer = frozenset(protocols.observer)
@@ -297,6 +300,12 @@ class ProjectGraph:
         with no summary to show. Where code the analysis cannot follow touches a namespace the lookup passes,
         the answer is a member that is ``unknown``; with ``seen``, what the analysis sees instead (how a class
         is recognised does not wait for certainty: what is unknown is then what its role needs)."""
+        key = (fqn, name, seen)
+        if key not in self._looked_up:
+            self._looked_up[key] = self._lookup(fqn, name, seen)
+        return self._looked_up[key]
+
+    def _lookup(self, fqn: str, name: str, seen: bool) -> Member | None:
         if not seen:
             touch = self._namespaces.unattributed(name)
             if touch is not None:
@@ -321,8 +330,10 @@ class ProjectGraph:
         """``name`` in the final namespace of the project class ``cls`` itself (None: look further along the
         MRO): what decorators and later assignments set, over what a base's ``__init_subclass__`` set, over
         the statement."""
-        namespace = self.namespace(cls)
-        hooked = self._hooks(cls)
+        around = self._around.get(cls)
+        if around is None:
+            around = self._around[cls] = (self.namespace(cls), self._hooks(cls))
+        namespace, hooked = around
         if not seen:
             touch = next(iter(namespace.unknown), None) or namespace.unknown_names.get(name) or \
                 next(iter(hooked.unknown), None) or hooked.unknown_names.get(name)
@@ -354,8 +365,12 @@ class ProjectGraph:
 
     def _site(self, cls: str) -> Site:
         """Where the members of the class statement ``cls`` are written: its file, module, and enclosing scope."""
-        module = self.class_module[cls]
-        return Site(self.modules[module].path, module, self.classes[cls].qualname.rpartition(".")[0])
+        site = self._sites.get(cls)
+        if site is None:
+            module = self.class_module[cls]
+            site = self._sites[cls] = Site(self.modules[module].path, module,
+                                           self.classes[cls].qualname.rpartition(".")[0])
+        return site
 
     def defines(self, fqn: str, name: str) -> bool:
         """Whether the class has ``name``, as far as the analysis sees (what recognises a class)."""

@@ -376,7 +376,7 @@ class Namespaces:
         own = [edit for edit in summary.edits if (edit.span.line > cls.class_line or edit.scope)
                and self._reaches(summary, edit, fqn)]
         for edit in sorted(own, key=lambda e: e.span.line):
-            self._one_patch(namespace, summary, edit, f"at line {edit.span.line} after the class")
+            self._one_patch(namespace, fqn, summary, edit, f"at line {edit.span.line} after the class")
         if own:
             namespace.followed.append(f"`{summary.module}`")
         self._index_patches()
@@ -389,10 +389,20 @@ class Namespaces:
                     f"`{edit.name}` is set both in `{earlier}` and in `{other.module}` (line {edit.span.line}), in an "
                     "order that depends on which is imported first", other.path, edit.span.line)
                 continue
-            self._one_patch(namespace, other, edit, f"in `{other.module}` at line {edit.span.line}")
+            self._one_patch(namespace, fqn, other, edit, f"in `{other.module}` at line {edit.span.line}")
         namespace.followed.extend(dict.fromkeys(f"`{other.module}`" for other, _ in foreign))
 
-    def _one_patch(self, namespace: Namespace, summary: FileSummary, edit: NamespaceEdit, where: str) -> None:
+    def _one_patch(self, namespace: Namespace, fqn: str, summary: FileSummary, edit: NamespaceEdit,
+                   where: str) -> None:
+        if edit.kind == "decorate":  # ``Out = deco(Out)``: as ``@deco`` would
+            if edit.conditional:
+                namespace.unknown.append(Touch(f"rebound to `{edit.how}(...)` under a condition (line "
+                                               f"{edit.span.line})", summary.path, edit.span.line))
+                return
+            called = edit.how.endswith("()")
+            self._decorate(namespace, fqn, summary, edit.scope,
+                           Decorator(edit.how[:-2] if called else edit.how, called, edit.span.line))
+            return
         if edit.kind == "call":
             self._handed(namespace, summary, edit)
             return

@@ -24,8 +24,10 @@ def check(context: CheckContext) -> Iterator[Finding]:
             if found is None or found.near is None:
                 continue
             owner, candidate = found.near
+            added = index.namespace(owner).added.get(candidate.name)  # given by code around the statement
+            how = f" ({added.origin})" if added is not None else ""
             yield RULE.finding(
-                f"`{owner}.{candidate.name}` looks like a misspelling of `{method}`: did you mean `{method}`? "
+                f"`{owner}.{candidate.name}`{how} looks like a misspelling of `{method}`: did you mean `{method}`? "
                 f"As written, `{info.fqn}` has no `{method}`, so the PP helpers reject it",
                 index.modules[index.class_module[owner]].path, candidate.span, owner)
 

@@ -63,7 +63,8 @@ Soundness argument (why a skipped file provably cannot matter):
      holds a token, and the class, named by a token, is classified (``possibly_relevant``). Any other
      assignment only matters to a class that is relevant already, whose name is a token: the file that
      assigns holds it, so it is read (a name built at run time is the limit below).
-   - A decorator is named where it is applied. A function that sets a structural or transport method on the
+   - A decorator is named where it is applied (``@deco``, or ``Out = deco(Out)``, which binds ``Out`` once
+     ``deco`` is a token). A function that sets a structural or transport method on the
      class it is handed holds the method's name, and its summary binds its own name and the names of its
      enclosing definitions (a factory's, a class's for a method), so the decorated class's file holds a
      token and the class, decorated by one, is classified. A decorator that does anything else only matters
@@ -167,6 +168,8 @@ def bindings(summary: FileSummary) -> Iterator[tuple[str | None, str]]:
     for edit in summary.edits:
         if edit.name in _STRUCTURAL and edit.target:
             yield None, edit.target.rsplit(".", 1)[-1]
+        elif edit.kind == "decorate":  # ``Out = deco(Out)``: decorated, as by ``@deco``
+            yield edit.how.removesuffix("()").rsplit(".", 1)[-1], edit.target.rsplit(".", 1)[-1]
     for editor in summary.editors:
         if any(edit.name in _STRUCTURAL for edit in editor.edits):
             yield from ((None, part) for part in editor.qualname.split(".") if part != "<locals>")

@@ -198,6 +198,9 @@ class Namespaces:
         made = self._made_class(value, targets, scope, frame) if isinstance(value, ast.Call) else None
         for target in targets:
             if isinstance(target, ast.Name):
+                decorator = _decorating(value, target.id) if frame is None else None
+                if decorator is not None:  # ``Out = deco(Out)``: a decorator applied after the class
+                    self._edit(target.id, "", "decorate", None, value, scope, frame, how=decorator)  # type: ignore[arg-type]
                 if frame is not None:
                     frame.local_names.add(target.id)
                     if value is not None and _looks_up_globals(value):
@@ -422,6 +425,18 @@ class Namespaces:
             if loop is not None and all(not is_class_like(v) and "." not in v for v in loop.values):
                 return loop.values
         return None
+
+
+def _decorating(value: ast.expr | None, name: str) -> str | None:
+    """``deco(Name)`` or ``factory(...)(Name)`` whose only argument is the name it is bound to: what it decorates
+    with, as a ``Decorator`` names it (the callee, with "()" after a factory's), or None."""
+    if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
+            and isinstance(value.args[0], ast.Name) and value.args[0].id == name):
+        return None
+    if isinstance(value.func, ast.Call):
+        callee = dotted(value.func.func)
+        return f"{callee}()" if callee else None
+    return dotted(value.func) or None
 
 
 def _looks_up_globals(node: ast.AST) -> bool:
