@@ -334,6 +334,6 @@ class FileSummary:
     handoffs: tuple[Handoff, ...] = ()  # objects constructed and passed to a call (summarize.handoffs)
     flows: tuple[FunctionFlow, ...] = ()  # what each function hands back (summarize.flows)
     value_names: tuple[str, ...] = ()  # class-like names used as values, not only as bases (summarize.uses)
-    constants: tuple[tuple[str, str], ...] = ()  # (qualname, source): module and class names bound once, to a
-    # constant expression, a ``TypeVar(...)`` call among them (summarize.constants)
+    constants: tuple[tuple[str, str, int], ...] = ()  # (qualname, source, line): module and class names bound
+    # once, to a constant expression, a ``TypeVar(...)`` call among them (summarize.constants)
     rebound: tuple[str, ...] = ()  # module-level names bound more than once, in any form (summarize.constants)

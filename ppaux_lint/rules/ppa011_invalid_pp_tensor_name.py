@@ -14,7 +14,8 @@ from ppaux_lint.rules.base import CheckContext, Rule
 def check(context: CheckContext) -> Iterator[Finding]:
     for info, where, _, _, key in sent.returned_items(context):
         if key.kind in ("empty", "nonstr"):
-            yield RULE.finding(f"{where} returns a tensor named {key.shown}, which is not a non-empty "
+            named = f"under {key.shown}" if key.source else f"named {key.shown}"
+            yield RULE.finding(f"{where} returns a tensor {named}, which is not a non-empty "
                                f"string: {pp_errors.raised(pp_errors.BAD_NAME)}",
                                info.path, key.span, info.fqn)
 
