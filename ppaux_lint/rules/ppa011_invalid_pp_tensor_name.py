@@ -20,5 +20,5 @@ def check(context: CheckContext) -> Iterator[Finding]:
                                info.path, key.span, info.fqn)
 
 
-RULE = Rule("PPA011", "invalid-pp-tensor-name", "A returned PP tensor name is not a non-empty string literal", check,
+RULE = Rule("PPA011", "invalid-pp-tensor-name", "A returned PP tensor name is not a non-empty string", check,
             passed_despite="its examples did not reach that name, or SGLang would have raised")
