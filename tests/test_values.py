@@ -57,7 +57,7 @@ def test_ppa015_a_module_constant_sent_and_a_literal_read(lint_project):
                                                         at(src, "K_ACCEPTED: self.a", "PPA015")}
     (read, sent) = sorted(messages(lint_project, {"pkg/mod.py": src}, "PPA015"))
     assert "reads 'accept'" in read and "it sends 'accepted'" in read
-    assert "sends 'accepted' (`K_ACCEPTED`)" in sent
+    assert f"sends key `K_ACCEPTED` = 'accepted' (line {locate(src, 'K_ACCEPTED =')[0]})" in sent
 
 
 @pytest.mark.parametrize("read", ['tensors[K_ACCEPTED]', 'tensors.get(K_ACCEPTED)', 'tensors.pop(K_ACCEPTED)',
@@ -89,6 +89,9 @@ def test_ppa015_constants_of_another_module(lint_project, imports, name):
     bad = pair(f"{{{name}: self.a}}", 'Out(tensors["accept"])', head=imports + "\n")
     assert found(lint_project, {**files, "pkg/mod.py": bad}) == {at(bad, '"accept"]', "PPA015"),
                                                                  at(bad, f"{name}: self.a", "PPA015")}
+    defined = "pkg.alias" if "alias" in imports else "pkg.keys"  # where the name written is bound
+    (_, sent) = sorted(messages(lint_project, {**files, "pkg/mod.py": bad}, "PPA015"))
+    assert f"sends key `{name}` = 'accepted' (line 3 of `{defined}`)" in sent
     good = pair(f"{{{name}: self.a}}", f"Out(tensors[{name}])", head=imports + "\n")
     assert found(lint_project, {**files, "pkg/mod.py": good}) == set()
 
@@ -99,7 +102,7 @@ def test_ppa015_an_f_string_of_a_constant(lint_project):
     assert found(lint_project, {"pkg/mod.py": src}) == {at(src, 'f"{_NS}_top1"', "PPA015"),
                                                         at(src, 'f"{_NS}.top1"', "PPA015")}
     (read, _) = sorted(messages(lint_project, {"pkg/mod.py": src}, "PPA015"))
-    assert "reads 'topk_top1'" in read and "it sends 'topk.top1'" in read
+    assert "reads key `f'{_NS}_top1'` = 'topk_top1', but" in read and "it sends 'topk.top1'" in read
 
 
 @pytest.mark.parametrize("sent, read", [
@@ -169,7 +172,8 @@ def test_ppa015_class_constants_read_through_self(lint_project):
     assert found(lint_project, {"pkg/mod.py": src}) == {at(src, "self.LENS_KEY]", "PPA015"),
                                                         at(src, "self.KEY: self.a", "PPA015")}
     (read, sent) = sorted(messages(lint_project, {"pkg/mod.py": src}, "PPA015"))
-    assert "reads 'logit_lens' (`self.LENS_KEY`)" in read and "sends 'lens' (`self.KEY`)" in sent
+    assert f"reads key `self.LENS_KEY` = 'logit_lens' (line {locate(src, 'LENS_KEY =')[0]})" in read
+    assert f"sends key `self.KEY` = 'lens' (line {locate(src, 'KEY = ')[0]})" in sent
     agreeing = with_class_constants(pair("{self.KEY: self.a}", "Out(tensors[self.LENS_KEY])"),
                                     '    KEY = "lens"\n', '    LENS_KEY = "lens"\n')
     assert found(lint_project, {"pkg/mod.py": agreeing}) == set()
@@ -222,7 +226,8 @@ def test_ppa011_a_constant_that_is_not_a_non_empty_string(lint_project, head, sh
     lint_project({"pkg/mod.py": src})
     (finding,) = lint()
     assert (finding.code, finding.span.line, finding.span.column) == ("PPA011", *locate(src, "K: self.a"))
-    assert f"named {shown} (`K`)" in finding.message
+    line = src.splitlines().index(head.splitlines()[-1]) + 1
+    assert f"returns a tensor under key `K` = {shown} (line {line}), which is not" in finding.message
 
 
 def test_ppa013_two_constants_of_the_same_value(lint_project):
@@ -470,7 +475,7 @@ def test_the_summary_records_constants_symbolic_keys_and_type_arguments():
     src = (STAT + '\nK = "a"\nK2 = K\nTWICE = "x"\nTWICE = "y"\n\n\nclass Keys:\n    A = f"{K}.b"\n\n\n'
            "class Child(Stat[float]):\n    def to_pp_tensors(self):\n        return {K: self.value, Keys.A: 1}\n")
     summary = summarize_source(src.encode(), "m.py", "pkg.m", False)
-    constants = dict(summary.constants)
+    constants = {name: text for name, text, _ in summary.constants}
     assert constants["K"] == "'a'" and constants["Keys.A"] == "f'{K}.b'" and constants["T"] == "TypeVar('T')"
     assert "TWICE" not in constants and "TWICE" in summary.rebound
     child = next(c for c in summary.classes if c.name == "Child")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ppaux_lint.facts.spans import Span
 
-SUMMARY_FORMAT = 6
+SUMMARY_FORMAT = 7
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -438,6 +438,6 @@ class FileSummary:
     edits: tuple[NamespaceEdit, ...] = ()  # what statements outside class bodies do to classes (summarize.namespaces)
     editors: tuple[ClassEditor, ...] = ()  # functions that may change a class they are handed (summarize.namespaces)
     functions: tuple[FunctionSummary, ...] = ()  # functions that may become methods (summarize.namespaces)
-    constants: tuple[tuple[str, str], ...] = ()  # (qualname, source): module and class names bound once, to a
-    # constant expression, a ``TypeVar(...)`` call among them (summarize.constants)
+    constants: tuple[tuple[str, str, int], ...] = ()  # (qualname, source, line): module and class names bound
+    # once, to a constant expression, a ``TypeVar(...)`` call among them (summarize.constants)
     rebound: tuple[str, ...] = ()  # module-level names bound more than once, in any form (summarize.constants)

@@ -51,7 +51,7 @@ class Constants:
 
     def __init__(self, graph: ProjectGraph) -> None:
         self.graph = weakref.proxy(graph)  # the graph holds this object: no cycle to keep summaries alive
-        self._tables: dict[str, dict[str, str]] = {}
+        self._tables: dict[str, dict[str, tuple[str, int]]] = {}
         self._values: dict[Where, object] = {}
         self._active: set[Where] = set()
         roots = graph.protocols
@@ -75,7 +75,22 @@ class Constants:
         return self._find(module, name, scope, 0)
 
     def source(self, where: Where) -> str:
-        return self._table(where[0]).get(where[1], "")
+        return self._table(where[0]).get(where[1], ("", 0))[0]
+
+    def written(self, module: str, scope: str, text: str, instance: str = "") -> tuple[Where, int] | None:
+        """Where the constant a key written as one name (``K_ACCEPTED``, ``keys.TOP1``, ``self.KEY``) in a method
+        of ``scope`` reads is bound, and the line; None for any other key (an f-string, a ``+``), or where the
+        name is not certainly a constant. The name as written: an alias (``K = keys.K``) is where it points."""
+        node = parse(text) if "<locals>" not in scope else None
+        name = dotted_name(node) if node is not None else ""
+        head, _, rest = name.partition(".")
+        if not name:
+            return None
+        if head == "self":
+            where = self._on_instance(instance or f"{module}.{scope}", rest, 1) if rest else None
+        else:
+            where = self._find(module, name, "", 1)
+        return (where, self._table(where[0])[where[1]][1]) if where is not None else None
 
     # -- evaluation ---------------------------------------------------------------------------------------
     def _evaluate(self, node: ast.expr, module: str, body: str, depth: int, instance: str = "") -> object:
@@ -246,11 +261,12 @@ class Constants:
                 return False
         return True
 
-    def _table(self, module: str) -> dict[str, str]:
+    def _table(self, module: str) -> dict[str, tuple[str, int]]:
         table = self._tables.get(module)
         if table is None:
             summary = self.graph.load(module)
-            table = self._tables[module] = dict(summary.constants) if summary is not None else {}
+            table = self._tables[module] = ({qualname: (text, line) for qualname, text, line in summary.constants}
+                                            if summary is not None else {})
         return table
 
 

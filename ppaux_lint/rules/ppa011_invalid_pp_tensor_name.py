@@ -14,10 +14,11 @@ from ppaux_lint.rules.base import CheckContext, Rule
 def check(context: CheckContext) -> Iterator[Finding]:
     for own, _, _, key in sent.returned_items(context):
         if key.kind in ("empty", "nonstr"):
-            yield RULE.finding(f"{own.where} returns a tensor named {key.shown}, which is not a non-empty "
+            named = f"under {key.shown}" if key.source else f"named {key.shown}"
+            yield RULE.finding(f"{own.where} returns a tensor {named}, which is not a non-empty "
                                f"string: {pp_errors.raised(pp_errors.BAD_NAME)}",
                                own.path, key.span, own.info.fqn)
 
 
-RULE = Rule("PPA011", "invalid-pp-tensor-name", "A returned PP tensor name is not a non-empty string literal", check,
+RULE = Rule("PPA011", "invalid-pp-tensor-name", "A returned PP tensor name is not a non-empty string", check,
             passed_despite="its examples did not reach that name, or SGLang would have raised")

@@ -38,18 +38,22 @@ def returns(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact]]:
 class Key:
     """A key as Python computes it: kind "str" (``value`` holds it), "empty", "nonstr" (``value`` holds the
     source or the repr of what it is) or "dynamic"; ``source`` is the constant expression it was computed
-    from (``K_ACCEPTED``), "" for a key written as a literal."""
+    from (``K_ACCEPTED``), "" for a key written as a literal, and ``origin`` where a key written as one name
+    has its value bound ("line 12", or "line 3 of `pkg.keys`"), "" otherwise."""
 
     kind: str
     value: str
     span: Span
     source: str = ""
+    origin: str = ""
 
     @property
     def shown(self) -> str:
-        """The key as a message quotes it: ``'accepted' (`K_ACCEPTED`)``."""
+        """The key as a message quotes it: ``'accepted'``, or ``key `K_ACCEPTED` = 'accepted' (line 12)``."""
         text = repr(self.value) if self.kind in ("str", "empty") else self.value
-        return f"{text} (`{self.source}`)" if self.source else text
+        if not self.source:
+            return text
+        return f"key `{self.source}` = {text}" + (f" ({self.origin})" if self.origin else "")
 
 
 def key(index: ProjectIndex, module: str, owner: str, fact: KeyFact, instance: str = "") -> Key:
@@ -60,9 +64,14 @@ def key(index: ProjectIndex, module: str, owner: str, fact: KeyFact, instance: s
     value = index.constants.key(module, owner, fact.value, instance)
     if value is UNKNOWN:
         return Key("dynamic", fact.value, fact.span)
+    written = index.constants.written(module, owner, fact.value, instance)
+    origin = ""
+    if written is not None:
+        (defined_in, _), line = written
+        origin = f"line {line}" if defined_in == module else f"line {line} of `{defined_in}`"
     if isinstance(value, str):
-        return Key("str" if value else "empty", value, fact.span, fact.value)
-    return Key("nonstr", repr(value), fact.span, fact.value)
+        return Key("str" if value else "empty", value, fact.span, fact.value, origin)
+    return Key("nonstr", repr(value), fact.span, fact.value, origin)
 
 
 def written_in(index: ProjectIndex, owner: str, method: MethodSummary, module: str = "",

@@ -36,7 +36,8 @@ class Constants:
 
     def __init__(self) -> None:
         self._counts: dict[tuple[str, str], int] = {}  # (body's qualname, name) -> bindings
-        self._values: dict[tuple[str, str], str] = {}  # the source of a binding that may make a constant
+        self._values: dict[tuple[str, str], tuple[str, int]] = {}  # the source and line of a binding that may
+        # make a constant
         self._stored: set[str] = set()  # attribute names assigned to anywhere in the file
         self._declared: set[str] = set()  # names a function declares global
 
@@ -87,7 +88,7 @@ class Constants:
         elif type(stmt).__name__ == "TypeAlias":  # ``type X = ...``, Python 3.12
             self._bind(body, stmt.name.id)  # type: ignore[attr-defined]
 
-    def finish(self, tree: ast.Module, text: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    def finish(self, tree: ast.Module, text: str) -> tuple[tuple[tuple[str, str, int], ...], tuple[str, ...]]:
         """(constants, rebound), once the whole module has been walked."""
         if ":=" in text:  # rare enough to pay for a walk of every expression
             for node in ast.walk(tree):
@@ -101,11 +102,11 @@ class Constants:
                     anything = anything or name is None
                     self._stored.add(name or "")
         constants = []
-        for (body, name), value in self._values.items():
+        for (body, name), (value, line) in self._values.items():
             if body and (anything or name in self._stored):
                 continue
             if self._counts[(body, name)] == 1 and name not in self._declared:
-                constants.append((f"{body}.{name}" if body else name, value))
+                constants.append((f"{body}.{name}" if body else name, value, line))
         rebound = sorted(name for (body, name), count in self._counts.items()
                          if not body and (count > 1 or name in self._declared))
         return tuple(constants), tuple(rebound)
@@ -114,7 +115,7 @@ class Constants:
         if isinstance(target, ast.Name):
             self._bind(body, target.id)
             if value and not target.id.startswith("__"):
-                self._values[(body, target.id)] = value
+                self._values[(body, target.id)] = (value, target.lineno)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._targets(body, element, "")
