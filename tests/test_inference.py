@@ -67,6 +67,23 @@ ROUTES = {
                             "    def __init__(self):\n        self._template = Capture(None)\n"),
     "type-of-self-output": ({}, "from pkg.outputs import Capture", "return type(self.proto)(batch)",
                             "    proto = None\n\n    def __init__(self):\n        self.proto = Capture(None)\n"),
+    # functools.partial of a class is a constructor of it, of a factory that factory, however it is kept
+    "partial-called-at-once": ({}, "import functools\nfrom pkg.outputs import Capture",
+                               "return functools.partial(Capture)(batch)", ""),
+    "partial-in-an-attribute": ({}, "from functools import partial\nfrom pkg.outputs import Capture",
+                                "return self._make(batch)",
+                                "    def __init__(self):\n        self._make = partial(Capture)\n"),
+    "partial-at-module-level": ({}, "import functools\nfrom pkg import outputs\n\nMAKE = functools.partial("
+                                "outputs.Capture.from_rows)", "return MAKE([batch])", ""),
+    "partial-from-a-helper": ({}, "from functools import partial\nfrom pkg.outputs import Capture",
+                              "return self._maker()(batch)",
+                              "    def _maker(self):\n        return partial(Capture)\n"),
+    # a class kept on the observer and called through it
+    "class-attribute-holding-the-class": ({}, "from pkg.outputs import Capture", "return self.output_cls(batch)",
+                                          "    output_cls = Capture\n"),
+    # an attribute no method assigns, declared by a class-level annotation
+    "annotated-attribute": ({}, "from typing import Optional\n\nfrom pkg.outputs import Capture",
+                            "return self.last", "    last: Optional[Capture] = None\n"),
 }
 
 

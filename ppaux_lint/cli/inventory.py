@@ -10,7 +10,9 @@ names what routes it there): it needs no transport method. Each output lists
 its producers (``returned_by``: the sampling observers that return it;
 ``forward_by``: the forward routes), and a class the rules do not judge for
 transport says why (``not_instantiated``: abstract, or a base only subclassed;
-``no_output``: an observer whose ``after_sample`` never returns an output). For
+``no_output``: an observer whose ``after_sample`` never returns an output;
+``part_of``: a part, sent only inside the mapping of the containers named, which
+``part_calls`` names too when they call its own ``to_pp_tensors``). For
 each file asked about it shows the module name it was given and the config
 it follows, which is what explains a finding that is missing or misnamed.
 
@@ -85,6 +87,8 @@ def build(analysis: Analysis) -> dict:
             "mro": list(info.ancestry),
             "findings": findings.get(info.fqn, []),
             "not_instantiated": info.not_instantiated or None,
+            "part_of": list(info.part_of),
+            "part_calls": [{"container": container, "how": how} for container, how in info.part_calls],
         }
         if info.is_output:
             outputs.append({**base, "recognized": info.recognized[OUTPUT],
@@ -208,7 +212,7 @@ def render_tree(data: dict, out: TextIO) -> None:
         for record in records:
             pp = record["pp"]
             forward = bool(record.get("forward_only_by"))  # needs no to_pp_tensors: marked apart
-            unjudged = record["not_instantiated"] or record.get("no_output")  # no instance meets the helper
+            unjudged = record["not_instantiated"] or record.get("no_output") or _part(record)  # none meets the helper
             mark = ("•" if record["interface"] else "→" if forward else "○" if unjudged and not record["findings"]
                     else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]])
             style = ("dim" if record["interface"] else "cyan" if forward else "dim" if unjudged
@@ -221,9 +225,12 @@ def render_tree(data: dict, out: TextIO) -> None:
             node = branch.add(label)
             if record["interface"]:
                 node.add("[dim]interface (lists Protocol among its bases): not checked[/]")
-            for reason in (record["not_instantiated"], record.get("no_output")):
+            for reason in (record["not_instantiated"], record.get("no_output"), _part(record)):
                 if reason:
                     node.add(f"[dim]not judged for transport: {_shown(reason)}[/]")
+            if record["part_calls"]:
+                calls = ", ".join(f"{c['container']}.{TO_PP} ({c['how']})" for c in record["part_calls"])
+                node.add(f"part of {_shown(', '.join(record['part_of']))}: its `{TO_PP}` runs inside {_shown(calls)}")
             node.add(f"recognised: {_shown(record['recognized'])}")
             if pairing == "rebuilds":
                 if record["rebuilds"]:
@@ -253,6 +260,14 @@ def render_tree(data: dict, out: TextIO) -> None:
     interfaces = f", {s['interfaces']} interface{'s' if s['interfaces'] != 1 else ''}" if s["interfaces"] else ""
     console.print(f"{s['outputs']} outputs ({s['pp_ready_outputs']} with `{TO_PP}`), {s['observers']} observers "
                   f"({s['pp_ready_observers']} with `{FROM_PP}`, {s['unpaired_observers']} unpaired){interfaces}")
+
+
+def _part(record: dict) -> str:
+    """Why a part that no container calls is not judged, in words; "" for any other class."""
+    if not record["part_of"] or record["part_calls"]:
+        return ""
+    return (f"a part of {', '.join(record['part_of'])}: it travels only inside their mapping, and no observer "
+            "returns it alone")
 
 
 def _shown(text: str) -> str:

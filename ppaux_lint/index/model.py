@@ -34,6 +34,11 @@ class ClassInfo:
     ``after_sample`` never returns an output: such classes are not judged for
     what only an instance on the PP path needs (``instances.py``). Both are ""
     otherwise.
+
+    ``part_of`` names, for a part (``parts.py``), the containers whose ``to_pp_tensors`` send what it holds:
+    SGLang never meets it alone, so it needs no ``to_pp_tensors``. ``part_calls`` holds (container, how) for
+    each container on the PP path that calls the part's own ``to_pp_tensors`` ("returned", "merged",
+    "renamed"), which then runs inside the container's. Both are empty for a class that is no part.
     """
 
     fqn: str
@@ -52,6 +57,8 @@ class ClassInfo:
     returned_by: tuple[str, ...] = ()
     not_instantiated: str = ""
     no_output: str = ""
+    part_of: tuple[str, ...] = ()
+    part_calls: tuple[tuple[str, str], ...] = ()
 
     @property
     def is_output(self) -> bool:

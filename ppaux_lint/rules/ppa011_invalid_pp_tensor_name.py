@@ -1,4 +1,8 @@
-"""PPA011: a tensor name returned by ``to_pp_tensors`` that is not a non-empty string."""
+"""PPA011: a tensor name returned by ``to_pp_tensors`` that is not a non-empty string.
+
+A part's names (``index/parts.py``) are judged when a container sends them as they are; not when every
+container renames them (``{f"top.{k}": v for k, v in self.top.to_pp_tensors().items()}``).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,9 @@ from ppaux_lint.rules.base import CheckContext, Rule
 def check(context: CheckContext) -> Iterator[Finding]:
     for info, where, _, item in sent.returned_items(context):
         key = item.key
+        run = context.run(info)
+        if run is not None and not run.alone and not run.merged_into:
+            continue  # a part's, whose every container sends its tensors under names of its own
         if key.kind in ("empty", "nonstr"):
             yield RULE.finding(f"{where} returns a tensor named {key.value or repr('')}, which is not a non-empty "
                                f"string: {pp_errors.raised(pp_errors.BAD_NAME)}",

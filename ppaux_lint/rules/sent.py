@@ -22,13 +22,23 @@ from ppaux_lint.rules.base import CheckContext
 
 
 def returns(context: CheckContext) -> Iterator[tuple[ClassInfo, str, ReturnFact]]:
-    """Every return of every class's own ``to_pp_tensors``, with the method's name as messages quote it."""
+    """Every return of every class's own ``to_pp_tensors`` that runs on the PP path, with the method's name as
+    messages quote it, and for a part's, the containers that send what it returns."""
     for info, method in context.own_methods(TO_PP):
         if method.is_async or method.is_generator:
             continue
-        where = f"`{info.fqn}.{TO_PP}`"
+        where = f"`{info.fqn}.{TO_PP}`" + inside(context, info)
         for fact in method.returns:
             yield info, where, fact
+
+
+def inside(context: CheckContext, info: ClassInfo) -> str:
+    """`` (sent inside `Bundle.to_pp_tensors`)`` for a part's ``to_pp_tensors`` that only runs in its
+    containers', whose mapping the helper checks: "" for one the helper gets alone."""
+    run = context.run(info)
+    if run is None or run.alone:
+        return ""
+    return f" (sent inside {', '.join(f'`{c}.{TO_PP}`' for c in (*run.merged_into, *run.renamed_by))})"
 
 
 def returned_items(context: CheckContext) -> Iterator[tuple[ClassInfo, str, ReturnFact, ValueFact]]:

@@ -6,7 +6,8 @@ of the name ``make`` with ``rows`` first, whatever ``make`` turns out to be in a
 hands it every statement in source order with the definitions around it, so a file is still walked once.
 
 What it describes (everything else is ``("?",)``): ``None``, names, attribute chains, calls of those (with
-their first positional argument, for ``dataclasses.replace(out, ...)`` and ``copy.copy(out)``), and the
+their first positional argument, for ``dataclasses.replace(out, ...)``, ``copy.copy(out)`` and
+``functools.partial(Out, ...)``), and the
 branches of ``a if c else b``, ``a or b`` and ``a and b``. Locals are flow-insensitive: a name stands for
 every value any assignment in the function gives it, and any binding the syntax does not show (a ``for``
 or ``with`` target, tuple unpacking, ``+=``, ``global``) adds ``("?",)``. A ``yield`` statement makes the
@@ -31,7 +32,7 @@ NONE: Shape = ("none",)
 UNKNOWN: Shape = ("?",)
 _BINDINGS = {"classmethod": "classmethod", "staticmethod": "staticmethod", "property": "property",
              "cached_property": "property"}
-_ARGUMENT_CALLS = frozenset({"replace", "copy", "deepcopy", "type"})
+_ARGUMENT_CALLS = frozenset({"replace", "copy", "deepcopy", "type", "partial"})
 _MAX_DEPTH = 12  # attribute/call nesting described before an expression is just unknown
 
 
@@ -78,8 +79,9 @@ def render(shape: Shape, inner: bool = False) -> Expr:
 
 
 def _hands_back_its_argument(func: ast.expr) -> bool:
-    """Whether a call may give its first argument's class back (``replace``, ``copy``, ``deepcopy``, ``type``):
-    only then is the argument worth a place in the summary, which is kept for every function of the file."""
+    """Whether a call may give its first argument's class back (``replace``, ``copy``, ``deepcopy``, ``type``), or
+    the argument itself to be called later (``functools.partial``): only then is the argument worth a place in the
+    summary, which is kept for every function of the file."""
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     return name in _ARGUMENT_CALLS
 
