@@ -284,3 +284,65 @@ def test_inventory_says_what_a_part_is_part_of(lint_project):
     assert (f"not judged for transport: a part of {BUNDLE}: it travels only inside their mapping, and no observer "
             "returns it alone") in text
     assert f"part of {BUNDLE}: its `to_pp_tensors` runs inside {BUNDLE}.to_pp_tensors (merged)" in text
+
+
+@pytest.mark.parametrize("sends", ['return {"ids": self.top.ids, "entropy": self.ent}',
+                                   'out = {"ids": self.top.ids}\nout["entropy"] = self.ent\nreturn out'],
+                         ids=["dict-display", "subscript-store"])
+@pytest.mark.parametrize("holding", ["dataclass-fields", "constructor-call"])
+def test_a_part_sent_whole_is_the_containers_finding_not_the_parts(lint_project, holding, sends):
+    """``{"entropy": self.ent}`` hands the helper an ``Entropy`` object where it needs a tensor: the container's
+    PPA012 where its field's annotation says so, and never the part's PPA001, which SGLang would not raise."""
+    USES["sends-whole"] = sends
+    try:
+        project(lint_project, holding, "sends-whole")
+    finally:
+        del USES["sends-whole"]
+    analysis = run_analysis()
+    findings = {(f.symbol, f.code): f for f in analysis.findings}
+    assert analysis.classes[ENTROPY].part_of == (BUNDLE,) and analysis.classes[ENTROPY].part_calls == ()
+    if holding == "constructor-call":  # nothing declares what self.ent is: the container's value is not certain
+        assert set(findings) == set()
+        return
+    assert set(findings) == {(BUNDLE, "PPA012")}
+    assert findings[BUNDLE, "PPA012"].message.startswith(
+        f"`{BUNDLE}.to_pp_tensors` returns a `Entropy` object (field `ent: Entropy`) under 'entropy', not a tensor")
+
+
+def test_a_field_of_a_class_that_may_be_a_tensor_is_no_finding(lint_project):
+    """A project class that subclasses ``torch.Tensor`` may be what the helper needs."""
+    lint_project({"pkg/outputs.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        class Logits(torch.Tensor):
+            pass
+
+
+        @dataclass
+        class Bundle:
+            raw: Logits
+
+            def copy_to_host(self, copy_tensor):
+                return self
+
+            def to_pp_tensors(self):
+                return {"raw": self.raw}
+        """, "pkg/obs.py": """
+        from pkg.outputs import Bundle, Logits
+
+
+        class Obs:
+            def is_active(self, sampling_info):
+                return True
+
+            def after_sample(self, state, token_ids):
+                return Bundle(Logits(state))
+
+            def from_pp_tensors(self, tensors):
+                return Bundle(tensors["raw"])
+        """})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()

@@ -2,9 +2,9 @@
 
 A container output is what the observer returns; its ``to_pp_tensors`` sends its parts' tensors with its own:
 ``{**self.top.to_pp_tensors(), "entropy": self.ent.values}``, ``{"ids": self.top.ids}``, ``{f"top.{k}": v for
-k, v in self.top.to_pp_tensors().items()}``. ``add_auxiliary_output_to_pp_tensors`` is handed the container,
-never ``self.top``, so the part needs no ``to_pp_tensors`` of its own, and one it has is run only if the
-container calls it. A class is a **part** when
+k, v in self.top.to_pp_tensors().items()}``, and wrongly ``{"detail": self.detail}``.
+``add_auxiliary_output_to_pp_tensors`` is handed the container, never ``self.top``, so the part needs no
+``to_pp_tensors`` of its own, and one it has is run only if the container calls it. A class is a **part** when
 
 - the own ``to_pp_tensors`` of another class (its container, not one of its bases or subclasses) uses an
   attribute of its instance that holds it (``summarize.parts``: the fact; the inference: what ``self.top`` can
@@ -23,8 +23,9 @@ Whether the part's own ``to_pp_tensors`` runs is a separate answer (``part_calls
 whose ``to_pp_tensors`` runs on the PP path calls it (``returned``, ``merged`` or ``renamed``, see
 ``summarize.parts``). A container's ``to_pp_tensors`` runs when an instance that runs it (the container, or a
 subclass that inherits the method) meets the helper, alone or as a part called in turn; so the answer is a
-fixpoint, grown from the classes that meet the helper alone. A part that is only ``read`` has a
-``to_pp_tensors`` that nothing calls. The rules judge what runs (``CheckContext.sending``).
+fixpoint, grown from the classes that meet the helper alone. A part that is only ``read``, or ``sent`` whole as
+a value of the container's mapping (the container's PPA012: the helper meets an object where it needs a
+tensor), has a ``to_pp_tensors`` that nothing calls. The rules judge what runs (``CheckContext.sending``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from ppaux_lint.index.model import ClassInfo
 if TYPE_CHECKING:
     from ppaux_lint.index.graph import ProjectGraph
 
-RETURNED, MERGED, RENAMED, READ = "returned", "merged", "renamed", "read"  # as summarize.parts writes them
+RETURNED, MERGED, RENAMED, READ, SENT = "returned", "merged", "renamed", "read", "sent"  # as summarize.parts writes
+_CALLING = (RETURNED, MERGED, RENAMED)  # the uses that run the part's own ``to_pp_tensors``
 _CONSTRUCT = "construct:"
 
 
@@ -139,9 +141,9 @@ def _calls(index: ProjectGraph, infos: Mapping[str, ClassInfo], uses: Mapping[st
                if fqn not in parts and not info.is_interface and not info.not_instantiated and not info.forward_only_by}
     while True:
         running = {owner[fqn] for fqn in sending if fqn in owner}
-        called = {fqn for fqn in parts - sending if any(how != READ and c in running for c, how in uses[fqn])}
+        called = {fqn for fqn in parts - sending if any(how in _CALLING and c in running for c, how in uses[fqn])}
         if not called:
             break
         sending |= called
-    return {fqn: tuple(sorted((c, how) for c, how in uses[fqn] if how != READ and c in running)) for fqn in parts
-            if any(how != READ and c in running for c, how in uses[fqn])}
+    return {fqn: tuple(sorted((c, how) for c, how in uses[fqn] if how in _CALLING and c in running))
+            for fqn in parts if any(how in _CALLING and c in running for c, how in uses[fqn])}

@@ -4,7 +4,8 @@ Most reasons are in the expression itself (a literal, ``.tolist()``, ``len()``: 
 the project: a call that the index resolves to a NumPy array constructor (``np.zeros(...)`` with ``import numpy
 as np``), and ``self.<field>`` where the class, along its MRO, declares the field with an annotation that is
 not a tensor (``lengths: list[torch.Tensor]``), at class level or through ``__init__`` storing a parameter so
-annotated (``def __init__(self, lengths: list[torch.Tensor])``, ``self.lengths = lengths``). An unresolved
+annotated (``def __init__(self, lengths: list[torch.Tensor])``, ``self.lengths = lengths``), also as a project
+class that is certainly no tensor (``detail: GapPart``: a container sending its part whole). An unresolved
 name, an ``Optional[...]``, a union or an annotation of unknown meaning is silence.
 """
 
@@ -31,6 +32,7 @@ _NOT_TENSOR_TYPES = {
     "builtins.int": "an int", "builtins.float": "a float", "builtins.str": "a str", "builtins.bool": "a bool",
     "numpy.ndarray": "a NumPy array", "numpy.typing.NDArray": "a NumPy array",
 }
+_TENSOR, _OBJECT = "torch.Tensor", "builtins.object"
 # ``Field.annotation`` is ``ast.unparse`` text, so a plain or subscripted name always looks like this; a union
 # (``X | None``) or a string annotation does not match.
 _ANNOTATION = re.compile(r"([A-Za-z_][\w.]*)(\[.*\])?")
@@ -83,7 +85,20 @@ def _not_tensor_type(context: CheckContext, owner: str, annotation: str) -> str:
     index = context.index
     match = _ANNOTATION.fullmatch(annotation)
     target = index.resolve(index.class_module[owner], match.group(1), index.classes[owner].qualname) if match else None
-    return _NOT_TENSOR_TYPES.get(target or "", "")
+    return _NOT_TENSOR_TYPES.get(target or "", "") or _project_object(context, target)
+
+
+def _project_object(context: CheckContext, target: str | None) -> str:
+    """A project class whose instances are certainly no tensor: an auxiliary output (a container that sends a
+    part whole, ``{"detail": self.detail}``), or a class made of the project's own classes and ``object`` only,
+    neither one a ``torch.Tensor`` subclass."""
+    index = context.index
+    if target is None or target not in index.classes:
+        return ""
+    mro = index.mro(target)
+    if _TENSOR in mro or not (index.is_output_class(target) or all(c in index.classes or c == _OBJECT for c in mro)):
+        return ""
+    return f"a `{target.rsplit('.', 1)[-1]}` object"
 
 
 RULE = Rule("PPA012", "non-tensor-pp-value", "A value returned by `to_pp_tensors` is certainly not a tensor", check,

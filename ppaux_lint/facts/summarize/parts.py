@@ -12,7 +12,10 @@ below can be an instance of. Each fact is the expression, an attribute chain fro
 - ``renamed``: it iterates over what that call returns (``{f"top.{k}": v for k, v in
   self.top.to_pp_tensors().items()}``, a ``for`` loop over it): the part's tensors go in under names of its own;
 - ``read``: it reads another attribute of the object (``{"ids": self.top.ids}``): the part's own
-  ``to_pp_tensors``, if it has one, is never called.
+  ``to_pp_tensors``, if it has one, is never called;
+- ``sent``: it puts the object itself in its mapping (``{"detail": self.detail}``, ``out["detail"] =
+  self.detail``): the helper meets it as a value, not as an output, and a value that is no tensor is the
+  container's own finding (PPA012), not the part's.
 
 An object reached another way (a local, a loop over ``(self.a, self.b)``, a helper method) is not seen: its
 class stays judged as a class the helper may meet.
@@ -25,7 +28,7 @@ import ast
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.summarize.syntax import walk_scope
 
-RETURNED, MERGED, RENAMED, READ = "returned", "merged", "renamed", "read"
+RETURNED, MERGED, RENAMED, READ, SENT = "returned", "merged", "renamed", "read", "sent"
 _ITERATING = ("items", "keys", "values")
 
 
@@ -55,7 +58,21 @@ def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[
             held = _held(child.value, receiver)
             if held:
                 found[(held, READ)] = None
+        for value in _mapped(child):
+            held = _held(value, receiver)
+            if held:
+                found[(held, SENT)] = None
     return tuple(found)
+
+
+def _mapped(node: ast.AST) -> list[ast.expr]:
+    """The values ``node`` puts in a mapping as they are: a dict display's (not a ``**`` spread's), or a
+    subscript assignment's."""
+    if isinstance(node, ast.Dict):
+        return [value for key, value in zip(node.keys, node.values, strict=True) if key is not None]
+    if isinstance(node, ast.Assign) and any(isinstance(target, ast.Subscript) for target in node.targets):
+        return [node.value]
+    return []
 
 
 def _branches(value: ast.expr | None) -> list[ast.expr]:
