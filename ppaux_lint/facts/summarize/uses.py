@@ -4,8 +4,9 @@ Produces ``FileSummary.value_names``. The index asks it one question: is an outp
 base? A class that the project only subclasses, and never names in an expression that could run it
 (``Base(...)``, ``Base.from_rows(...)``, ``registry = [Base]``), has no instance of its own to cross a stage,
 so it is judged through its subclasses (``index/instances.py``). Being wrong here would hide a finding, so every use
-counts except the ones that certainly construct nothing: a class's base list and keywords, annotations,
-the class argument of ``isinstance``/``issubclass``/``super``/``cast``, and string constants. Only
+counts except the ones that certainly construct nothing: a class's base list and keywords (and the bases of
+a ``type(name, bases, namespace)`` call), annotations, the class argument of
+``isinstance``/``issubclass``/``super``/``cast``, and string constants. Only
 class-like names (a capital after any underscores) are kept, which keeps summaries small; the index treats
 any other class as possibly constructed.
 
@@ -45,6 +46,8 @@ def value_names(tree: ast.Module) -> tuple[str, ...]:
             push(func)
             callee = func.id if type(func) is _Name else func.attr if type(func) is _Attribute else ""
             at = _CLASS_ARGUMENT.get(callee)
+            if callee == "type" and len(node.args) == 3:
+                at = 1  # type(name, bases, namespace): the bases, as a class statement's, construct nothing
             extend(node.args if at is None else [a for i, a in enumerate(node.args) if i != at])
             extend([keyword.value for keyword in node.keywords])
         elif kind is ast.ClassDef:  # not its bases or keywords
