@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+from pathlib import Path
 
 import pytest
 from lintkit import lint, reported, run_analysis
@@ -281,8 +282,12 @@ def test_inventory_says_what_a_part_is_part_of(lint_project):
     render_tree(data, out)
     text = out.getvalue()
     assert f"○ {ENTROPY}" in text
-    assert (f"not judged for transport: a part of {BUNDLE}: it travels only inside their mapping, and no observer "
-            "returns it alone") in text
+    written = Path("pkg/outputs.py").read_text().splitlines()
+    line = next(n for n, text in enumerate(written, 1) if "self.ent.values" in text)
+    assert records[ENTROPY]["part_uses"] == [{"container": BUNDLE, "how": "read", "line": line,
+                                              "path": "pkg/outputs.py"}]
+    assert (f"not judged for transport: part of {BUNDLE}, its fields read at line {line} (pkg/outputs.py): it travels "
+            "only inside their mapping, and no observer returns it alone") in text
     assert f"part of {BUNDLE}: its `to_pp_tensors` runs inside {BUNDLE}.to_pp_tensors (merged)" in text
 
 
@@ -346,3 +351,22 @@ def test_a_field_of_a_class_that_may_be_a_tensor_is_no_finding(lint_project):
         """})
     analysis = run_analysis()
     assert reported(analysis.findings) == set()
+
+
+def test_with_no_observer_in_sight_a_concrete_output_is_judged_but_a_part_is_not(lint_project):
+    """A library of outputs whose observers live elsewhere: any concrete output could be returned by one, so each is
+    judged as if the helper met it (``Lone``, ``Bundle``), but what a ``Bundle`` flattens (``Entropy``, ``TopK``)
+    never meets the helper alone however it is used."""
+    lint_project({"pkg/outputs.py": PARTS + "\n\n" + container("dataclass-fields", "spread").replace(
+        "return {**self.top", 'if self.ent is None:\n            return {}\n        return {**self.top') + """
+
+@dataclass
+class Lone:
+    values: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return self
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Lone", "PPA001"), (BUNDLE, "PPA010")}
+    assert analysis.classes[ENTROPY].part_of == (BUNDLE,) and analysis.classes[TOPK].part_of == (BUNDLE,)

@@ -12,7 +12,8 @@ its producers (``returned_by``: the sampling observers that return it;
 transport says why (``not_instantiated``: abstract, or a base only subclassed;
 ``no_output``: an observer whose ``after_sample`` never returns an output;
 ``part_of``: a part, sent only inside the mapping of the containers named, which
-``part_calls`` names too when they call its own ``to_pp_tensors``). For
+``part_calls`` names too when they call its own ``to_pp_tensors``, and ``part_uses`` cites
+where each uses it). For
 each file asked about it shows the module name it was given and the config
 it follows, which is what explains a finding that is missing or misnamed.
 
@@ -89,6 +90,9 @@ def build(analysis: Analysis) -> dict:
             "not_instantiated": info.not_instantiated or None,
             "part_of": list(info.part_of),
             "part_calls": [{"container": container, "how": how} for container, how in info.part_calls],
+            "part_uses": [{"container": container, "how": how, "line": line,
+                           "path": display_path(analysis.classes[container].path)}
+                          for container, how, line in info.part_uses if container in analysis.classes],
         }
         if info.is_output:
             outputs.append({**base, "recognized": info.recognized[OUTPUT],
@@ -262,12 +266,18 @@ def render_tree(data: dict, out: TextIO) -> None:
                   f"({s['pp_ready_observers']} with `{FROM_PP}`, {s['unpaired_observers']} unpaired){interfaces}")
 
 
+_PART_USES = {"merged": "flattened", "renamed": "flattened under names of its own", "returned": "its mapping returned",
+              "read": "its fields read", "sent": "sent whole as a value (the container's finding)"}
+
+
 def _part(record: dict) -> str:
-    """Why a part that no container calls is not judged, in words; "" for any other class."""
+    """Why a part that no container calls is not judged, in words, citing each use ("part of pkg.Bundle, flattened
+    at line 12 (pkg/outputs.py)"); "" for any other class."""
     if not record["part_of"] or record["part_calls"]:
         return ""
-    return (f"a part of {', '.join(record['part_of'])}: it travels only inside their mapping, and no observer "
-            "returns it alone")
+    uses = "; ".join(f"part of {use['container']}, {_PART_USES.get(use['how'], use['how'])} at line {use['line']} "
+                     f"({use['path']})" for use in record["part_uses"]) or f"part of {', '.join(record['part_of'])}"
+    return f"{uses}: it travels only inside their mapping, and no observer returns it alone"
 
 
 def _shown(text: str) -> str:

@@ -137,8 +137,8 @@ class MethodSummary:
     return_type: str = ""  # dotted class named by the return annotation, Optional/None stripped
     return_optional: bool = False  # the annotation admits None (Optional[X], X | None, None)
     return_annotation_span: Span | None = None
-    parts: tuple[tuple[str, str], ...] = ()  # for ``to_pp_tensors``: (``self.<attr>...``, how it is used), by
-    # ``summarize.parts``: "returned", "merged", "renamed" (its ``to_pp_tensors()`` is called) or "read"
+    parts: tuple[tuple[str, str, int], ...] = ()  # for ``to_pp_tensors``: (``self.<attr>...``, how it is used, the
+    # line), by ``summarize.parts``: "returned", "merged", "renamed" (its ``to_pp_tensors()`` is called), "read", "sent"
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ class ClassInfo:
     ``part_of`` names, for a part (``parts.py``), the containers whose ``to_pp_tensors`` send what it holds:
     SGLang never meets it alone, so it needs no ``to_pp_tensors``. ``part_calls`` holds (container, how) for
     each container on the PP path that calls the part's own ``to_pp_tensors`` ("returned", "merged",
-    "renamed"), which then runs inside the container's. Both are empty for a class that is no part.
+    "renamed"), which then runs inside the container's. ``part_uses`` holds (container, how, line) for every use, for
+    ``inventory`` to cite. All are empty for a class that is no part.
     """
 
     fqn: str
@@ -59,6 +60,7 @@ class ClassInfo:
     no_output: str = ""
     part_of: tuple[str, ...] = ()
     part_calls: tuple[tuple[str, str], ...] = ()
+    part_uses: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def is_output(self) -> bool:

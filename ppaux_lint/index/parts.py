@@ -50,10 +50,12 @@ _CONSTRUCT = "construct:"
 @dataclass(frozen=True)
 class Part:
     """Where a part lives: ``containers``, every class whose own ``to_pp_tensors`` uses its instances; ``calls``,
-    (container, how) for each container on the PP path that calls the part's ``to_pp_tensors``."""
+    (container, how) for each container on the PP path that calls the part's ``to_pp_tensors``; ``uses``, (container,
+    how, line) for each way a container's ``to_pp_tensors`` uses it, at the line of the first such use."""
 
     containers: tuple[str, ...]
     calls: tuple[tuple[str, str], ...]
+    uses: tuple[tuple[str, str, int], ...] = ()
 
 
 def find_parts(index: ProjectGraph, inference: Inference, infos: Iterable[ClassInfo]) -> dict[str, Part]:
@@ -67,20 +69,22 @@ def find_parts(index: ProjectGraph, inference: Inference, infos: Iterable[ClassI
     candidates = {fqn for fqn in uses if not infos[fqn].returned_by and fqn not in handed}
     parts = _held_from_outside(uses, candidates)
     calls = _calls(index, infos, uses, parts)
-    return {fqn: Part(tuple(sorted({container for container, _ in uses[fqn]})), calls.get(fqn, ()))
+    return {fqn: Part(tuple(sorted({container for container, _ in uses[fqn]})), calls.get(fqn, ()),
+                      tuple(sorted((container, how, line) for (container, how), line in uses[fqn].items())))
             for fqn in sorted(parts)}
 
 
 def _uses(index: ProjectGraph, inference: Inference,
-          infos: Mapping[str, ClassInfo]) -> dict[str, set[tuple[str, str]]]:
-    """class -> {(container, how)}: which classes' own ``to_pp_tensors`` use its instances, and how."""
-    uses: dict[str, set[tuple[str, str]]] = {}
+          infos: Mapping[str, ClassInfo]) -> dict[str, dict[tuple[str, str], int]]:
+    """class -> {(container, how): line}: which classes' own ``to_pp_tensors`` use its instances, how, and where
+    first."""
+    uses: dict[str, dict[tuple[str, str], int]] = {}
     for container in infos.values():
         method = container.summary.method(TO_PP) if not container.is_interface else None
         if method is None or not method.parts:
             continue
         qualname = f"{container.summary.qualname}.{TO_PP}"
-        for expression, how in method.parts:
+        for expression, how, line in method.parts:
             flow = FunctionFlow(qualname, receiver=expression.split(".", 1)[0], binding="method")
             values = inference.evaluate(expression, container.module, flow, (INSTANCE, container.fqn))
             for cls, with_subclasses in inference.classes(values):
@@ -92,7 +96,8 @@ def _uses(index: ProjectGraph, inference: Inference,
                     if info.is_interface or fqn in container.ancestry or container.fqn in info.ancestry:
                         continue  # a class holding an instance of its own kind contains no part
                     if info.is_output or index.lookup(fqn, TO_PP) is not None:
-                        uses.setdefault(fqn, set()).add((container.fqn, how))
+                        first = uses.setdefault(fqn, {}).setdefault((container.fqn, how), line)
+                        uses[fqn][container.fqn, how] = min(first, line)
     return uses
 
 
@@ -113,7 +118,7 @@ def _handed_to_helper(index: ProjectGraph) -> set[str]:
     return found
 
 
-def _held_from_outside(uses: Mapping[str, set[tuple[str, str]]], candidates: set[str]) -> set[str]:
+def _held_from_outside(uses: Mapping[str, Mapping[tuple[str, str], int]], candidates: set[str]) -> set[str]:
     """The candidates a container that is no candidate holds, directly or through other candidates."""
     holds: dict[str, set[str]] = {}
     for fqn, used in uses.items():
@@ -129,7 +134,7 @@ def _held_from_outside(uses: Mapping[str, set[tuple[str, str]]], candidates: set
     return parts
 
 
-def _calls(index: ProjectGraph, infos: Mapping[str, ClassInfo], uses: Mapping[str, set[tuple[str, str]]],
+def _calls(index: ProjectGraph, infos: Mapping[str, ClassInfo], uses: Mapping[str, Mapping[tuple[str, str], int]],
            parts: set[str]) -> dict[str, tuple[tuple[str, str], ...]]:
     """part -> the (container, how) calls of its ``to_pp_tensors`` made on the PP path (see the module's doc)."""
     owner = {}

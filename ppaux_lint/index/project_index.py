@@ -86,7 +86,8 @@ class ProjectIndex(ProjectGraph):
                     if info.roles and not info.is_interface else "",
                     no_output=no_output.get(info.fqn, ""))
             for fqn, part in find_parts(self, self.inference, [infos[fqn] for fqn in self._focus]).items():
-                infos[fqn] = replace(infos[fqn], part_of=part.containers, part_calls=part.calls)
+                infos[fqn] = replace(infos[fqn], part_of=part.containers, part_calls=part.calls,
+                                     part_uses=part.uses)
             self._infos = infos
         return self._infos
 

@@ -32,9 +32,9 @@ RETURNED, MERGED, RENAMED, READ, SENT = "returned", "merged", "renamed", "read",
 _ITERATING = ("items", "keys", "values")
 
 
-def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[str, str], ...]:
-    """(expression, how) for each object the method's receiver holds and the method uses, in source order,
-    each pair once."""
+def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[str, str, int], ...]:
+    """(expression, how, line) for each object the method's receiver holds and the method uses, in source order,
+    each (expression, how) once, at the line of its first use: what ``inventory`` cites."""
     if not receiver:
         return ()
     calls: dict[int, str] = {}  # id of a ``<held>.to_pp_tensors()`` call -> how its result is used
@@ -48,21 +48,21 @@ def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[
                     and source.func.attr in _ITERATING:
                 source = source.func.value
             calls.setdefault(id(source), RENAMED)
-    found: dict[tuple[str, str], None] = {}
+    found: dict[tuple[str, str], int] = {}
     for child in walk_scope(node.body):
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == TO_PP:
             held = _held(child.func.value, receiver)
             if held:
-                found[(held, calls.get(id(child), MERGED))] = None
+                found.setdefault((held, calls.get(id(child), MERGED)), child.lineno)
         elif isinstance(child, ast.Attribute) and child.attr != TO_PP:
             held = _held(child.value, receiver)
             if held:
-                found[(held, READ)] = None
+                found.setdefault((held, READ), child.lineno)
         for value in _mapped(child):
             held = _held(value, receiver)
             if held:
-                found[(held, SENT)] = None
-    return tuple(found)
+                found.setdefault((held, SENT), value.lineno)
+    return tuple((held, how, line) for (held, how), line in found.items())
 
 
 def _mapped(node: ast.AST) -> list[ast.expr]:
