@@ -286,8 +286,8 @@ def test_inventory_says_what_a_part_is_part_of(lint_project):
     line = next(n for n, text in enumerate(written, 1) if "self.ent.values" in text)
     assert records[ENTROPY]["part_uses"] == [{"container": BUNDLE, "how": "read", "line": line,
                                               "path": "pkg/outputs.py"}]
-    assert (f"not judged for transport: part of {BUNDLE}, its fields read at line {line} (pkg/outputs.py): it travels "
-            "only inside their mapping, and no observer returns it alone") in text
+    assert (f"not judged for transport: part of {BUNDLE}, flattened (its fields sent) at line {line} "
+            "(pkg/outputs.py): it travels only inside their mapping, and no observer returns it alone") in text
     assert f"part of {BUNDLE}: its `to_pp_tensors` runs inside {BUNDLE}.to_pp_tensors (merged)" in text
 
 

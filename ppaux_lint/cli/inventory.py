@@ -267,7 +267,7 @@ def render_tree(data: dict, out: TextIO) -> None:
 
 
 _PART_USES = {"merged": "flattened", "renamed": "flattened under names of its own", "returned": "its mapping returned",
-              "read": "its fields read", "sent": "sent whole as a value (the container's finding)"}
+              "read": "flattened (its fields sent)", "sent": "sent whole as a value (the container's finding)"}
 
 
 def _part(record: dict) -> str:
