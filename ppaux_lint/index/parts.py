@@ -11,8 +11,10 @@ k, v in self.top.to_pp_tensors().items()}``, and wrongly ``{"detail": self.detai
   be, by the stores of the container's methods, its annotations (``top: TopK``, ``self.top: TopK``, an
   annotated ``__init__`` parameter) and the constructor calls that hand it one (``Bundle(TopK(...))``,
   ``arguments.py``)); and
-- nothing shows an instance of it reaching the helper alone: no sampling observer returns it (by any route the
-  inference follows, ``routes.py``) and no call hands a new one to ``add_auxiliary_output_to_pp_tensors``; and
+- it has instances (a class with none, abstract or only subclassed, is judged through its subclasses: see
+  ``instances.py``), and nothing shows one reaching the helper alone: no sampling observer returns it (by any
+  route the inference follows, ``routes.py``) and no call hands a new one to
+  ``add_auxiliary_output_to_pp_tensors``; and
 - a container that is not a part itself holds it, directly or through other parts (two classes that only hold
   each other prove nothing).
 
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 
 RETURNED, MERGED, RENAMED, READ, SENT = "returned", "merged", "renamed", "read", "sent"  # as summarize.parts writes
 _CALLING = (RETURNED, MERGED, RENAMED)  # the uses that run the part's own ``to_pp_tensors``
+_TENSORS = frozenset({"torch.Tensor", "Tensor"})  # a field's annotation, as written
 _CONSTRUCT = "construct:"
 
 
@@ -62,11 +65,15 @@ def find_parts(index: ProjectGraph, inference: Inference, infos: Iterable[ClassI
     """The parts among ``infos`` (the focused classes, with their routes and instances already known), by fully
     qualified name. ``inference`` is the one about ``index``."""
     infos = {info.fqn: info for info in infos}
+    possible = {fqn for fqn, info in infos.items() if not info.returned_by and not info.not_instantiated
+                and not info.is_interface and (info.is_output or index.lookup(fqn, TO_PP) is not None)}
+    if not possible:
+        return {}  # every output is returned or only subclassed: the containers' uses are not worth inferring
     uses = _uses(index, inference, infos)
     if not uses:
         return {}
     handed = _handed_to_helper(index)
-    candidates = {fqn for fqn in uses if not infos[fqn].returned_by and fqn not in handed}
+    candidates = {fqn for fqn in uses if fqn in possible and fqn not in handed}
     parts = _held_from_outside(uses, candidates)
     calls = _calls(index, infos, uses, parts)
     return {fqn: Part(tuple(sorted({container for container, _ in uses[fqn]})), calls.get(fqn, ()),
@@ -85,6 +92,8 @@ def _uses(index: ProjectGraph, inference: Inference,
             continue
         qualname = f"{container.summary.qualname}.{TO_PP}"
         for expression, how, line in method.parts:
+            if _declared_tensor(index, container, expression):
+                continue
             flow = FunctionFlow(qualname, receiver=expression.split(".", 1)[0], binding="method")
             values = inference.evaluate(expression, container.module, flow, (INSTANCE, container.fqn))
             for cls, with_subclasses in inference.classes(values):
@@ -99,6 +108,25 @@ def _uses(index: ProjectGraph, inference: Inference,
                         first = uses.setdefault(fqn, {}).setdefault((container.fqn, how), line)
                         uses[fqn][container.fqn, how] = min(first, line)
     return uses
+
+
+def _declared_tensor(index: ProjectGraph, container: ClassInfo, expression: str) -> bool:
+    """Whether ``expression`` is ``self.<name>`` for a field that the first project class along the container's
+    MRO to declare it declares a tensor (``ids: torch.Tensor``, or an ``__init__`` parameter so annotated): it
+    holds no part. Most of what a ``to_pp_tensors`` sends is such a field, so the inference is not asked."""
+    _, _, name = expression.partition(".")
+    if not name or "." in name:
+        return False
+    classes = index.classes
+    for owner in container.ancestry:
+        summary = classes.get(owner)
+        if summary is None:
+            continue
+        for fields in (summary.fields, summary.init_fields):
+            for field in fields:
+                if field.name == name:
+                    return field.annotation in _TENSORS
+    return False
 
 
 def _handed_to_helper(index: ProjectGraph) -> set[str]:
