@@ -75,6 +75,30 @@ ROUTES = {
         def test_attach():
             assert RecordingObserver(output=DeviceOutput(torch.tensor([1.0]))).output is not None
         """,
+    "partial-of-the-observer": """
+        import functools
+
+
+        def test_attach():
+            runner = SimpleNamespace(forward_observer=None)
+            runner.forward_observer = functools.partial(RecordingObserver, DeviceOutput(torch.tensor([1.0])))()
+            assert runner.forward_observer.output is not None
+        """,
+    "partial-of-the-observer-keyword": """
+        from functools import partial
+
+
+        def test_attach():
+            make = partial(RecordingObserver, output=DeviceOutput(torch.tensor([1.0])))
+            assert make().output is not None
+        """,
+    "partial-of-the-output": """
+        import functools
+
+
+        def test_attach():
+            assert RecordingObserver(functools.partial(DeviceOutput, torch.tensor([1.0]))()).output is not None
+        """,
     "result-field": """
         def test_forward_output_alone_is_copied_to_the_host():
             result = GenerationBatchResult(

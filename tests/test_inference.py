@@ -67,6 +67,23 @@ ROUTES = {
                             "    def __init__(self):\n        self._template = Capture(None)\n"),
     "type-of-self-output": ({}, "from pkg.outputs import Capture", "return type(self.proto)(batch)",
                             "    proto = None\n\n    def __init__(self):\n        self.proto = Capture(None)\n"),
+    # functools.partial of a class is a constructor of it, of a factory that factory, however it is kept
+    "partial-called-at-once": ({}, "import functools\nfrom pkg.outputs import Capture",
+                               "return functools.partial(Capture)(batch)", ""),
+    "partial-in-an-attribute": ({}, "from functools import partial\nfrom pkg.outputs import Capture",
+                                "return self._make(batch)",
+                                "    def __init__(self):\n        self._make = partial(Capture)\n"),
+    "partial-at-module-level": ({}, "import functools\nfrom pkg import outputs\n\nMAKE = functools.partial("
+                                "outputs.Capture.from_rows)", "return MAKE([batch])", ""),
+    "partial-from-a-helper": ({}, "from functools import partial\nfrom pkg.outputs import Capture",
+                              "return self._maker()(batch)",
+                              "    def _maker(self):\n        return partial(Capture)\n"),
+    # a class kept on the observer and called through it
+    "class-attribute-holding-the-class": ({}, "from pkg.outputs import Capture", "return self.output_cls(batch)",
+                                          "    output_cls = Capture\n"),
+    # an attribute no method assigns, declared by a class-level annotation
+    "annotated-attribute": ({}, "from typing import Optional\n\nfrom pkg.outputs import Capture",
+                            "return self.last", "    last: Optional[Capture] = None\n"),
 }
 
 
@@ -302,6 +319,28 @@ def test_an_output_base_only_subclassed_is_judged_through_its_subclasses(lint_pr
     assert "a base only" in analysis.classes["pkg.outputs.Base"].not_instantiated
 
 
+@pytest.mark.parametrize("made", [
+    'Made = type("Made", (Base,), {"to_pp_tensors": _tensors})',
+    'Made = type("Made", (Base, object), {"to_pp_tensors": _tensors})',
+    'import builtins\n\nMade = builtins.type("Made", (Base,), {"to_pp_tensors": _tensors})',
+])
+def test_an_output_base_used_only_to_make_classes_with_type_is_judged_through_them(lint_project, made):
+    """The bases of ``type(name, bases, ns)`` construct nothing, as a class statement's do not (issue 33)."""
+    lint_project({"pkg/outputs.py": BASE_ONLY, "pkg/made.py": f"""
+from pkg.outputs import Base
+
+
+def _tensors(self):
+    return {{"x": self.x}}
+
+
+{made}
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    assert "a base only" in analysis.classes["pkg.outputs.Base"].not_instantiated
+
+
 @pytest.mark.parametrize("use", [
     "from pkg.outputs import Base\n\nx = Base()",
     "from pkg.outputs import Base as B\n\nx = B()",
@@ -309,6 +348,7 @@ def test_an_output_base_only_subclassed_is_judged_through_its_subclasses(lint_pr
     "from pkg.outputs import Base as make_base\n\nx = make_base()",
     "from pkg.outputs import Base\n\nREGISTRY = {'base': Base}",
     "from pkg.outputs import Base\n\nx = Base.create()",
+    "from pkg.outputs import Base\n\nMade = type('Made', (Base,), {'make': Base})",  # named in the namespace
 ])
 def test_an_output_base_constructed_anywhere_is_judged_itself(lint_project, use):
     lint_project({"pkg/outputs.py": BASE_ONLY, "pkg/use.py": use})

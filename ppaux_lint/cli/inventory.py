@@ -10,7 +10,10 @@ names what routes it there): it needs no transport method. Each output lists
 its producers (``returned_by``: the sampling observers that return it;
 ``forward_by``: the forward routes), and a class the rules do not judge for
 transport says why (``not_instantiated``: abstract, or a base only subclassed;
-``no_output``: an observer whose ``after_sample`` never returns an output). For
+``no_output``: an observer whose ``after_sample`` never returns an output;
+``part_of``: a part, sent only inside the mapping of the containers named, which
+``part_calls`` names too when they call its own ``to_pp_tensors``, and ``part_uses`` cites
+where each uses it). For
 each file asked about it shows the module name it was given and the config
 it follows, which is what explains a finding that is missing or misnamed.
 
@@ -98,6 +101,11 @@ def build(analysis: Analysis) -> dict:
             "not_instantiated": info.not_instantiated or None,
             "unknown": [{"what": t.what, "path": display_path(t.path), "line": t.line} for t in info.unknown],
             "could_not_be_judged": info.could_not_be_judged,
+            "part_of": list(info.part_of),
+            "part_calls": [{"container": container, "how": how} for container, how in info.part_calls],
+            "part_uses": [{"container": container, "how": how, "line": line,
+                           "path": display_path(analysis.classes[container].path)}
+                          for container, how, line in info.part_uses if container in analysis.classes],
         }
         if info.is_output:
             outputs.append({**base, "recognized": info.recognized[OUTPUT],
@@ -235,7 +243,7 @@ def render_tree(data: dict, out: TextIO) -> None:
         for record in records:
             pp = record["pp"]
             forward = bool(record.get("forward_only_by"))  # needs no to_pp_tensors: marked apart
-            unjudged = record["not_instantiated"] or record.get("no_output")  # no instance meets the helper
+            unjudged = record["not_instantiated"] or record.get("no_output") or _part(record)  # none meets the helper
             unknown = record["could_not_be_judged"]
             mark = ("•" if record["interface"] else "→" if forward else "○" if unjudged and not record["findings"]
                     else "?" if unknown else "!" if pp["ok"] and record["findings"] else _MARK[pp["ok"]])
@@ -249,12 +257,15 @@ def render_tree(data: dict, out: TextIO) -> None:
             node = branch.add(label)
             if record["interface"]:
                 node.add("[dim]interface (lists Protocol among its bases): not checked[/]")
-            for reason in (record["not_instantiated"], record.get("no_output")):
+            for reason in (record["not_instantiated"], record.get("no_output"), _part(record)):
                 if reason:
                     node.add(f"[dim]not judged for transport: {_shown(reason)}[/]")
             for touch in record["unknown"]:
                 node.add(f"[yellow]could not be judged[/]: {_shown(touch['what'])} "
                          f"[dim]{_shown(touch['path'])}:{touch['line']}[/]")
+            if record["part_calls"]:
+                calls = ", ".join(f"{c['container']}.{TO_PP} ({c['how']})" for c in record["part_calls"])
+                node.add(f"part of {_shown(', '.join(record['part_of']))}: its `{TO_PP}` runs inside {_shown(calls)}")
             node.add(f"recognised: {_shown(record['recognized'])}")
             if pairing == "rebuilds":
                 if record["rebuilds"]:
@@ -288,6 +299,20 @@ def render_tree(data: dict, out: TextIO) -> None:
     console.print(f"{s['outputs']} outputs ({s['pp_ready_outputs']} with `{TO_PP}`), {s['observers']} observers "
                   f"({s['pp_ready_observers']} with `{FROM_PP}`, {s['unpaired_observers']} unpaired){interfaces}"
                   f"{unknown}")
+
+
+_PART_USES = {"merged": "flattened", "renamed": "flattened under names of its own", "returned": "its mapping returned",
+              "read": "flattened (its fields sent)", "sent": "sent whole as a value (the container's finding)"}
+
+
+def _part(record: dict) -> str:
+    """Why a part that no container calls is not judged, in words, citing each use ("part of pkg.Bundle, flattened
+    at line 12 (pkg/outputs.py)"); "" for any other class."""
+    if not record["part_of"] or record["part_calls"]:
+        return ""
+    uses = "; ".join(f"part of {use['container']}, {_PART_USES.get(use['how'], use['how'])} at line {use['line']} "
+                     f"({use['path']})" for use in record["part_uses"]) or f"part of {', '.join(record['part_of'])}"
+    return f"{uses}: it travels only inside their mapping, and no observer returns it alone"
 
 
 def _shown(text: str) -> str:

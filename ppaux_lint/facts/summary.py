@@ -144,6 +144,8 @@ class MethodSummary:
     return_type: str = ""  # dotted class named by the return annotation, Optional/None stripped
     return_optional: bool = False  # the annotation admits None (Optional[X], X | None, None)
     return_annotation_span: Span | None = None
+    parts: tuple[tuple[str, str, int], ...] = ()  # for ``to_pp_tensors``: (``self.<attr>...``, how it is used, the
+    # line), by ``summarize.parts``: "returned", "merged", "renamed" (its ``to_pp_tensors()`` is called), "read", "sent"
 
 
 @dataclass(frozen=True)
@@ -328,15 +330,21 @@ class Handoff:
     """A newly constructed object handed to a call: ``Obs(Out())``, ``Obs(out)`` after ``out = Out()`` in the
     same function, or ``Result(forward_auxiliary_output=Out())``.
 
-    ``callee`` and ``constructs`` are dotted names as written; ``keyword`` is "" for a positional argument.
-    It is how an output reaches a forward observer that returns what it was given (``return self.output``).
-    Produced by ``summarize.handoffs``, only for files that mention forward observers at all.
+    ``callee`` and ``constructs`` are dotted names as written; ``keyword`` is "" for a positional argument,
+    whose index among the positional arguments is ``position``. It is how an output reaches a forward observer
+    that returns what it was given (``return self.output``), and how the inference learns what a constructor's
+    parameter holds (``Bundle(TopK(...))``). ``functools.partial`` binds a constructor or hands one over:
+    ``partial(Obs, Out())`` is a handoff to ``Obs``, ``Obs(partial(Out, x)())`` one of an ``Out``; ``through``
+    is then the partial's callee as written, which the index must resolve to ``functools.partial``.
+    Produced by ``summarize.handoffs``, only for files that mention observers or transport methods at all.
     """
 
     callee: str
     constructs: str
     keyword: str
     scope: str = ""  # qualname of the enclosing function/class ("" at module level)
+    position: int = -1
+    through: str = ""
 
 
 @dataclass(frozen=True)

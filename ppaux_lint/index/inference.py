@@ -44,6 +44,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summary import Expr, FunctionFlow
+from ppaux_lint.index.arguments import PARTIAL, Arguments
 
 if TYPE_CHECKING:
     from ppaux_lint.index.graph import ProjectGraph
@@ -75,6 +76,43 @@ def parse_expr(text: Expr) -> tuple:
     except (SyntaxError, ValueError, RecursionError):
         return UNKNOWN
     return _shape(node)
+
+
+@functools.lru_cache(maxsize=1024)
+def declared_class(annotation: str) -> tuple[str, bool]:
+    """The dotted class an annotation's text names, and whether it admits None: ``Optional[TopK]``,
+    ``TopK | None`` and ``"TopK"`` give ("TopK", True), (..., True) and ("TopK", False); a union of classes, a
+    container or anything else names none (""). Field annotations are kept as text (``Field.annotation``)."""
+    try:
+        return _declared(ast.parse(annotation.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError):
+        return "", False
+
+
+def _declared(node: ast.expr) -> tuple[str, bool]:
+    if isinstance(node, ast.Constant):
+        return ("", True) if node.value is None else declared_class(node.value) if isinstance(node.value, str) \
+            else ("", False)
+    members: list[ast.expr] = []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        members = [node.left, node.right]
+    elif isinstance(node, ast.Subscript) and _dotted(node.value).rsplit(".", 1)[-1] in ("Optional", "Union"):
+        members = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        members += [ast.Constant(None)] if _dotted(node.value).endswith("Optional") else []
+    if not members:
+        return _dotted(node), False
+    found = [_declared(member) for member in members]
+    names = [name for name, _ in found if name]
+    return (names[0] if len(names) == 1 else ""), any(optional for _, optional in found)
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    return ""
 
 
 def _shape(node: ast.expr) -> tuple:
@@ -109,6 +147,7 @@ class Inference:
         self._cut = False
         self._depth = 0
         self._stores: dict[str, dict[str, list[tuple[str, FunctionFlow, Expr]]]] = {}
+        self._arguments = Arguments(self.index)
 
     # -- questions ---------------------------------------------------------------------------------------
     def hook_returns(self, cls: str, hook: str, declared: bool = False) -> Values | None:
@@ -244,7 +283,10 @@ class Inference:
             return frozenset(values)
         param = next((annotated for param, annotated in flow.params if param == name), None)
         if param is not None:
-            values.add(self._bound(module, param, flow.qualname))
+            bound = self._bound(module, param, flow.qualname)
+            values.add(bound)
+            if bound == UNKNOWN:
+                values |= self._handed(module, flow, name)
             return frozenset(values)
         if assigned is not None:
             return frozenset(values)
@@ -253,6 +295,13 @@ class Inference:
             if top is not None and name in dict(top.locals):
                 return self._name(name, module, top, None, reading)
         return self.reference(self.index.resolve(module, name, flow.qualname))
+
+    def _handed(self, module: str, flow: FunctionFlow, name: str) -> Values:
+        """What the project's calls hand an unannotated parameter of a constructor (``arguments.py``)."""
+        owner, _, method = f"{module}.{flow.qualname}".rpartition(".")
+        if method != "__init__" or flow.binding != "method" or owner not in self.index.classes:
+            return _NOTHING
+        return frozenset((INSTANCE, cls) for cls in self._arguments.handed(owner, name))
 
     def reference(self, target: str | None) -> Values:
         """What a resolved dotted name denotes."""
@@ -307,9 +356,10 @@ class Inference:
             if flow is not None and flow.binding == "property":
                 return self.call(function, None, None) if bound else _UNKNOWN
             return frozenset({function})
+        level = self._class_level(member)
         if not bound:
-            return _UNKNOWN
-        return self._stored(cls, name, receiver) | self._class_level(member)
+            return level or _UNKNOWN
+        return self._declared_attribute(cls, name, self._stored(cls, name, receiver) | level)
 
     def _method(self, owner: str, name: str, receiver: Value) -> Value:
         """The method as a function bound as its decorators say: ``cls`` for a classmethod, nothing for a
@@ -356,12 +406,37 @@ class Inference:
             self._stores[owner] = stores
         return stores
 
-    @staticmethod
-    def _class_level(member) -> Values:
-        """A class attribute's own value: ``last = None`` is a value ``self.last`` can have."""
+    def _class_level(self, member) -> Values:
+        """A class attribute's own value: ``last = None`` is a value ``self.last`` can have, and ``output_cls =
+        Capture`` makes ``self.output_cls(...)`` a constructor of ``Capture``."""
         if member is None or member.assign is None:
             return _NOTHING
-        return _NONE if member.is_none else _UNKNOWN
+        if member.is_none:
+            return _NONE
+        if not member.assign.value or member.owner not in self.index.classes:
+            return _UNKNOWN
+        scope = self.index.classes[member.owner].qualname
+        return self.reference(self.index.resolve(self.index.class_module[member.owner], member.assign.value, scope))
+
+    def _declared_attribute(self, cls: str, name: str, values: Values) -> Values:
+        """What an attribute's declaration says where its stores do not: the first class along the MRO that
+        annotates ``name`` (``top: TopK`` in its body, ``self.top: TopK = ...`` in its ``__init__``) stands for
+        the unknown, as a function's return annotation does."""
+        if UNKNOWN not in values:
+            return values
+        for owner in self.index.mro(cls):
+            summary = self.index.classes.get(owner)
+            if summary is None:
+                continue
+            annotation = next((f.annotation for f in (*summary.fields, *summary.init_fields)
+                               if f.name == name and f.annotation), "")
+            if annotation:
+                target, optional = declared_class(annotation)
+                bound = self._bound(self.index.class_module[owner], target, summary.qualname)
+                if bound == UNKNOWN:
+                    return values
+                return (values - _UNKNOWN) | ({bound, NONE} if optional else {bound})
+        return values
 
     def call(self, callee: Value, first: tuple | None, where: tuple | None) -> Values:
         """What calling ``callee`` returns; ``first`` is its first positional argument, read in ``where``."""
@@ -372,10 +447,13 @@ class Inference:
             return frozenset({(INSTANCE, callee[1])})
         if kind == FUNCTION:
             return self.returns(callee[1], callee[2], callee[3])
-        if kind == OUTSIDE and where is not None and first is not None and callee[1] in (*_PASS_THROUGH, _TYPE):
+        if kind == OUTSIDE and where is not None and first is not None and callee[1] in (*_PASS_THROUGH, _TYPE,
+                                                                                        PARTIAL):
             arguments = self.evaluate(first, *where)
             if callee[1] == _TYPE:
                 return frozenset((CLASS, v[1]) if v[0] in (INSTANCE, SUBCLASS_OF) else UNKNOWN for v in arguments)
+            if callee[1] == PARTIAL:  # calling the partial calls the class or function it binds
+                return frozenset(v if v[0] in (CLASS, FUNCTION) else UNKNOWN for v in arguments)
             return frozenset(v if v[0] in (INSTANCE, SUBCLASS_OF, NONE[0]) else UNKNOWN for v in arguments)
         return _UNKNOWN
 

@@ -48,6 +48,11 @@ class ClassInfo:
     ``unknown`` holds what makes the class's namespace unknowable where its role's transport method is looked
     up (an unknown decorator, metaclass or ``setattr``; on it or a base the lookup passes): no rule judges
     what it would find there, and ``inventory`` and ``check``'s summary say so.
+    ``part_of`` names, for a part (``parts.py``), the containers whose ``to_pp_tensors`` send what it holds:
+    SGLang never meets it alone, so it needs no ``to_pp_tensors``. ``part_calls`` holds (container, how) for
+    each container on the PP path that calls the part's own ``to_pp_tensors`` ("returned", "merged",
+    "renamed"), which then runs inside the container's. ``part_uses`` holds (container, how, line) for every use, for
+    ``inventory`` to cite. All are empty for a class that is no part.
     """
 
     fqn: str
@@ -76,6 +81,9 @@ class ClassInfo:
         judged_as_observer = self.is_observer and not self.no_output
         return bool(self.unknown) and not self.is_interface and not self.not_instantiated and (
             judged_as_output or judged_as_observer)
+    part_of: tuple[str, ...] = ()
+    part_calls: tuple[tuple[str, str], ...] = ()
+    part_uses: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def is_output(self) -> bool:

@@ -4,7 +4,8 @@ graph answered on top of it, and each class's :class:`~.model.ClassInfo` made wh
 The graph classifies a class by what it inherits and defines; what an observer's hooks return needs the
 inference (``inference.py``), and so do the answers built on it: which output an observer rebuilds (its pair),
 where each output goes (``routes.py``), which classes have no instance of their own and which observers never
-hand an output over (``instances.py``). Those modules ask the graph only, so they sit between it and this one.
+hand an output over (``instances.py``), which outputs only ever travel inside another's mapping (``parts.py``).
+Those modules ask the graph only, so they sit between it and this one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ppaux_lint.index.generics import TypeArguments
 from ppaux_lint.index.graph import Member, ProjectGraph
 from ppaux_lint.index.inference import Inference
 from ppaux_lint.index.model import ClassInfo
+from ppaux_lint.index.parts import find_parts
 from ppaux_lint.index.routes import find_routes
 from ppaux_lint.project.config import Protocols
 
@@ -110,6 +112,9 @@ class ProjectIndex(ProjectGraph):
                     not_instantiated=instances.not_instantiated(self, info, subclasses.get(info.fqn, ()), constructions)
                     if info.roles and not info.is_interface else "",
                     no_output=no_output.get(info.fqn, ""))
+            for fqn, part in find_parts(self, self.inference, [infos[fqn] for fqn in self._focus]).items():
+                infos[fqn] = replace(infos[fqn], part_of=part.containers, part_calls=part.calls,
+                                     part_uses=part.uses)
             self._infos = infos
         return self._infos
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, FORWARD_OUTPUT_FIELD, FROM_PP
 from ppaux_lint.facts.summary import FileSummary
+from ppaux_lint.index.arguments import PARTIAL
 from ppaux_lint.index.inference import Inference, Values
 from ppaux_lint.index.model import ClassInfo
 
@@ -82,6 +83,8 @@ def _read_handoffs(index: ProjectGraph, outputs: frozenset[str], forward: dict[s
         for handoff in summary.handoffs:
             if not _may_name(summary, handoff.constructs, outputs):
                 continue  # most handoffs build something else: not worth resolving, which may load modules
+            if handoff.through and index.resolve(summary.module, handoff.through, handoff.scope) != PARTIAL:
+                continue  # a project function that happens to be called ``partial``
             output = index.resolve(summary.module, handoff.constructs, handoff.scope)
             if output is None or not index.is_output_class(output):
                 continue

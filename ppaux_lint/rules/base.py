@@ -10,12 +10,15 @@ without fixable findings never loads it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary, MethodSummary
 from ppaux_lint.index.model import ClassInfo
+from ppaux_lint.index.parts import MERGED, RETURNED
 from ppaux_lint.index.project_index import ProjectIndex
 
 NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
@@ -42,14 +45,44 @@ class CheckContext:
         not an output base that only its subclasses instantiate (``instances.py``)."""
         return [info for info in self.index.iter_infos() if not info.is_interface and not info.not_instantiated]
 
+    def sending(self) -> list[ClassInfo]:
+        """The concrete classes whose instances' ``to_pp_tensors`` the PP path asks for: handed to
+        ``add_auxiliary_output_to_pp_tensors`` themselves, or a part whose container there calls it. Not an
+        output that only forward observers return (``routes.py``), nor a part that only ever travels inside
+        another output, or whose container reads its attributes (``parts.py``)."""
+        return [info for info in self.concrete() if not info.forward_only_by and (not info.part_of or info.part_calls)]
+
+    @functools.cached_property
+    def _runs(self) -> dict[str, Run]:
+        """Per class, how the ``to_pp_tensors`` it defines may run on the PP path: on a sending instance of the class
+        itself or of a subclass (which inherits it, or calls it through ``super()``). A class with no instance of its
+        own (``instances.py``) that no sending subclass runs keeps the judgement of any other: it has none to say
+        otherwise. Absent: a class whose instances nothing on the PP path asks (forward-only, a part read only)."""
+        found: dict[str, list[Run]] = {}
+        for info in self.sending():
+            run = _own_run(info)
+            for cls in info.ancestry:  # the class itself first
+                found.setdefault(cls, []).append(run)
+        for info in self.index.iter_infos():
+            if info.fqn not in found and not info.is_interface and info.not_instantiated:
+                found[info.fqn] = [Run(alone=True)]
+        return {cls: Run(any(r.alone for r in runs), _joined(r.merged_into for r in runs),
+                         _joined(r.renamed_by for r in runs)) for cls, runs in found.items()}
+
+    def run(self, info: ClassInfo) -> Run | None:
+        """How the class's own ``to_pp_tensors`` runs on the PP path; None when nothing on it calls it."""
+        return self._runs.get(info.fqn)
+
     def own_methods(self, name: str) -> Iterator[OwnMethod]:
         """Each class's own ``name`` in its final namespace (its statement's ``def``, a project function it binds,
         or one a decorator or a later assignment sets on it: ``namespaces.py``), so a method is judged once per
         class that holds it, where it is written: in an abstract base or a base only subclassed too, since its
         subclasses run it (an ``@abstractmethod`` stub is a declaration, judged in the classes that implement
-        it). Interfaces are not judged, nor is a class whose namespace the analysis cannot know."""
+        it). Interfaces are not judged, nor is a class whose namespace the analysis cannot know, nor a
+        ``to_pp_tensors`` that nothing on the PP path runs (``run``): one of an output only forward observers
+        return, or of a part whose container never calls it."""
         for info in self.index.iter_infos():
-            if info.is_interface:
+            if info.is_interface or (name == TO_PP and self.run(info) is None):
                 continue
             member = self.index.lookup(info.fqn, name)
             if member is None or member.owner != info.fqn or member.method is None or member.site is None:
@@ -62,8 +95,9 @@ class CheckContext:
 @dataclass(frozen=True)
 class OwnMethod:
     """A class's own method as a rule judges it: the class, the name it has there and its summary, where it is
-    written (``path``: where its spans are; ``module`` and ``scope``: where the names in it resolve), and how the
-    class got it when its statement did not write it (``origin``, for messages)."""
+    written (``path``: where its spans are; ``module`` and ``scope``: where the names in it resolve), how the
+    class got it when its statement did not write it (``origin``), and, for a part's ``to_pp_tensors``, the
+    containers whose own it runs inside (``inside``): both for messages."""
 
     info: ClassInfo
     name: str
@@ -72,13 +106,40 @@ class OwnMethod:
     module: str
     scope: str
     origin: str = ""
+    inside: str = ""
 
     @property
     def where(self) -> str:
-        """How messages name it: "`pkg.Out.to_pp_tensors`", "(added by `pkg.deco.pp_fields` (line 14))" after it
-        when a decorator or an assignment gave it."""
+        """How messages name it: "`pkg.Out.to_pp_tensors`", then "(added by `pkg.deco.pp_fields` (line 14))" when
+        a decorator or an assignment gave it, and "(sent inside `pkg.Bundle.to_pp_tensors`)" for a part's."""
         named = f"`{self.info.fqn}.{self.name}`"
-        return f"{named} ({self.origin})" if self.origin else named
+        return named + (f" ({self.origin})" if self.origin else "") + self.inside
+
+
+def _own_run(info: ClassInfo) -> Run:
+    """How a sending class's instances meet ``to_pp_tensors``: handed to the helper, or as a called part."""
+    if not info.part_of:
+        return Run(alone=True)
+    calls = info.part_calls
+    return Run(any(how == RETURNED for _, how in calls), tuple(sorted({c for c, how in calls if how == MERGED})),
+               tuple(sorted({c for c, how in calls if how not in (RETURNED, MERGED)})))
+
+
+def _joined(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(sorted({name for group in groups for name in group}))
+
+
+@dataclass(frozen=True)
+class Run:
+    """How a class's own ``to_pp_tensors`` runs on the PP path: ``alone`` when the helper gets what it returns as
+    the whole mapping (an instance that runs it is handed to the helper, or a container returns its mapping
+    as its own); ``merged_into``, the containers that put its names and tensors into their own mapping;
+    ``renamed_by``, those that send its tensors under names of their own. An empty mapping is only the
+    helper's business when it arrives ``alone``; a bad name, unless every container renames it."""
+
+    alone: bool = False
+    merged_into: tuple[str, ...] = ()
+    renamed_by: tuple[str, ...] = ()
 
 
 def _is_abstract_stub(method: MethodSummary) -> bool:

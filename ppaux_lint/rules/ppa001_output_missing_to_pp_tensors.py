@@ -8,8 +8,10 @@ cannot be passed back to the constructor. An output that sets ``to_pp_tensors = 
 An output that only forward observers return (``ClassInfo.forward_only_by``, see ``routes.py``) is not reported:
 SGLang installs no forward observer when ``pp_size > 1``, so it never crosses a stage. Nor is an output with no
 instance of its own (abstract, or a base the project only subclasses: ``instances.py``); its subclasses are
-judged with its methods. One that a forward observer returns and a sampling observer returns too is
-reported, naming both routes.
+judged with its methods. Nor is a part (``ClassInfo.part_of``, see ``parts.py``), which only travels inside
+another output's mapping, unless a container on the PP path calls its ``to_pp_tensors``: then the missing method
+raises AttributeError inside the container's, and the finding says so. One that a forward observer returns and a
+sampling observer returns too is reported, naming both routes.
 """
 
 from __future__ import annotations
@@ -25,14 +27,19 @@ from ppaux_lint.rules.base import AT_RUN_TIME, UNSAFE_FIX, CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    return presence.missing_findings(RULE, context, (i for i in context.concrete() if not i.forward_only_by),
-                                     TO_PP, OUTPUT, noun="auxiliary output", purpose="sent to the next pipeline stage",
-                                     helper=ADD_HELPER, error=pp_errors.OUTPUT_NOT_PP, route=_also_forward)
+    return presence.missing_findings(RULE, context, context.sending(), TO_PP, OUTPUT,
+                                     noun="auxiliary output", purpose="sent to the next pipeline stage",
+                                     helper=ADD_HELPER, error=pp_errors.OUTPUT_NOT_PP, route=_route)
 
 
-def _also_forward(info: ClassInfo) -> str:
-    """An output that a forward observer returns too still crosses a stage through the sampling observer that
-    returns it: say both, so the forward route is not taken for an exemption."""
+def _route(info: ClassInfo) -> str:
+    """A part that a container calls fails inside the container's ``to_pp_tensors``; an output that a forward
+    observer returns too still crosses a stage through the sampling observer that returns it: say so, so the
+    container or the forward route is not taken for an exemption."""
+    if info.part_calls:
+        containers = _names(tuple(f"{container}.{TO_PP}" for container, _ in info.part_calls))
+        return (f"it is a part of another output, but {containers} calls its `{TO_PP}`, which raises "
+                f"AttributeError there")
     if not info.forward_by or not info.returned_by:
         return ""
     return (f"a forward observer returns it too ({_names(info.forward_by)}), but so does sampling observer "

@@ -4,6 +4,10 @@ An empty list, tuple or set is reported here too rather than as PPA019: it is no
 is falsy, so the helper's emptiness check rejects it before anything would call ``.items()`` on it. So is
 the call of a project helper that returns None or an empty display on some path (``through.py``), with the
 path in the message; the left of ``or`` is never such a path, since it is returned only when truthy.
+
+A part's ``to_pp_tensors`` (``index/parts.py``) that its container merges into its own mapping may return an
+empty one: the container's other entries are what the helper checks. None still breaks the container, which
+needs a mapping to merge. A part whose container returns its mapping as its own is judged as any output.
 """
 
 from __future__ import annotations
@@ -20,14 +24,18 @@ from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 def check(context: CheckContext) -> Iterator[Finding]:
     error = pp_errors.raised(pp_errors.EMPTY_OUTPUT)
     for own, fact in sent.returns(context):
+        run = context.run(own.info)
+        alone = run is not None and run.alone  # else a part's, sent in its containers' mapping beside theirs
         if fact.kind == "dict" and fact.exact and not fact.items:
-            yield RULE.finding(f"{own.where} returns an empty mapping on this path: {error}",
-                               own.path, fact.span, own.info.fqn)
+            if alone:
+                yield RULE.finding(f"{own.where} returns an empty mapping on this path: {error}",
+                                   own.path, fact.span, own.info.fqn)
         elif fact.kind == "none":
             how = "can fall off its end and return None" if fact.implicit else "returns None on this path"
-            yield RULE.finding(f"{own.where} {how}, which the helper treats as empty: {error}",
-                               own.path, fact.span, own.info.fqn)
-        else:
+            then = (f"which the helper treats as empty: {error}" if alone else
+                    "and the container's, which sends what it returns, fails on it with TypeError or AttributeError")
+            yield RULE.finding(f"{own.where} {how}, {then}", own.path, fact.span, own.info.fqn)
+        elif alone:
             sequence = sent.not_a_mapping(context, own, fact)
             if sequence is not None and sequence.empty:
                 yield RULE.finding(f"{own.where} returns an empty {sequence.type_name} on this path (not a mapping, "

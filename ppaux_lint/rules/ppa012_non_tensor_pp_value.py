@@ -4,7 +4,8 @@ Most reasons are in the expression itself (a literal, ``.tolist()``, ``len()``: 
 the project: a call that the index resolves to a NumPy array constructor (``np.zeros(...)`` with ``import numpy
 as np``), and ``self.<field>`` where the class, along its MRO, declares the field with an annotation that is
 not a tensor (``lengths: list[torch.Tensor]``), at class level or through ``__init__`` storing a parameter so
-annotated (``def __init__(self, lengths: list[torch.Tensor])``, ``self.lengths = lengths``). A field declared
+annotated (``def __init__(self, lengths: list[torch.Tensor])``, ``self.lengths = lengths``), also as a project
+class that is certainly no tensor (``detail: GapPart``: a container sending its part whole). A field declared
 with a type variable (``value: T`` in ``class Stat(Generic[T])``) is what the class under judgement binds it
 to (``class BatchTemperature(Stat[float])``), reported at that class when it inherits ``to_pp_tensors``. An
 unresolved name, an ``Optional[...]``, a union, an unbound type variable or an annotation of unknown meaning
@@ -35,6 +36,7 @@ _NOT_TENSOR_TYPES = {
     "builtins.int": "an int", "builtins.float": "a float", "builtins.str": "a str", "builtins.bool": "a bool",
     "numpy.ndarray": "a NumPy array", "numpy.typing.NDArray": "a NumPy array",
 }
+_TENSOR, _OBJECT = "torch.Tensor", "builtins.object"
 # ``Field.annotation`` is ``ast.unparse`` text, so a plain or subscripted name always looks like this; a union
 # (``X | None``) or a string annotation does not match.
 _ANNOTATION = re.compile(r"([A-Za-z_][\w.]*)(\[.*\])?")
@@ -53,28 +55,30 @@ def check(context: CheckContext) -> Iterator[Finding]:
 
 
 def _inherited(context: CheckContext) -> Iterator[Finding]:
-    """A class that inherits ``to_pp_tensors`` and binds a type variable the inherited method's value is
-    declared with to a type that is not a tensor (``class BatchTemperature(Stat[float])``): reported at the
-    class, which chose the type, with the value as the other end."""
+    """A class on the PP path (``CheckContext.sending``) that inherits ``to_pp_tensors`` and binds a type
+    variable the inherited method's value is declared with to a type that is not a tensor (``class
+    BatchTemperature(Stat[float])``): reported at the class, which chose the type, with the value as the other
+    end."""
     index = context.index
-    for info in context.implementations():
+    for info in context.sending():
         member = index.lookup(info.fqn, TO_PP) if info.is_output else None
-        if member is None or member.method is None or member.owner in (info.fqn, None) \
+        if member is None or member.method is None or member.owner in (info.fqn, None) or member.site is None \
                 or member.owner not in index.classes or member.method.is_async or member.method.is_generator:
             continue
         owner = index.info(member.owner)
         where = f"`{info.fqn}` inherits `{owner.fqn}.{TO_PP}`, which"
+        module, scope = sent.written_in(index, owner.fqn, member.method, member.site.module, member.site.scope)
         for fact in member.method.returns:
             if fact.kind != "dict" or fact.when == "falsy":
                 continue
             for item in fact.items:
-                key = sent.key(index, owner.module, owner.summary.qualname, item.key, info.fqn)
+                key = sent.key(index, module, scope, item.key, info.fqn)
                 if key.kind != "str" or not item.attribute or _declared(context, owner, item.attribute):
                     continue  # what the method's own class says is reported there
                 reason = _declared(context, info, item.attribute)
                 if reason:
                     error = pp_errors.raised(pp_errors.NOT_A_TENSOR.format(name=key.value))
-                    value = Related(owner.path, item.span, f"`{owner.fqn}.{TO_PP}` returns the value here")
+                    value = Related(member.site.path, item.span, f"`{owner.fqn}.{TO_PP}` returns the value here")
                     yield RULE.finding(f"{where} returns {reason} under {key.shown}, not a tensor: {error}",
                                        info.path, info.summary.span, info.fqn, related=(value,))
 
@@ -128,10 +132,23 @@ def _not_tensor_type(context: CheckContext, cls: str, owner: str, annotation: st
         return None
     match = _ANNOTATION.fullmatch(written.text)
     target = context.index.resolve(written.module, match.group(1), written.scope) if match else None
-    kind = _NOT_TENSOR_TYPES.get(target or "", "")
+    kind = _NOT_TENSOR_TYPES.get(target or "", "") or _project_object(context, target)
     if not kind:
         return None
     return kind, (f"{annotation} = {written.text}" if written.text != annotation else "")
+
+
+def _project_object(context: CheckContext, target: str | None) -> str:
+    """A project class whose instances are certainly no tensor: an auxiliary output (a container that sends a
+    part whole, ``{"detail": self.detail}``), or a class made of the project's own classes and ``object`` only,
+    neither one a ``torch.Tensor`` subclass."""
+    index = context.index
+    if target is None or target not in index.classes:
+        return ""
+    mro = index.mro(target)
+    if _TENSOR in mro or not (index.is_output_class(target) or all(c in index.classes or c == _OBJECT for c in mro)):
+        return ""
+    return f"a `{target.rsplit('.', 1)[-1]}` object"
 
 
 RULE = Rule("PPA012", "non-tensor-pp-value", "A value returned by `to_pp_tensors` is certainly not a tensor", check,

@@ -18,8 +18,11 @@ from ppaux_lint.rules.base import AT_RUN_TIME, SAFE_FIX, CheckContext, Rule
 
 def check(context: CheckContext) -> Iterator[Finding]:
     index = context.index
+    sending = {info.fqn for info in context.sending()}
     for info in context.concrete():
         for method, role in ((TO_PP, OUTPUT), (FROM_PP, OBSERVER)):
+            if method == TO_PP and info.fqn not in sending:
+                continue  # never asked for it: a forward-only output, a part whose container reads its fields
             found = presence.absence(index, info, method, role)
             if found is None or found.near is None:
                 continue

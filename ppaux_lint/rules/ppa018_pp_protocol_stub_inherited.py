@@ -18,8 +18,11 @@ _SIDES = ((TO_PP, OUTPUT, pp_errors.EMPTY_OUTPUT), (FROM_PP, OBSERVER, pp_errors
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
+    sending = {info.fqn for info in context.sending()}
     for info in context.concrete():
         for method, role, error in _SIDES:
+            if method == TO_PP and info.fqn not in sending:
+                continue  # never asked for it: a forward-only output, a part whose container reads its fields
             found = presence.absence(context.index, info, method, role)
             if found is not None and found.kind == presence.STUB:
                 yield RULE.finding(

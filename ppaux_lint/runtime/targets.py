@@ -129,7 +129,8 @@ def targets_from_analysis(analysis: Any) -> list[VerifyTarget]:
 def _skip_never_sent(target: VerifyTarget, classes: Mapping[str, Any]) -> VerifyTarget:
     """A forward output never meets the PP helpers (SGLang refuses a forward observer when ``pp_size > 1``),
     a class with no instance of its own (abstract, a base only subclassed) is sent only as one of its
-    subclasses, which have rows of their own, and an observer whose ``after_sample`` never returns an output
+    subclasses, which have rows of their own, a part travels only inside its containers' mapping (their rows
+    run its ``to_pp_tensors`` where they call it), and an observer whose ``after_sample`` never returns an output
     sends nothing: a round trip would test nothing that production does, so the row says why instead, as
     ``check`` is silent about it."""
     info = classes.get(target.symbol)
@@ -142,6 +143,10 @@ def _skip_never_sent(target: VerifyTarget, classes: Mapping[str, Any]) -> Verify
     not_instantiated = getattr(info, "not_instantiated", "")
     if not_instantiated:
         return replace(target, skip=f"{not_instantiated}: its subclasses' rows judge what crosses a stage")
+    part_of = getattr(info, "part_of", ())
+    if part_of:
+        return replace(target, skip=f"a part of {', '.join(part_of)}: it crosses a pipeline stage only inside their "
+                                    "mapping, so their rows judge it")
     no_output = getattr(info, "no_output", "")
     if no_output and not getattr(info, "is_output", False):
         return replace(target, skip=f"{no_output}, so no output of it crosses a pipeline stage")

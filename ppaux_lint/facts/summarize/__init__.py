@@ -26,7 +26,8 @@ fields they read come from:
 - ``imports``: ``Import`` (relative made absolute), ``all_names`` and module-level ``assignments``;
 - ``calls``: ``CallSite`` of the transport helpers and ``PrefixUse`` of the key prefix;
 - ``frames``: what a name is bound to, when certain (``observer = None``, ``_PREFIX = "..."``), for ``calls``;
-- ``handoffs``: ``Handoff`` of new objects passed to calls, which route outputs to forward observers;
+- ``handoffs``: ``Handoff`` of new objects passed to calls, which route outputs to forward observers and say what
+  a constructor's parameters receive;
 - ``flows``: ``FunctionFlow`` of what each function returns and binds, for the inference;
 - ``namespaces``: what code outside class bodies does to classes (``NamespaceEdit``, ``ClassEditor``), the
   ``ClassSummary`` of each ``type(name, bases, ns)`` call, and ``FunctionSummary`` of the functions that may

@@ -6,11 +6,12 @@ of the name ``make`` with ``rows`` first, whatever ``make`` turns out to be in a
 hands it every statement in source order with the definitions around it, so a file is still walked once.
 
 What it describes (everything else is ``("?",)``): ``None``, empty displays (``{}``, ``[]``, ``()``), names,
-attribute chains, calls of those (with their first positional argument, for ``dataclasses.replace(out, ...)``
-and ``copy.copy(out)``), and the branches of ``a if c else b``, ``a or b`` and ``a and b`` that can be the
-result: an operand of ``or`` before the last is one only when it is truthy (``("truthy", Shape)``, never
-None, never empty), and none after an operand that certainly ends the expression is one at all. Each return
-keeps its line, for the rules that say where a helper returns nothing. Locals are flow-insensitive: a name stands for
+attribute chains, calls of those (with their first positional argument, for ``dataclasses.replace(out, ...)``,
+``copy.copy(out)`` and ``functools.partial(Out, ...)``), and the branches of ``a if c else b``, ``a or b`` and
+``a and b`` that can be the result: an operand of ``or`` before the last is one only when it is truthy
+(``("truthy", Shape)``, never None, never empty), and none after an operand that certainly ends the expression
+is one at all. Each return keeps its line, for the rules that say where a helper returns nothing. Locals are
+flow-insensitive: a name stands for
 every value any assignment in the function gives it, and any binding the syntax does not show (a ``for``
 or ``with`` target, tuple unpacking, ``+=``, ``global``) adds ``("?",)``. A ``yield`` statement makes the
 function a generator, whose call hands back none of its returns.
@@ -36,7 +37,7 @@ UNKNOWN: Shape = ("?",)
 _EMPTY = {ast.Dict: "{}", ast.List: "[]", ast.Tuple: "()"}
 _BINDINGS = {"classmethod": "classmethod", "staticmethod": "staticmethod", "property": "property",
              "cached_property": "property"}
-_ARGUMENT_CALLS = frozenset({"replace", "copy", "deepcopy", "type"})
+_ARGUMENT_CALLS = frozenset({"replace", "copy", "deepcopy", "type", "partial"})
 _MAX_DEPTH = 12  # attribute/call nesting described before an expression is just unknown
 
 
@@ -118,8 +119,9 @@ def render(shape: Shape, inner: bool = False) -> Expr:
 
 
 def _hands_back_its_argument(func: ast.expr) -> bool:
-    """Whether a call may give its first argument's class back (``replace``, ``copy``, ``deepcopy``, ``type``):
-    only then is the argument worth a place in the summary, which is kept for every function of the file."""
+    """Whether a call may give its first argument's class back (``replace``, ``copy``, ``deepcopy``, ``type``), or
+    the argument itself to be called later (``functools.partial``): only then is the argument worth a place in the
+    summary, which is kept for every function of the file."""
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     return name in _ARGUMENT_CALLS
 

@@ -1,13 +1,20 @@
 """Objects constructed and handed to a call: how an output reaches a forward observer that returns what it was
-given.
+given, and what a container's constructor stores.
 
 Produces ``FileSummary.handoffs``. A forward observer often returns an output it was built with
 (``Recording(DeviceOutput(...))``, then ``return self.output``), and code may put an output straight on the
 result (``forward_auxiliary_output=DeviceOutput(...)``); neither shows in the observer's own method, so the
-index reads these facts to tell a forward-only output (``routes``). Finding them means visiting every
-expression, so only files whose text names a forward observer's hook, attribute or result field are scanned
-(``worth_scanning``), as ``calls`` does for the helpers: SGLang 0.5.23 has none. A handoff that is not
-recorded only keeps a finding; it never hides one.
+index reads these facts to tell a forward-only output (``routes``). The inference reads them too, for what an
+unannotated constructor parameter holds: ``Bundle(TopK(...), Entropy(...))`` puts a ``TopK`` in the parameter
+``Bundle.__init__`` stores as ``self.top`` (``index/parts.py`` asks what a container's fields hold).
+``functools.partial`` is a constructor bound in advance: ``partial(Recording, DeviceOutput(...))`` hands the
+output to ``Recording``, and ``partial(DeviceOutput, x)()`` constructs one (``Handoff.through`` names the
+partial as written, for the index to check it is ``functools.partial``).
+
+Finding them means visiting every expression, so only files whose text names a forward observer's hook,
+attribute or result field, a sampling observer's hook or a transport method are scanned (``worth_scanning``):
+where observers and outputs are built, as ``calls`` does for the helpers; SGLang 0.5.23 has few. A handoff that
+is not recorded only keeps a finding: it never hides one.
 """
 
 from __future__ import annotations
@@ -15,17 +22,25 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from ppaux_lint.contract.names import AFTER_FORWARD, FORWARD_OBSERVER_ATTR, FORWARD_OUTPUT_FIELD
+from ppaux_lint.contract.names import (
+    AFTER_FORWARD,
+    AFTER_SAMPLE,
+    FORWARD_OBSERVER_ATTR,
+    FORWARD_OUTPUT_FIELD,
+    FROM_PP,
+    TO_PP,
+)
 from ppaux_lint.facts.summarize.calls import Frame
 from ppaux_lint.facts.summarize.syntax import Scope, dotted, qualname
 from ppaux_lint.facts.summary import Handoff
 
-FORWARD_WORDS = (AFTER_FORWARD, FORWARD_OBSERVER_ATTR, FORWARD_OUTPUT_FIELD)
+WORDS = (AFTER_FORWARD, FORWARD_OBSERVER_ATTR, FORWARD_OUTPUT_FIELD, AFTER_SAMPLE, TO_PP, FROM_PP)
+_PARTIAL = "partial"
 
 
 def worth_scanning(text: str) -> bool:
-    """Whether the file mentions forward observers at all: a cheap test on its text."""
-    return any(word in text for word in FORWARD_WORDS)
+    """Whether the file mentions observers or the transport at all: a cheap test on its text."""
+    return any(word in text for word in WORDS)
 
 
 class Handoffs:
@@ -43,21 +58,35 @@ class Handoffs:
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
     def _call(self, node: ast.Call, scope: str, frame: Frame) -> None:
-        callee = dotted(node.func)
+        callee, through, positional = dotted(node.func), "", node.args
+        bound = _partial(node)
+        if bound:  # partial(Obs, Out()): a handoff to Obs, the arguments after it shifted by one
+            callee, through, positional = bound, dotted(node.func), node.args[1:]
         if not callee:
             return
-        arguments = [("", arg) for arg in node.args] + [(k.arg, k.value) for k in node.keywords if k.arg]
-        for keyword, value in arguments:
-            constructs = _constructed(value, frame)
+        arguments = [("", i, arg) for i, arg in enumerate(positional)]
+        arguments += [(k.arg, -1, k.value) for k in node.keywords if k.arg]
+        for keyword, position, value in arguments:
+            constructs, inner = _constructed(value, frame)
             if constructs:
-                self.found.append(Handoff(callee, constructs, keyword, scope))
+                self.found.append(Handoff(callee, constructs, keyword, scope, position, through or inner))
 
 
-def _constructed(value: ast.expr, frame: Frame) -> str:
-    """The dotted class a value is a new instance of, as far as one function's body shows: ``X(...)``, or a
-    local bound once to ``X(...)``."""
+def _partial(node: ast.Call) -> str:
+    """The dotted class or function ``partial(X, ...)`` binds, or "" when the call is none."""
+    if not node.args or dotted(node.func).rsplit(".", 1)[-1] != _PARTIAL:
+        return ""
+    return dotted(node.args[0])
+
+
+def _constructed(value: ast.expr, frame: Frame) -> tuple[str, str]:
+    """The dotted class a value is a new instance of, as far as one function's body shows: ``X(...)``,
+    ``partial(X, ...)(...)`` (with the partial's callee as written), or a local bound once to ``X(...)``."""
     if isinstance(value, ast.Call):
-        return dotted(value.func)
+        if isinstance(value.func, ast.Call):
+            bound = _partial(value.func)
+            return (bound, dotted(value.func.func)) if bound else ("", "")
+        return dotted(value.func), ""
     if isinstance(value, ast.Name):
-        return frame.get(value.id) or ""
-    return ""
+        return frame.get(value.id) or "", ""
+    return "", ""

@@ -4,7 +4,8 @@ Produces ``MethodSummary`` and its ``Param``: name and span, async-ness,
 decorators, parameters, the annotation's text and the class it names
 (``return_type``, ``return_optional``: ``Optional[X]``, ``X | None``), and
 whether the body is a stub. Only the methods in ``_DETAILED`` and their near
-misses get returns (``returns``) and key reads (``key_reads``), since walking
+misses get returns (``returns``) and key reads (``key_reads``), and ``to_pp_tensors``
+the objects it uses (``parts``), since walking
 every method body of every class in a big module is most of the time spent here:
 the transport methods, and the observers' hooks whose returns say which output
 they produce (``after_sample`` for pairing, ``after_forward`` for forward-only
@@ -16,8 +17,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, TRANSPORT_METHODS, is_near_miss
+from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, TO_PP, TRANSPORT_METHODS, is_near_miss
 from ppaux_lint.facts.summarize.key_reads import KeyReads
+from ppaux_lint.facts.summarize.parts import parts
 from ppaux_lint.facts.summarize.returns import returns
 from ppaux_lint.facts.summarize.syntax import called_name, dotted, is_none, source, string
 from ppaux_lint.facts.summarize.text import Positions
@@ -39,6 +41,7 @@ def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Po
     reads = KeyReads(_first_data_param(params, decorators) if detailed else "", positions, names)
     reads.scan(node.body)
     return_type, optional = annotation_target(node.returns)
+    held = parts(node, _receiver(params, decorators)) if node.name == TO_PP else ()
     return MethodSummary(
         name=node.name,
         span=positions.name_span(node),
@@ -54,6 +57,7 @@ def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Po
         return_type=return_type,
         return_optional=optional,
         return_annotation_span=positions.span(node.returns) if node.returns else None,
+        parts=held,
     )
 
 
@@ -71,6 +75,13 @@ def _params(args: ast.arguments) -> tuple[Param, ...]:
     if args.kwarg is not None:
         out.append(one(args.kwarg, "varkw", False))
     return tuple(out)
+
+
+def _receiver(params: Sequence[Param], decorators: Sequence[str]) -> str:
+    """The parameter the instance is bound to: the first, unless it is a staticmethod or classmethod."""
+    positional = [p for p in params if p.kind in ("posonly", "pos")]
+    bound = not any(d in ("staticmethod", "classmethod") for d in decorators)
+    return positional[0].name if positional and bound else ""
 
 
 def _first_data_param(params: Sequence[Param], decorators: Sequence[str]) -> str:

@@ -48,7 +48,7 @@ class Collector:
     def walk(self, tree: ast.Module, deep: bool, forward: bool = False) -> None:
         """``deep`` also visits every expression, for helper calls and prefix uses; files that spell
         neither a helper's name nor the prefix skip that, which is most of the cost of a big module.
-        ``forward`` likewise visits them for handoffs, in files that mention forward observers."""
+        ``forward`` likewise visits them for handoffs, in files that mention observers or transport methods."""
         self.deep = deep
         self.forward = forward
         self._walk(tree.body, scope=(), frame=Frame())
