@@ -9,29 +9,15 @@ Then the missed and false-positive findings by name. Runs the same in-process ``
 
 from __future__ import annotations
 
-import re
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_precision import EXPECTATIONS, copy_project, listed_unknown, run_check, run_inventory
-
-from ppaux_lint.cli.main import cli
-
-UNKNOWN_IN_SUMMARY = re.compile(r"(\d+) unknown")
-
-
-def summary_unknown(paths: tuple[str, ...]) -> str:
-    """The number of unknown classes the human summary line of ``check`` states, or "-"."""
-    result = CliRunner().invoke(cli, ["check", "--no-cache", "--output-format", "concise", *paths])
-    last = [line for line in result.stdout.splitlines() if line.strip()][-2:]
-    found = [m.group(1) for line in last for m in [UNKNOWN_IN_SUMMARY.search(line)] if m]
-    return found[0] if found else "-"
+from test_precision import EXPECTATIONS, copy_project, listed_unknown, run_check, run_inventory, summary_unknown
 
 
 def main(argv: list[str]) -> int:
@@ -48,7 +34,7 @@ def main(argv: list[str]) -> int:
                     unknown = "-"
                     if expectation.unknown:
                         listed = listed_unknown(run_inventory(paths)) & set(expectation.unknown)
-                        unknown = f"{len(listed)}/{len(expectation.unknown)} (summary: {summary_unknown(paths)})"
+                        unknown = f"{len(listed)}/{len(expectation.unknown)} (summary: {summary_unknown(paths) or '-'})"
                 got = {(f["code"], f["symbol"]) for f in findings}
                 matched = expectation.findings & got
                 missed = sorted(expectation.findings - got)

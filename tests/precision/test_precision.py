@@ -17,6 +17,7 @@ goes away (remove it from the file: the improvement is then held) or a new one a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -122,6 +123,18 @@ def listed_unknown(inventory: dict) -> set[str]:
     return listed
 
 
+UNKNOWN_IN_SUMMARY = re.compile(r"(\d+) unknown class")
+
+
+def summary_unknown(paths: tuple[str, ...]) -> int | None:
+    """The number of unknown classes the human summary line of ``check`` states (its last two non-empty
+    lines are read), or None when it states none."""
+    result = CliRunner().invoke(cli, ["check", "--no-cache", "--output-format", "concise", *paths])
+    last = [line for line in result.stdout.splitlines() if line.strip()][-2:]
+    found = [int(m.group(1)) for line in last for m in [UNKNOWN_IN_SUMMARY.search(line)] if m]
+    return found[0] if found else None
+
+
 def reported(expectation: Expectation, paths: tuple[str, ...], tmp_path: Path,
              monkeypatch: pytest.MonkeyPatch) -> tuple[set[tuple[str, str]], list[dict], str]:
     root = copy_project(expectation, tmp_path)
@@ -214,3 +227,13 @@ def test_inventory_lists_unknown_classes(expectation: Expectation, tmp_path: Pat
     detail = f"{expectation.name}: `ppaux-lint inventory {' '.join(paths)}` does not list as unknown: {sorted(missing)}"
     held_to_known(expectation.name, f"inventory {' '.join(paths)}", {"unknown_not_listed": missing},
                   {"unknown_not_listed": known.unknown_not_listed}, detail)
+
+
+@pytest.mark.parametrize(("expectation", "paths"), CASES)
+def test_summary_counts_unknown_classes(expectation: Expectation, paths: tuple[str, ...], tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: ``check``'s summary line says how many classes could not be judged, so a clean run shows how
+    much was proven: exactly the project's ``[[unknown]]`` classes, and nothing where it has none."""
+    monkeypatch.chdir(copy_project(expectation, tmp_path))
+    expected = len(expectation.unknown) or None
+    assert summary_unknown(paths) == expected, f"{expectation.name}: `check {' '.join(paths)}`"
