@@ -50,7 +50,7 @@ def test_every_output_and_observer_is_listed(data: dict) -> None:
     interfaces = {r["fqn"].removeprefix(P) for r in data["outputs"] + data["observers"] if r["interface"]}
     assert interfaces == {"base.interfaces.RowAlignedOutput", "base.interfaces.ToggleableObserver"}
     assert data["summary"] == {"outputs": 16, "observers": 8, "interfaces": 2, "pp_ready_outputs": 11,
-                               "pp_ready_observers": 7, "unpaired_observers": 0}
+                               "pp_ready_observers": 7, "unpaired_observers": 0, "unknown": 0}
     every = data["outputs"] + data["observers"]
     assert not any(r["fqn"].endswith(("HostTensors", "FieldTensorsMixin", "AuditLogObserver")) for r in every)
 
@@ -89,7 +89,7 @@ def test_pp_status(data: dict) -> None:
     assert outputs["legacy.outputs.HiddenNormOutput"]["status"] == "none"
     assert outputs["legacy.outputs.AttentionSinkOutput"] == {
         "method": "to_pp_tensors", "status": "near-miss", "ok": False,
-        "via": "acme_observers.legacy.outputs.AttentionSinkOutput.to_pp_tensor", "keys": None}
+        "via": "acme_observers.legacy.outputs.AttentionSinkOutput.to_pp_tensor", "keys": None, "origin": None}
     assert outputs["legacy.outputs.ExpertLoadOutput"]["status"] == "stub"
     assert outputs["legacy.outputs.ExpertLoadOutput"]["via"] == (
         "sglang.srt.sampling.sampling_observer_pp.PipelineParallelAuxiliaryOutput")
@@ -97,7 +97,7 @@ def test_pp_status(data: dict) -> None:
     assert outputs["base.outputs.AcmeOutput"]["via"] == "acme_observers.base.mixins.FieldTensorsMixin"
     assert outputs["entropy.outputs.SurprisalOutput"]["status"] == "assigned"
     assert outputs["topk.nucleus.NucleusOutput"] == {"method": "to_pp_tensors", "status": "defined", "ok": True,
-                                                     "via": None, "keys": ["probs", "token_ids"]}
+                                                     "via": None, "keys": ["probs", "token_ids"], "origin": None}
     assert observers["topk.nucleus.NucleusObserver"]["keys"] == ["lengths", "probs", "token_ids"]
     assert observers["legacy.observers.LengthPenaltyObserver"]["status"] == "missing"
 
