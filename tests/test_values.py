@@ -140,12 +140,24 @@ def test_ppa015_a_dict_built_step_by_step_with_constant_keys(lint_project):
     ('K = "accepted"\n\n\nclass Keys:\n    A = K\n\n\nKeys.A = "b"\n', "Keys.A"),  # set again after the class
     ('from enum import Enum\n\n\nclass Keys(str, Enum):\n    A = "accepted"\n', "Keys.A"),  # an enum member
     ('K = "accepted"\n\n\nclass Keys:\n    A = K\n    A = "b"\n', "Keys.A"),  # bound twice in the class
+    ('class Keys:\n    A = "accepted"\n\n\nsetattr(Keys, "A", "b")\n', "Keys.A"),  # set by name
+    ('class Keys:\n    A = "accepted"\n\n\nfor n in ("A",):\n    setattr(Keys, n, "b")\n', "Keys.A"),
+    ('class Keys:\n    A = "accepted"\n\n\ndelattr(Keys, "A")\n', "Keys.A"),
+    ('K = "accepted"\nif (K := "b"):\n    pass\n', "K"),  # a walrus at module level
+    ('K = "accepted"\nNAMES = [K for x in "ab" if (K := x)]\n', "K"),  # one in a comprehension binds K too
 ], ids=["bound-twice", "global-rebinding", "import-fallback", "outside", "format-spec", "call", "set-after-class",
-        "enum", "class-bound-twice"])
+        "enum", "class-bound-twice", "setattr", "setattr-computed-name", "delattr", "walrus", "walrus-comprehension"])
 def test_ppa015_silent_when_the_constant_is_not_certain(lint_project, head, sent):
     src = pair(f"{{{sent}: self.a}}", 'Out(tensors["zzz"])', head=head)
     files = {"pkg/mod.py": src, "pkg/keys.py": 'ACCEPTED = "accepted"\n'}
     assert found(lint_project, files) == set()
+
+
+def test_ppa015_a_setattr_or_walrus_of_another_name_leaves_the_constant(lint_project):
+    head = 'class Keys:\n    A = "accepted"\n\n\nsetattr(Keys, "B", "b")\nif (n := 2):\n    pass\n'
+    src = pair("{Keys.A: self.a}", 'Out(tensors["accept"])', head=head)
+    assert found(lint_project, {"pkg/mod.py": src}) == {at(src, '"accept"]', "PPA015"),
+                                                        at(src, "Keys.A: self.a", "PPA015")}
 
 
 def test_ppa015_a_local_of_the_same_name_hides_the_constant(lint_project):

@@ -85,7 +85,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
     bindings = collector.bindings
-    constants, rebound = collector.constants.finish(tree, text)
+    constants, rebound = collector.constants.finish(text)
     return FileSummary(
         path=path,
         module=module,

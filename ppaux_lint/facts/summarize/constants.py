@@ -23,11 +23,16 @@ assign to it (``keys.K = ...``); neither is followed.
 from __future__ import annotations
 
 import ast
+import re
 
-from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, dotted, qualname, source, string
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, dotted, qualname, source
 from ppaux_lint.facts.summarize.values import computed
 
 _TYPE_VARIABLES = frozenset({"TypeVar"})
+_STORES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)
+_TRAILING_NAME = re.compile(r"(\w+)\s*$")
+_SETTER = re.compile(r"\b(?:setattr|delattr)\s*\(")
+_SETTER_NAME = re.compile(r"[^,()\[\]{}'\"]*,\s*(['\"])(\w+)\1\s*[,)]")  # the first argument, then "name"
 _LONGEST = 240  # characters of source kept for a constant: a key is short, a prompt template is not one
 
 
@@ -48,10 +53,12 @@ class Constants:
 
     def statement(self, stmt: ast.stmt, scope: Scope) -> None:
         """Any other statement of the body ``scope`` (the walker hands over those of nested blocks too)."""
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
-            targets = stmt.targets if isinstance(stmt, (ast.Assign, ast.Delete)) else [stmt.target]
+        kind = type(stmt)
+        if kind in _STORES:
+            targets = stmt.targets if kind is ast.Assign or kind is ast.Delete else [stmt.target]  # type: ignore[attr-defined]
             for target in targets:
-                self._stored.update(_attributes(target))
+                if type(target) is not ast.Name:
+                    self._stored.update(_attributes(target))
         if not _recorded(scope):
             if isinstance(stmt, ast.Global):
                 self._declared.update(stmt.names)
@@ -88,19 +95,22 @@ class Constants:
         elif type(stmt).__name__ == "TypeAlias":  # ``type X = ...``, Python 3.12
             self._bind(body, stmt.name.id)  # type: ignore[attr-defined]
 
-    def finish(self, tree: ast.Module, text: str) -> tuple[tuple[tuple[str, str, int], ...], tuple[str, ...]]:
-        """(constants, rebound), once the whole module has been walked."""
-        if ":=" in text:  # rare enough to pay for a walk of every expression
-            for node in ast.walk(tree):
-                if isinstance(node, ast.NamedExpr):
-                    self._declared.add(node.target.id)
+    def finish(self, text: str) -> tuple[tuple[tuple[str, str, int], ...], tuple[str, ...]]:
+        """(constants, rebound), once the whole module has been walked. Two facts live in expressions the
+        walker does not hand over, and are read from the text, erring on the side of caution (a match in a string
+        or a comment counts too) rather than walking every expression: every name written before a ``:=`` counts
+        as rebound, and ``setattr(x, "name", ...)`` or ``delattr`` as a store of ``name``, or of anything at all
+        when the name is not a plain literal there."""
+        if ":=" in text:
+            self._declared.update(m.group(1) for chunk in text.split(":=")[:-1]
+                                  for m in [_TRAILING_NAME.search(chunk[-200:])] if m)
         anything = False  # an attribute set under a name only run time knows
         if "setattr" in text or "delattr" in text:
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Call) and len(node.args) >= 2 and dotted(node.func) in ("setattr", "delattr"):
-                    name = string(node.args[1])
-                    anything = anything or name is None
-                    self._stored.add(name or "")
+            for call in _SETTER.finditer(text):
+                literal = _SETTER_NAME.match(text, call.end())
+                anything = anything or literal is None
+                if literal is not None:
+                    self._stored.add(literal.group(2))
         constants = []
         for (body, name), (value, line) in self._values.items():
             if body and (anything or name in self._stored):
@@ -129,7 +139,9 @@ class Constants:
 
 def _recorded(scope: Scope) -> bool:
     """The module body and class bodies outside functions: the bodies whose names another file can read."""
-    return all(kind == "class" for kind, _ in scope)
+    if not scope:
+        return True
+    return scope[-1][0] == "class" and all(kind == "class" for kind, _ in scope)  # the innermost decides most
 
 
 def _attributes(target: ast.expr) -> list[str]:
