@@ -29,6 +29,8 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
     """The paths on which the call the return ``fact`` of ``own``'s method makes hands back nothing."""
     if fact.kind != "construct" or fact.when == "truthy":
         return
+    if fact.constructs.rsplit(".", 1)[-1] == own.name:
+        return  # ``self.top.to_pp_tensors()``: a part's own method, judged in its class (``index/parts.py``)
     index = context.index
     module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
     if "<locals>" in scope:

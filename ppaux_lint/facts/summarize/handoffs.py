@@ -36,6 +36,8 @@ from ppaux_lint.facts.summary import Handoff
 
 WORDS = (AFTER_FORWARD, FORWARD_OBSERVER_ATTR, FORWARD_OUTPUT_FIELD, AFTER_SAMPLE, TO_PP, FROM_PP)
 _PARTIAL = "partial"
+_Call, _AST = ast.Call, ast.AST
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})  # no call below them
 
 
 def worth_scanning(text: str) -> bool:
@@ -50,12 +52,32 @@ class Handoffs:
         self.found: list[Handoff] = []
 
     def scan(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame) -> None:
+        """Every call in ``nodes``, in source order (a pre-order walk). Most files that name a transport method
+        are scanned, so the walk reads each node's fields itself, without the generators of
+        ``ast.iter_child_nodes``, and skips the leaves that hold no call: about a third of its cost."""
+        calls: list[ast.Call] = []
         stack = list(reversed(nodes))
+        pop, push = stack.pop, stack.append
         while stack:
-            node = stack.pop()
-            if isinstance(node, ast.Call):
-                self._call(node, qualname(scope), frame)
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            node = pop()
+            kind = type(node)
+            if kind in _LEAVES:
+                continue
+            if kind is _Call:
+                calls.append(node)  # type: ignore[arg-type]
+            children: list[ast.AST] = []
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    children.extend([v for v in value if isinstance(v, _AST)])
+                elif isinstance(value, _AST):
+                    children.append(value)
+            for child in reversed(children):
+                push(child)
+        if calls:
+            where = qualname(scope)
+            for call in calls:
+                self._call(call, where, frame)
 
     def _call(self, node: ast.Call, scope: str, frame: Frame) -> None:
         callee, through, positional = dotted(node.func), "", node.args

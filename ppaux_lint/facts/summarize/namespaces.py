@@ -128,13 +128,13 @@ class Namespaces:
     def leave_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         frame = self._frames.pop()
         assert frame is not None
-        if frame.param and self._hidden:
+        if frame.param and self._hidden and self._mentions_namespace(node):
             frame.edits.extend(self._hidden_edits(node.body, frame.param, frame.qualname))
-        if can_fall_through(node.body):
-            frame.returns.append("none")
         hands_back = any(r == "param" or r.startswith(("def:", "class:", "call:")) for r in frame.returns)
         factory = any(r.startswith("def:") for r in frame.returns)  # ``pp_fields(*names)``: its result decorates
         if (frame.param and (hands_back or frame.edits or frame.escapes)) or factory:
+            if can_fall_through(node.body):  # asked only of an editor: most functions are none
+                frame.returns.append("none")
             self.editors.append(ClassEditor(frame.qualname, frame.param, node.lineno, tuple(frame.edits),
                                             tuple(frame.escapes), tuple(dict.fromkeys(frame.returns))))
 
@@ -250,24 +250,25 @@ class Namespaces:
         if not target:
             return
         head = target.split(".", 1)[0]
-        span = self.positions.span(node)
         line = node.lineno  # type: ignore[attr-defined]
-        conditional = any(r.scope == scope and r.start < line <= r.end and not r.loop for r in self._regions)
-        text, function = self._value(value, scope, frame) if kind == "set" else ("", "")
-        if frame is not None:
-            if target == frame.param:
-                frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,
-                                                 conditional, how))
-                return
+        own = frame is not None and target == frame.param
+        if frame is not None and not own:
             if head in frame.looked_up and target == head:
                 target = head = GLOBALS  # ``target = globals()[name]; target.to_pp_tensors = ...``
             elif head in frame.params or head in frame.local_names or not is_class_like(target.rsplit(".", 1)[-1]):
                 return  # an object of the function's own, or not a class by its name
-        loop = next((r for r in reversed(self._regions) if r.loop == head and r.scope == scope
-                     and r.start < line <= r.end), None)
-        if loop is None and not is_class_like(target.rsplit(".", 1)[-1]) and name not in LOOKED_UP:
+        loop = None if own else next((r for r in reversed(self._regions) if r.loop == head and r.scope == scope
+                                      and r.start < line <= r.end), None)
+        if not own and loop is None and not is_class_like(target.rsplit(".", 1)[-1]) and name not in LOOKED_UP:
             return  # an object's attribute (``config.debug = True``), unless it is one the rules ask about (the
             # index cannot tell which classes such an edit reaches)
+        span = self.positions.span(node)  # what is kept is worked out only now: most stores are dropped above
+        conditional = any(r.scope == scope and r.start < line <= r.end and not r.loop for r in self._regions)
+        text, function = self._value(value, scope, frame) if kind == "set" else ("", "")
+        if own:
+            frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,  # type: ignore[union-attr]
+                                             conditional, how))
+            return
         where = frame.qualname if frame is not None else ""
         for each in ([value + target[len(head):] for value in loop.values] if loop is not None else [target]):
             self.edits.append(NamespaceEdit(each, name, kind, span, text, function, where, conditional, how))
@@ -391,6 +392,12 @@ class Namespaces:
         target = _namespace_of(node)
         if target:
             self._edit(target, "", "opaque", None, node, scope, frame, how=f"`{_shown(node)}`")
+
+    def _mentions_namespace(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether the function's own lines hold ``vars(`` or ``__dict__``: a file that does somewhere has its
+        functions walked only where they do."""
+        lines = self.positions.lines(node.lineno, node.end_lineno or node.lineno)
+        return any("__dict__" in line or "vars(" in line for line in lines)
 
     def _hidden_edits(self, body: list[ast.stmt], param: str, where: str) -> list[NamespaceEdit]:
         """``vars(cls)`` or ``cls.__dict__`` anywhere in a class editor's body (a read too: it may be changed

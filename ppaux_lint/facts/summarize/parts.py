@@ -37,8 +37,9 @@ def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[
     each (expression, how) once, at the line of its first use: what ``inventory`` cites."""
     if not receiver:
         return ()
+    nodes = list(walk_scope(node.body))  # read twice: how each call's result is used, then the calls
     calls: dict[int, str] = {}  # id of a ``<held>.to_pp_tensors()`` call -> how its result is used
-    for child in walk_scope(node.body):
+    for child in nodes:
         if isinstance(child, ast.Return):
             for value in _branches(child.value):
                 calls[id(value)] = RETURNED
@@ -49,7 +50,7 @@ def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[
                 source = source.func.value
             calls.setdefault(id(source), RENAMED)
     found: dict[tuple[str, str], int] = {}
-    for child in walk_scope(node.body):
+    for child in nodes:
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == TO_PP:
             held = _held(child.func.value, receiver)
             if held:

@@ -173,6 +173,12 @@ class Positions:
         self.text = text
         self._lines: list[str] | None = None
 
+    def lines(self, first: int, last: int) -> list[str]:
+        """The source lines ``first`` to ``last`` (1-based, both included), as ast numbers them."""
+        if self._lines is None:
+            self._lines = source_lines(self.text)
+        return self._lines[first - 1:last]
+
     def _column(self, line: int, byte_offset: int) -> int:
         if self._lines is None:
             self._lines = source_lines(self.text)
