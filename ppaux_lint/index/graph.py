@@ -14,6 +14,7 @@ imports or inheritance end the walk instead of the run.
 from __future__ import annotations
 
 import builtins
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -75,7 +76,9 @@ class ProjectGraph:
         self.summaries: list[FileSummary] = []  # every summary given or loaded, registered under a module or not
         for summary in summaries:
             self._register(summary)
-        self._namespaces = Namespaces(self, list(self.summaries))  # the edits that reach other modules' classes
+        # The edits that reach other modules' classes; it asks the graph through a proxy, so that the two make no
+        # reference cycle, which only the collector would free (the server runs an analysis per edit).
+        self._namespaces = Namespaces(weakref.proxy(self), list(self.summaries))
         self._hooked: dict[str, Namespace] = {}
         self._around: dict[str, tuple[Namespace, Namespace]] = {}  # (namespace, hooks) of a class, for _member
         self._sites: dict[str, Site] = {}
