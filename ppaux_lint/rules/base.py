@@ -58,16 +58,28 @@ class CheckContext:
         itself or of a subclass (which inherits it, or calls it through ``super()``). A class with no instance of its
         own (``instances.py``) that no sending subclass runs keeps the judgement of any other: it has none to say
         otherwise. Absent: a class whose instances nothing on the PP path asks (forward-only, a part read only)."""
-        found: dict[str, list[Run]] = {}
+        found: dict[str, set[Run]] = {}  # a set: the subclasses of a deep hierarchy's base mostly run alike
         for info in self.sending():
             run = _own_run(info)
             for cls in info.ancestry:  # the class itself first
-                found.setdefault(cls, []).append(run)
+                found.setdefault(cls, set()).add(run)
         for info in self.index.iter_infos():
             if info.fqn not in found and not info.is_interface and info.not_instantiated:
-                found[info.fqn] = [Run(alone=True)]
-        return {cls: Run(any(r.alone for r in runs), _joined(r.merged_into for r in runs),
-                         _joined(r.renamed_by for r in runs)) for cls, runs in found.items()}
+                found[info.fqn] = {Run(alone=True)}
+        return {cls: next(iter(runs)) if len(runs) == 1 else Run(any(r.alone for r in runs),
+                                                                  _joined(r.merged_into for r in runs),
+                                                                  _joined(r.renamed_by for r in runs))
+                for cls, runs in found.items()}
+
+    @functools.cached_property
+    def subclasses(self) -> dict[str, tuple[ClassInfo, ...]]:
+        """Per class, the classes below it (those with it in their ancestry, itself excluded), in the index's
+        order: asked of every class, so made once, by one pass over the classes."""
+        below: dict[str, list[ClassInfo]] = {}
+        for info in self.index.iter_infos():
+            for cls in info.ancestry[1:]:
+                below.setdefault(cls, []).append(info)
+        return {cls: tuple(infos) for cls, infos in below.items()}
 
     def run(self, info: ClassInfo) -> Run | None:
         """How the class's own ``to_pp_tensors`` runs on the PP path; None when nothing on it calls it."""
@@ -80,16 +92,29 @@ class CheckContext:
         subclasses run it (an ``@abstractmethod`` stub is a declaration, judged in the classes that implement
         it). Interfaces are not judged, nor is a class whose namespace the analysis cannot know, nor a
         ``to_pp_tensors`` that nothing on the PP path runs (``run``): one of an output only forward observers
-        return, or of a part whose container never calls it."""
+        return, or of a part whose container never calls it. Several rules ask for the same name, so each
+        name's list is made once."""
+        found = self._own.get(name)
+        if found is None:
+            found = self._own[name] = tuple(self._find_own_methods(name))
+        return iter(found)
+
+    @functools.cached_property
+    def _own(self) -> dict[str, tuple[OwnMethod, ...]]:
+        return {}
+
+    def _find_own_methods(self, name: str) -> Iterator[OwnMethod]:
         for info in self.index.iter_infos():
-            if info.is_interface or (name == TO_PP and self.run(info) is None):
+            run = self.run(info) if name == TO_PP else None
+            if info.is_interface or (name == TO_PP and run is None):
                 continue
             member = self.index.lookup(info.fqn, name)
             if member is None or member.owner != info.fqn or member.method is None or member.site is None:
                 continue
             if not _is_abstract_stub(member.method):
                 site = member.site
-                yield OwnMethod(info, name, member.method, site.path, site.module, site.scope, member.origin)
+                yield OwnMethod(info, name, member.method, site.path, site.module, site.scope, member.origin,
+                                run.inside() if run is not None else "")
 
 
 @dataclass(frozen=True)
@@ -140,6 +165,13 @@ class Run:
     alone: bool = False
     merged_into: tuple[str, ...] = ()
     renamed_by: tuple[str, ...] = ()
+
+    def inside(self) -> str:
+        """`` (sent inside `pkg.Bundle.to_pp_tensors`)`` for a part's ``to_pp_tensors`` that only runs in its
+        containers', whose mapping the helper checks: "" for one the helper gets alone."""
+        if self.alone:
+            return ""
+        return f" (sent inside {', '.join(f'`{c}.{TO_PP}`' for c in (*self.merged_into, *self.renamed_by))})"
 
 
 def _is_abstract_stub(method: MethodSummary) -> bool:

@@ -15,12 +15,11 @@ emptiness check (PPA010), any other fails at ``.items()`` (PPA019).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.summary import KeyFact, MethodSummary, ReturnFact, Span, ValueFact
 from ppaux_lint.index.constants import UNKNOWN
-from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 
@@ -32,18 +31,8 @@ def returns(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact]]:
     for own in context.own_methods(TO_PP):
         if own.method.is_async or own.method.is_generator:
             continue
-        own = replace(own, inside=inside(context, own.info))
         for fact in own.method.returns:
             yield own, fact
-
-
-def inside(context: CheckContext, info: ClassInfo) -> str:
-    """`` (sent inside `Bundle.to_pp_tensors`)`` for a part's ``to_pp_tensors`` that only runs in its
-    containers', whose mapping the helper checks: "" for one the helper gets alone."""
-    run = context.run(info)
-    if run is None or run.alone:
-        return ""
-    return f" (sent inside {', '.join(f'`{c}.{TO_PP}`' for c in (*run.merged_into, *run.renamed_by))})"
 
 
 @dataclass(frozen=True)
