@@ -23,17 +23,17 @@ def check(context: CheckContext) -> Iterator[Finding]:
     error = pp_errors.raised(pp_errors.EMPTY_OUTPUT)
     for info, where, fact in sent.returns(context):
         if fact.kind == "dict" and fact.exact and not fact.items:
-            yield RULE.finding(f"{where} returns an empty mapping on this path: {error}",
+            yield RULE.finding(f"{where} returns an empty mapping {sent.on_path(fact)}: {error}",
                                info.path, fact.span, info.fqn)
         elif fact.kind == "none":
-            how = "can fall off its end and return None" if fact.implicit else "returns None on this path"
+            how = "can fall off its end and return None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             yield RULE.finding(f"{where} {how}, which the helper treats as empty: {error}",
                                info.path, fact.span, info.fqn)
         else:
             sequence = sent.not_a_mapping(context, info, fact)
             if sequence is not None and sequence.empty:
-                yield RULE.finding(f"{where} returns an empty {sequence.type_name} on this path (not a mapping, "
-                                   f"and falsy, so the helper's emptiness check rejects it first): {error}",
+                yield RULE.finding(f"{where} returns an empty {sequence.type_name} {sent.on_path(fact)} (not a "
+                                   f"mapping, and falsy, so the helper's emptiness check rejects it first): {error}",
                                    info.path, fact.span, info.fqn)
             elif sequence is None:
                 yield from _through_helpers(context, info, where, fact, error)

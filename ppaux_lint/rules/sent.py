@@ -75,6 +75,16 @@ def key(index: ProjectIndex, module: str, owner: str, fact: KeyFact, instance: s
     return Key("nonstr", repr(value), fact.span, fact.value, origin)
 
 
+def on_path(fact: ReturnFact) -> str:
+    """When the return the fact describes happens, as a message says it: for the last operand of ``or`` or
+    ``and``, "whenever `self._live()` is falsy (the right side of `or`)"; "on this path" otherwise."""
+    if not fact.after:
+        return "on this path"
+    operator, before = fact.after
+    truth = "falsy" if operator == "or" else "truthy"
+    return f"whenever `{before}` is {truth} (the right side of `{operator}`)"
+
+
 def returned_items(context: CheckContext) -> Iterator[tuple[ClassInfo, str, ReturnFact, ValueFact, Key]]:
     """Every ``key: value`` of every dict that ``to_pp_tensors`` can return holding it, with the key as Python
     computes it."""
