@@ -248,6 +248,15 @@ def test_ppa013_two_constants_of_the_same_value(lint_project):
     assert check_module(lint_project, src) == {at(src, "K_B:", "PPA013"), at(src, "f'{K_A}'", "PPA013")}
 
 
+def test_ppa013_two_classes_with_equal_returns_are_two_dicts(lint_project):
+    """Equal facts in two files (a copy, a symlink: the same spans) are still one dict each."""
+    src = output_src("return {K: self.a, 'b': self.b}", head=HEAD + 'K = "a"\n')
+    assert found(lint_project, {"pkg/mod.py": src, "pkg/copy.py": src}) == set()
+    twice = src.replace("'b': self.b", "K: self.b")
+    assert found(lint_project, {"pkg/mod.py": twice, "pkg/copy.py": twice}) == {
+        at(twice, "K: self.b", "PPA013"), at(twice, "K: self.b", "PPA013", path="pkg/copy.py")}
+
+
 # -- return paths of ``or`` and ``and`` -----------------------------------------------------------------------
 
 

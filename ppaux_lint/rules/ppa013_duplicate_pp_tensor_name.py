@@ -18,11 +18,11 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    seen: dict[ReturnFact, set[str]] = {}
+    seen: dict[tuple[str, ReturnFact], set[str]] = {}  # per class: two files may hold equal facts (a symlink)
     for info, where, fact, _, key in sent.returned_items(context):
         if fact.built or key.kind != "str":
             continue
-        names = seen.setdefault(fact, set())
+        names = seen.setdefault((info.fqn, fact), set())
         if key.value in names:
             yield RULE.finding(f"{where} returns {key.shown} twice in one dict; the first tensor is silently "
                                f"replaced and never reaches the next stage", info.path, key.span, info.fqn)
