@@ -38,6 +38,7 @@ class ProjectIndex(ProjectGraph):
                          owners=owners)
         self._focus = list(self.classes) if focus is None else [c for c in focus if c in self.classes]
         self._infos: dict[str, ClassInfo] | None = None  # the focused classes, whole
+        self._subclasses: dict[str, list[str]] = {}  # a class -> the focused classes below it, made with _infos
         self._inference: Inference | None = None
         self._constants: Constants | None = None
         self._type_arguments: TypeArguments | None = None
@@ -110,8 +111,13 @@ class ProjectIndex(ProjectGraph):
                     not_instantiated=instances.not_instantiated(self, info, subclasses.get(info.fqn, ()), constructions)
                     if info.roles and not info.is_interface else "",
                     no_output=no_output.get(info.fqn, ""))
-            self._infos = infos
+            self._infos, self._subclasses = infos, subclasses
         return self._infos
+
+    def subclasses(self, fqn: str) -> tuple[str, ...]:
+        """The focused classes that have ``fqn`` among their ancestors, in the order they are focused."""
+        self._whole()
+        return tuple(self._subclasses.get(fqn, ()))
 
     def _with_pair(self, info: ClassInfo) -> ClassInfo:
         if not info.is_observer:

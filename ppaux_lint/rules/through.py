@@ -65,10 +65,10 @@ def _runners(context: CheckContext, info: ClassInfo, method: str) -> list[str]:
     and each subclass that inherits that method and may have instances."""
     index = context.index
     runners = [] if info.not_instantiated else [info.fqn]
-    for other in index.iter_infos():
-        if other.fqn != info.fqn and info.fqn in other.ancestry and not other.not_instantiated \
-                and not other.is_interface:
-            member = index.lookup(other.fqn, method)
+    for fqn in index.subclasses(info.fqn):
+        other = index.info(fqn)
+        if not other.not_instantiated and not other.is_interface:
+            member = index.lookup(fqn, method)
             if member is not None and member.owner == info.fqn:
-                runners.append(other.fqn)
+                runners.append(fqn)
     return runners
