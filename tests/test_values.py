@@ -248,6 +248,15 @@ def test_ppa013_two_constants_of_the_same_value(lint_project):
     assert check_module(lint_project, src) == {at(src, "K_B:", "PPA013"), at(src, "f'{K_A}'", "PPA013")}
 
 
+def test_ppa013_two_classes_with_equal_returns_are_two_dicts(lint_project):
+    """Equal facts in two files (a copy, a symlink: the same spans) are still one dict each."""
+    src = output_src("return {K: self.a, 'b': self.b}", head=HEAD + 'K = "a"\n')
+    assert found(lint_project, {"pkg/mod.py": src, "pkg/copy.py": src}) == set()
+    twice = src.replace("'b': self.b", "K: self.b")
+    assert found(lint_project, {"pkg/mod.py": twice, "pkg/copy.py": twice}) == {
+        at(twice, "K: self.b", "PPA013"), at(twice, "K: self.b", "PPA013", path="pkg/copy.py")}
+
+
 # -- return paths of ``or`` and ``and`` -----------------------------------------------------------------------
 
 
@@ -282,9 +291,25 @@ def test_ppa010_silent_where_or_and_and_never_return_an_empty_value(lint_project
     assert check_module(lint_project, src) == set()
 
 
+@pytest.mark.parametrize("body, said", [
+    ("return self._live() or {}", "returns an empty mapping whenever `self._live()` is falsy (the right side of `or`)"),
+    ("return self.cached or self.fresh or None",
+     "returns None whenever `self.cached or self.fresh` is falsy (the right side of `or`)"),
+    ("return self.ready and None", "returns None whenever `self.ready` is truthy (the right side of `and`)"),
+    ("return (self._live() or []) if self.a is not None else {'a': self.a}",
+     "returns an empty list whenever `self._live()` is falsy (the right side of `or`)"),
+    ("return {} if self.a is None else {'a': self.a}", "returns an empty mapping on this path"),
+], ids=["or", "two-operands", "and", "in-a-conditional", "no-operator"])
+def test_ppa010_says_when_the_side_of_or_and_and_is_returned(lint_project, body, said):
+    src = out_with(body, "\ndef _live(self):\n    return {'a': self.a}\n")
+    assert [said in message for message in messages(lint_project, {"pkg/mod.py": src}, "PPA010")] == [True]
+
+
 def test_ppa014_the_none_side_of_or(lint_project):
     src = observer_src("def from_pp_tensors(self, tensors):\n    return self._cached or None")
     assert {f for f in check_module(lint_project, src) if f[3] == "PPA014"} == {at(src, "None\n", "PPA014")}
+    (message,) = messages(lint_project, {"pkg/mod.py": src}, "PPA014")
+    assert "returns None whenever `self._cached` is falsy (the right side of `or`)" in message
 
 
 def test_ppa015_the_keys_of_each_side_of_or(lint_project):

@@ -95,7 +95,9 @@ class ReturnFact:
     (``a if c else b``) gives one fact per branch, each with its branch's span, so one ``return``
     statement may have several; so do ``a or b`` and ``a and b``, one per operand that can be the result.
     ``when`` says when that is: "truthy" for a value returned only when it is truthy (every operand of
-    ``or`` but the last), "falsy" for one returned only when it is falsy (of ``and``), "" always.
+    ``or`` but the last), "falsy" for one returned only when it is falsy (of ``and``), "" always. The last
+    operand's ``after`` holds the operator and the operands before it as written (("or", "self._live()"): it is
+    returned whenever those are falsy; after ``and``, truthy), for the messages; () otherwise.
     Produced by ``summarize.returns``; whether the body can fall off its end is ``summarize.flow``'s answer.
     """
 
@@ -109,6 +111,7 @@ class ReturnFact:
     empty: bool = False
     built: bool = False
     when: str = ""
+    after: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

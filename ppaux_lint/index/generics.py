@@ -53,6 +53,7 @@ class TypeArguments:
         self.constants = constants
         self._parameters: dict[str, tuple[str, ...] | None] = {}
         self._bindings: dict[str, dict[str, Bindings]] = {}
+        self._variables: dict[tuple[str, str], str | None] = {}  # asked for every field of every output
 
     def substitute(self, cls: str, owner: str, annotation: str) -> Written | None:
         """What ``annotation``, written in class ``owner``, is in an instance of ``cls`` (``owner`` along its MRO):
@@ -66,6 +67,11 @@ class TypeArguments:
 
     def variable(self, cls: str, name: str) -> str | None:
         """The type variable ``name`` denotes in class ``cls``'s statement, as a stable identity, or None."""
+        if (cls, name) not in self._variables:
+            self._variables[(cls, name)] = self._variable(cls, name)
+        return self._variables[(cls, name)]
+
+    def _variable(self, cls: str, name: str) -> str | None:
         summary = self.graph.classes[cls]
         if name in summary.type_params:
             return f"{cls}[{name}]"

@@ -40,6 +40,7 @@ class ProjectIndex(ProjectGraph):
                          owners=owners)
         self._focus = list(self.classes) if focus is None else [c for c in focus if c in self.classes]
         self._infos: dict[str, ClassInfo] | None = None  # the focused classes, whole
+        self._subclasses: dict[str, list[str]] = {}  # a class -> the focused classes below it, made with _infos
         self._inference: Inference | None = None
         self._constants: Constants | None = None
         self._type_arguments: TypeArguments | None = None
@@ -115,8 +116,13 @@ class ProjectIndex(ProjectGraph):
             for fqn, part in find_parts(self, self.inference, [infos[fqn] for fqn in self._focus]).items():
                 infos[fqn] = replace(infos[fqn], part_of=part.containers, part_calls=part.calls,
                                      part_uses=part.uses)
-            self._infos = infos
+            self._infos, self._subclasses = infos, subclasses
         return self._infos
+
+    def subclasses(self, fqn: str) -> tuple[str, ...]:
+        """The focused classes that have ``fqn`` among their ancestors, in the order they are focused."""
+        self._whole()
+        return tuple(self._subclasses.get(fqn, ()))
 
     def _with_pair(self, info: ClassInfo) -> ClassInfo:
         if not info.is_observer:

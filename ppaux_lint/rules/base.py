@@ -71,16 +71,6 @@ class CheckContext:
                                                                   _joined(r.renamed_by for r in runs))
                 for cls, runs in found.items()}
 
-    @functools.cached_property
-    def subclasses(self) -> dict[str, tuple[ClassInfo, ...]]:
-        """Per class, the classes below it (those with it in their ancestry, itself excluded), in the index's
-        order: asked of every class, so made once, by one pass over the classes."""
-        below: dict[str, list[ClassInfo]] = {}
-        for info in self.index.iter_infos():
-            for cls in info.ancestry[1:]:
-                below.setdefault(cls, []).append(info)
-        return {cls: tuple(infos) for cls, infos in below.items()}
-
     def run(self, info: ClassInfo) -> Run | None:
         """How the class's own ``to_pp_tensors`` runs on the PP path; None when nothing on it calls it."""
         return self._runs.get(info.fqn)

@@ -28,18 +28,18 @@ def check(context: CheckContext) -> Iterator[Finding]:
         alone = run is not None and run.alone  # else a part's, sent in its containers' mapping beside theirs
         if fact.kind == "dict" and fact.exact and not fact.items:
             if alone:
-                yield RULE.finding(f"{own.where} returns an empty mapping on this path: {error}",
+                yield RULE.finding(f"{own.where} returns an empty mapping {sent.on_path(fact)}: {error}",
                                    own.path, fact.span, own.info.fqn)
         elif fact.kind == "none":
-            how = "can fall off its end and return None" if fact.implicit else "returns None on this path"
+            how = "can fall off its end and return None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             then = (f"which the helper treats as empty: {error}" if alone else
                     "and the container's, which sends what it returns, fails on it with TypeError or AttributeError")
             yield RULE.finding(f"{own.where} {how}, {then}", own.path, fact.span, own.info.fqn)
         elif alone:
             sequence = sent.not_a_mapping(context, own, fact)
             if sequence is not None and sequence.empty:
-                yield RULE.finding(f"{own.where} returns an empty {sequence.type_name} on this path (not a mapping, "
-                                   f"and falsy, so the helper's emptiness check rejects it first): {error}",
+                yield RULE.finding(f"{own.where} returns an empty {sequence.type_name} {sent.on_path(fact)} (not a "
+                                   f"mapping, and falsy, so the helper's emptiness check rejects it first): {error}",
                                    own.path, fact.span, own.info.fqn)
             elif sequence is None:
                 yield from _through_helpers(context, own, fact, error)

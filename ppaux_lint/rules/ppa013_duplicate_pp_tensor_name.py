@@ -19,6 +19,7 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 def check(context: CheckContext) -> Iterator[Finding]:
     seen: dict[tuple[str, ReturnFact], set[str]] = {}  # per class: one function may be bound into several
+    # classes, and two files may hold equal facts (a symlink)
     for own, fact, _, key in sent.returned_items(context):
         if fact.built or key.kind != "str":
             continue

@@ -15,7 +15,7 @@ from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import FROM_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.inference import NONE, UNKNOWN
-from ppaux_lint.rules import through
+from ppaux_lint.rules import sent, through
 from ppaux_lint.rules.base import CheckContext, Rule
 
 
@@ -27,7 +27,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
             continue  # PPA016 says why nothing it returns matters
         none_returns = [r for r in method.returns if r.kind == "none"]
         for fact in none_returns:
-            how = "can fall off its end, returning None" if fact.implicit else "returns None on this path"
+            how = "can fall off its end, returning None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)
         helped = False
         for fact in method.returns:

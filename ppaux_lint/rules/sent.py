@@ -75,6 +75,16 @@ def key(index: ProjectIndex, module: str, owner: str, fact: KeyFact, instance: s
     return Key("nonstr", repr(value), fact.span, fact.value, origin)
 
 
+def on_path(fact: ReturnFact) -> str:
+    """When the return the fact describes happens, as a message says it: for the last operand of ``or`` or
+    ``and``, "whenever `self._live()` is falsy (the right side of `or`)"; "on this path" otherwise."""
+    if not fact.after:
+        return "on this path"
+    operator, before = fact.after
+    truth = "falsy" if operator == "or" else "truthy"
+    return f"whenever `{before}` is {truth} (the right side of `{operator}`)"
+
+
 def written_in(index: ProjectIndex, owner: str, method: MethodSummary, module: str = "",
                scope: str = "") -> tuple[str, str]:
     """Where the names in ``method``, a method the class ``owner`` holds, resolve, as (module, class qualname)

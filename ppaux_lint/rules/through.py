@@ -71,9 +71,10 @@ def _runners(context: CheckContext, info: ClassInfo, method: str) -> list[str]:
     and each subclass that inherits that method and may have instances."""
     index = context.index
     runners = [] if info.not_instantiated else [info.fqn]
-    for other in context.subclasses.get(info.fqn, ()):
+    for fqn in index.subclasses(info.fqn):
+        other = index.info(fqn)
         if not other.not_instantiated and not other.is_interface:
-            member = index.lookup(other.fqn, method)
+            member = index.lookup(fqn, method)
             if member is not None and member.owner == info.fqn:
-                runners.append(other.fqn)
+                runners.append(fqn)
     return runners

@@ -30,6 +30,8 @@ from ppaux_lint.facts.summarize.values import computed
 
 _TYPE_VARIABLES = frozenset({"TypeVar"})
 _STORES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)
+_BINDINGS = frozenset({*_STORES, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Import, ast.ImportFrom,
+                       *TRY_STATEMENTS, ast.Match, *([ast.TypeAlias] if hasattr(ast, "TypeAlias") else [])})
 _TRAILING_NAME = re.compile(r"(\w+)\s*$")
 _SETTER = re.compile(r"\b(?:setattr|delattr)\s*\(")
 _SETTER_NAME = re.compile(r"[^,()\[\]{}'\"]*,\s*(['\"])(\w+)\1\s*[,)]")  # the first argument, then "name"
@@ -59,40 +61,42 @@ class Constants:
             for target in targets:
                 if type(target) is not ast.Name:
                     self._stored.update(_attributes(target))
-        if not _recorded(scope):
-            if isinstance(stmt, ast.Global):
-                self._declared.update(stmt.names)
+        if scope and (scope[-1][0] != "class" or not _recorded(scope)):  # the innermost body decides most
+            if kind is ast.Global:
+                self._declared.update(stmt.names)  # type: ignore[attr-defined]
+            return
+        if kind not in _BINDINGS:  # most statements (an expression, an ``if``) bind nothing themselves
             return
         body = qualname(scope)
-        if isinstance(stmt, ast.Assign):
+        if kind is ast.Assign:
             value = _constant(stmt.value)
             for target in stmt.targets:
                 self._targets(body, target, value)
-        elif isinstance(stmt, ast.AnnAssign):
+        elif kind is ast.AnnAssign:
             if stmt.value is not None:
                 self._targets(body, stmt.target, _constant(stmt.value))
-        elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor, ast.Delete)):
-            for target in stmt.targets if isinstance(stmt, ast.Delete) else [stmt.target]:
+        elif kind in (ast.AugAssign, ast.For, ast.AsyncFor, ast.Delete):
+            for target in stmt.targets if kind is ast.Delete else [stmt.target]:
                 self._targets(body, target, "")
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        elif kind is ast.With or kind is ast.AsyncWith:
             for item in stmt.items:
                 if item.optional_vars is not None:
                     self._targets(body, item.optional_vars, "")
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        elif kind is ast.Import or kind is ast.ImportFrom:
             for alias in stmt.names:
                 if alias.name != "*":
                     self._bind(body, alias.asname or alias.name.split(".", 1)[0])
-        elif isinstance(stmt, TRY_STATEMENTS):
+        elif kind in TRY_STATEMENTS:
             for handler in stmt.handlers:
                 if handler.name:
                     self._bind(body, handler.name)
-        elif isinstance(stmt, ast.Match):
+        elif kind is ast.Match:
             for case in stmt.cases:
                 for node in ast.walk(case.pattern):
                     captured = getattr(node, "name", None) or getattr(node, "rest", None)
                     if isinstance(captured, str):
                         self._bind(body, captured)
-        elif type(stmt).__name__ == "TypeAlias":  # ``type X = ...``, Python 3.12
+        else:  # ``type X = ...``, Python 3.12
             self._bind(body, stmt.name.id)  # type: ignore[attr-defined]
 
     def finish(self, text: str) -> tuple[tuple[tuple[str, str, int], ...], tuple[str, ...]]:
@@ -139,9 +143,7 @@ class Constants:
 
 def _recorded(scope: Scope) -> bool:
     """The module body and class bodies outside functions: the bodies whose names another file can read."""
-    if not scope:
-        return True
-    return scope[-1][0] == "class" and all(kind == "class" for kind, _ in scope)  # the innermost decides most
+    return all(kind == "class" for kind, _ in scope)
 
 
 def _attributes(target: ast.expr) -> list[str]:

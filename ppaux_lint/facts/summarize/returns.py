@@ -21,7 +21,7 @@ from functools import partial
 
 from ppaux_lint.facts.summarize.built import SEQUENCES, Locals
 from ppaux_lint.facts.summarize.flow import can_fall_through
-from ppaux_lint.facts.summarize.syntax import dotted, is_none, walk_scope
+from ppaux_lint.facts.summarize.syntax import dotted, is_none, source, walk_scope
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import LocalNames, key_fact, keyword_key, value_fact
 from ppaux_lint.facts.summarize.values import receiver as receiver_of
@@ -110,7 +110,10 @@ class _Returned:
                        if certain is not (not returned) and fact.when in ("", when))
             if all(certain is returned for certain in truths):
                 return out  # the expression stops at this operand, whatever it holds
-        return out + self.facts(last, self.positions.span(last))
+        operator = "or" if returned else "and"
+        before = source(ast.BoolOp(op=value.op, values=early)) if len(early) > 1 else source(early[0])
+        return out + [fact if fact.after else replace(fact, after=(operator, before))
+                      for fact in self.facts(last, self.positions.span(last))]
 
 
 
