@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summary import Expr, FunctionFlow
 from ppaux_lint.index.arguments import PARTIAL, Arguments
+from ppaux_lint.index.constants import dotted_name
 
 if TYPE_CHECKING:
     from ppaux_lint.index.graph import ProjectGraph
@@ -96,23 +97,14 @@ def _declared(node: ast.expr) -> tuple[str, bool]:
     members: list[ast.expr] = []
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         members = [node.left, node.right]
-    elif isinstance(node, ast.Subscript) and _dotted(node.value).rsplit(".", 1)[-1] in ("Optional", "Union"):
+    elif isinstance(node, ast.Subscript) and dotted_name(node.value).rsplit(".", 1)[-1] in ("Optional", "Union"):
         members = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
-        members += [ast.Constant(None)] if _dotted(node.value).endswith("Optional") else []
+        members += [ast.Constant(None)] if dotted_name(node.value).endswith("Optional") else []
     if not members:
-        return _dotted(node), False
+        return dotted_name(node), False
     found = [_declared(member) for member in members]
     names = [name for name, _ in found if name]
     return (names[0] if len(names) == 1 else ""), any(optional for _, optional in found)
-
-
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return f"{head}.{node.attr}" if head else ""
-    return ""
 
 
 def _shape(node: ast.expr) -> tuple:
