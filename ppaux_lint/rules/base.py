@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding
@@ -144,13 +145,13 @@ def _joined(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(sorted({name for group in groups for name in group}))
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """How a class's own ``to_pp_tensors`` runs on the PP path: ``alone`` when the helper gets what it returns as
     the whole mapping (an instance that runs it is handed to the helper, or a container returns its mapping
     as its own); ``merged_into``, the containers that put its names and tensors into their own mapping;
     ``renamed_by``, those that send its tensors under names of their own. An empty mapping is only the
-    helper's business when it arrives ``alone``; a bad name, unless every container renames it."""
+    helper's business when it arrives ``alone``; a bad name, unless every container renames it. A tuple: each
+    class on the PP path puts its run into a set for every class above it, and a tuple hashes in C."""
 
     alone: bool = False
     merged_into: tuple[str, ...] = ()

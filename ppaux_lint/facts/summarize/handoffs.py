@@ -13,13 +13,16 @@ partial as written, for the index to check it is ``functools.partial``).
 
 Finding them means visiting every expression, so only files whose text names a forward observer's hook,
 attribute or result field, a sampling observer's hook or a transport method are scanned (``worth_scanning``):
-where observers and outputs are built, as ``calls`` does for the helpers; SGLang 0.5.23 has few. A handoff that
-is not recorded only keeps a finding: it never hides one.
+where observers and outputs are built, as ``calls`` does for the helpers; and of those, the ones that name no
+forward observer only where a line holds a call of a class-like name or ``partial`` (``Handoffs``). A handoff
+that is not recorded only keeps a finding: it never hides one.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from ppaux_lint.contract.names import (
@@ -32,9 +35,14 @@ from ppaux_lint.contract.names import (
 )
 from ppaux_lint.facts.summarize.calls import Frame
 from ppaux_lint.facts.summarize.syntax import Scope, dotted, qualname
+from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import Handoff
 
-WORDS = (AFTER_FORWARD, FORWARD_OBSERVER_ATTR, FORWARD_OUTPUT_FIELD, AFTER_SAMPLE, TO_PP, FROM_PP)
+FORWARD_WORDS = (AFTER_FORWARD, FORWARD_OBSERVER_ATTR, FORWARD_OUTPUT_FIELD)
+WORDS = (*FORWARD_WORDS, AFTER_SAMPLE, TO_PP, FROM_PP)
+# Where a handoff the inference reads can be, outside files that name a forward observer: a call of a class-like
+# name (a constructor, whose arguments fill its parameters) or a ``partial``.
+_CONSTRUCTION = re.compile(r"\b_*[A-Z]\w*\s*\(|\bpartial\b")
 _PARTIAL = "partial"
 _Call, _AST = ast.Call, ast.AST
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})  # no call below them
@@ -48,15 +56,25 @@ def worth_scanning(text: str) -> bool:
 
 
 class Handoffs:
-    """The handoffs found in the expressions the walker hands over, in source order."""
+    """The handoffs found in the expressions the walker hands over, in source order.
 
-    def __init__(self) -> None:
+    A file that names a forward observer's hook, attribute or result field has every expression read: an
+    output reaches a forward observer through any call. Elsewhere only what the inference asks of handoffs is
+    looked for (what a constructor is handed, ``partial``), so an expression is read only when one of its lines
+    holds a call of a class-like name or ``partial``: most lines of a large module hold neither."""
+
+    def __init__(self, positions: Positions) -> None:
         self.found: list[Handoff] = []
+        self._positions = positions
+        self._every = any(word in positions.text for word in FORWARD_WORDS)
+        self._lines: list[int] | None = None  # the lines that may hold one, found on first use
 
     def scan(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame) -> None:
         """Every call in ``nodes``, in source order (a pre-order walk). Most files that name a transport method
         are scanned, so the walk reads each node's fields itself, without the generators of
         ``ast.iter_child_nodes``, and skips the leaves and fields that hold no call."""
+        if not self._every:
+            nodes = [node for node in nodes if self._may_hold_one(node)]
         calls: list[ast.Call] = []
         stack = list(reversed(nodes))
         pop, push = stack.pop, stack.append
@@ -84,6 +102,15 @@ class Handoffs:
             for call in calls:
                 self._call(call, where, frame)
 
+    def _may_hold_one(self, node: ast.AST) -> bool:
+        first = getattr(node, "lineno", None)
+        if first is None:  # a node without a position (a ``with`` item, a ``match`` case): read it
+            return True
+        if self._lines is None:
+            self._lines = _construction_lines(self._positions)
+        at = bisect_left(self._lines, first)
+        return at < len(self._lines) and self._lines[at] <= (getattr(node, "end_lineno", None) or first)
+
     def _call(self, node: ast.Call, scope: str, frame: Frame) -> None:
         callee, through, positional = dotted(node.func), "", node.args
         bound = _partial(node)
@@ -97,6 +124,24 @@ class Handoffs:
             constructs, inner = _constructed(value, frame)
             if constructs:
                 self.found.append(Handoff(callee, constructs, keyword, scope, position, through or inner))
+
+
+def _construction_lines(positions: Positions) -> list[int]:
+    """The numbers of the lines that hold a call of a class-like name or ``partial``, ascending: one search of
+    the whole text, each match's line counted from the one before (by ``\\n``; a text with another line end is
+    read line by line, as the parser numbers its lines)."""
+    text = positions.text
+    if "\r" in text:
+        lines = positions.lines(1, len(text) + 1)
+        return [number for number, line in enumerate(lines, 1) if _CONSTRUCTION.search(line)]
+    found: list[int] = []
+    line, at = 1, 0
+    for match in _CONSTRUCTION.finditer(text):
+        line += text.count("\n", at, match.start())
+        at = match.start()
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
 
 
 def _partial(node: ast.Call) -> str:

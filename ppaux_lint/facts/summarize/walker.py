@@ -37,7 +37,7 @@ class Collector:
         self.classes: list[ClassSummary] = []
         self.bindings = Bindings(module, is_package)
         self.uses = HelperUses(positions, self.bindings.imports)
-        self.handoffs = Handoffs()
+        self.handoffs = Handoffs(positions)
         self.flows = Flows()
         self.namespaces = Namespaces(positions)
         self.constants = Constants()
