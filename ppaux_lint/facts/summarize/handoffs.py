@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_left
 from collections.abc import Sequence
 
 from ppaux_lint.contract.names import (
@@ -67,14 +66,21 @@ class Handoffs:
         self.found: list[Handoff] = []
         self._positions = positions
         self._every = any(word in positions.text for word in FORWARD_WORDS)
-        self._lines: list[int] | None = None  # the lines that may hold one, found on first use
+        self._flags: bytearray | None = None  # 1 at each line that may hold one, found on first use
+
+    def wants(self, first: int, last: int) -> bool:
+        """Whether a statement on lines ``first`` to ``last`` may hold a handoff worth recording: asked per
+        statement, so a search of a bytearray rather than a look at its expressions."""
+        if self._every:
+            return True
+        if self._flags is None:
+            self._flags = _construction_lines(self._positions)
+        return self._flags.find(1, first, last + 1) >= 0
 
     def scan(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame) -> None:
         """Every call in ``nodes``, in source order (a pre-order walk). Most files that name a transport method
         are scanned, so the walk reads each node's fields itself, without the generators of
         ``ast.iter_child_nodes``, and skips the leaves and fields that hold no call."""
-        if not self._every:
-            nodes = [node for node in nodes if self._may_hold_one(node)]
         calls: list[ast.Call] = []
         stack = list(reversed(nodes))
         pop, push = stack.pop, stack.append
@@ -102,15 +108,6 @@ class Handoffs:
             for call in calls:
                 self._call(call, where, frame)
 
-    def _may_hold_one(self, node: ast.AST) -> bool:
-        first = getattr(node, "lineno", None)
-        if first is None:  # a node without a position (a ``with`` item, a ``match`` case): read it
-            return True
-        if self._lines is None:
-            self._lines = _construction_lines(self._positions)
-        at = bisect_left(self._lines, first)
-        return at < len(self._lines) and self._lines[at] <= (getattr(node, "end_lineno", None) or first)
-
     def _call(self, node: ast.Call, scope: str, frame: Frame) -> None:
         callee, through, positional = dotted(node.func), "", node.args
         bound = _partial(node)
@@ -126,22 +123,23 @@ class Handoffs:
                 self.found.append(Handoff(callee, constructs, keyword, scope, position, through or inner))
 
 
-def _construction_lines(positions: Positions) -> list[int]:
-    """The numbers of the lines that hold a call of a class-like name or ``partial``, ascending: one search of
-    the whole text, each match's line counted from the one before (by ``\\n``; a text with another line end is
-    read line by line, as the parser numbers its lines)."""
+def _construction_lines(positions: Positions) -> bytearray:
+    """1 at each line (as the parser numbers them) that holds a call of a class-like name or ``partial``, 0
+    elsewhere: one search of the whole text, each match's line counted from the one before (by ``\\n``; a text
+    with another line end is read line by line)."""
     text = positions.text
+    flags = bytearray(text.count("\n") + text.count("\r") + 2)
     if "\r" in text:
-        lines = positions.lines(1, len(text) + 1)
-        return [number for number, line in enumerate(lines, 1) if _CONSTRUCTION.search(line)]
-    found: list[int] = []
+        for number, line in enumerate(positions.lines(1, len(text) + 1), 1):
+            if _CONSTRUCTION.search(line):
+                flags[number] = 1
+        return flags
     line, at = 1, 0
     for match in _CONSTRUCTION.finditer(text):
         line += text.count("\n", at, match.start())
         at = match.start()
-        if not found or found[-1] != line:
-            found.append(line)
-    return found
+        flags[line] = 1
+    return flags
 
 
 def _partial(node: ast.Call) -> str:

@@ -87,14 +87,16 @@ class Collector:
             else:
                 self._statement(stmt, scope, frame)
                 children, bodies = _split_statement(stmt)
-                self._expressions(children, scope, frame)
+                self._expressions(children, scope, frame, stmt)
                 for nested in bodies:
                     self._walk(nested, scope, frame)
 
-    def _expressions(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame) -> None:
+    def _expressions(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame,
+                     stmt: ast.stmt | None = None) -> None:
+        """The expressions of ``stmt`` (None: a class's or function's header) to the scans that want them."""
         if self.deep:
             self.uses.scan(nodes, scope, frame)
-        if self.forward:
+        if self.forward and (stmt is None or self.handoffs.wants(stmt.lineno, stmt.end_lineno or stmt.lineno)):
             self.handoffs.scan(nodes, scope, frame)
 
     def _bind(self, frame: Frame, name: str, value: Value = UNKNOWN) -> None:
