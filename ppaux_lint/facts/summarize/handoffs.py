@@ -14,8 +14,8 @@ partial as written, for the index to check it is ``functools.partial``).
 Finding them means visiting every expression, so only files whose text names a forward observer's hook,
 attribute or result field, a sampling observer's hook or a transport method are scanned (``worth_scanning``):
 where observers and outputs are built, as ``calls`` does for the helpers; and of those, the ones that name no
-forward observer only where a line holds a call of a class-like name or ``partial`` (``Handoffs``). A handoff
-that is not recorded only keeps a finding: it never hides one.
+forward observer only in statements where a class-like call is handed another, or a ``partial`` (``Handoffs``).
+A handoff that is not recorded only keeps a finding: it never hides one.
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ from ppaux_lint.facts.summary import Handoff
 
 FORWARD_WORDS = (AFTER_FORWARD, FORWARD_OBSERVER_ATTR, FORWARD_OUTPUT_FIELD)
 WORDS = (*FORWARD_WORDS, AFTER_SAMPLE, TO_PP, FROM_PP)
-# Where a handoff the inference reads can be, outside files that name a forward observer: a call of a class-like
-# name (a constructor, whose arguments fill its parameters) or a ``partial``.
-_CONSTRUCTION = re.compile(r"\b_*[A-Z]\w*\s*\(|\bpartial\b")
+# Where a handoff the index reads can be, outside files that name a forward observer (``index/arguments.py``: a
+# class-like callee, or ``cls``, handed a new instance of a class-like name; or a ``partial``): a call of such a
+# name whose arguments, before any other parenthesis, call a class-like name (``Bundle(top=TopK(``).
+_CONSTRUCTION = re.compile(r"\b(?:_*[A-Z]\w*|cls)\s*\([^()]*?\b_*[A-Z]\w*\s*\(|\bpartial\b")
 _PARTIAL = "partial"
 _Call, _AST = ast.Call, ast.AST
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})  # no call below them
@@ -59,8 +60,8 @@ class Handoffs:
 
     A file that names a forward observer's hook, attribute or result field has every expression read: an
     output reaches a forward observer through any call. Elsewhere only what the inference asks of handoffs is
-    looked for (what a constructor is handed, ``partial``), so an expression is read only when one of its lines
-    holds a call of a class-like name or ``partial``: most lines of a large module hold neither."""
+    looked for (what a constructor is handed, ``partial``), so a statement is read only when its lines hold a
+    class-like call handed another, or ``partial``: most statements of a large module hold neither."""
 
     def __init__(self, positions: Positions) -> None:
         self.found: list[Handoff] = []
@@ -124,16 +125,13 @@ class Handoffs:
 
 
 def _construction_lines(positions: Positions) -> bytearray:
-    """1 at each line (as the parser numbers them) that holds a call of a class-like name or ``partial``, 0
-    elsewhere: one search of the whole text, each match's line counted from the one before (by ``\\n``; a text
-    with another line end is read line by line)."""
+    """1 at each line (as the parser numbers them) where a class-like call handed another class-like call, or a
+    ``partial``, starts, 0 elsewhere: one search of the whole text, each match's line counted from the one
+    before. A text with a line end other than ``\\n`` (rare) has every line marked, so nothing is missed there."""
     text = positions.text
     flags = bytearray(text.count("\n") + text.count("\r") + 2)
     if "\r" in text:
-        for number, line in enumerate(positions.lines(1, len(text) + 1), 1):
-            if _CONSTRUCTION.search(line):
-                flags[number] = 1
-        return flags
+        return bytearray(b"\x01") * len(flags)
     line, at = 1, 0
     for match in _CONSTRUCTION.finditer(text):
         line += text.count("\n", at, match.start())
