@@ -19,6 +19,7 @@ spec, an operation Python would refuse, a cycle, or a chain deeper than ``_DEPTH
 from __future__ import annotations
 
 import ast
+import functools
 import weakref
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,11 @@ Where = tuple[str, str]
 """(module, qualname) of a constant: ``("pkg.keys", "ACCEPTED")``, ``("pkg.keys", "Keys.A")``."""
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(text: str) -> ast.expr | None:
+    """The expression ``text`` (a constant's or a key's source), or None. Memoised: each rule that reads a key
+    asks for it again (``rules/sent.key``: its value, then where it is bound), and nothing here changes a
+    tree it is given."""
     try:
         return ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
