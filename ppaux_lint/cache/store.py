@@ -173,7 +173,7 @@ class SummaryStore:
                     return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
                 except ChildFailed:
                     return [isolated_summary(item) for item in work]
-            return _parse_in_workers(self._workers, work, CHUNK_SIZE if len(work) >= PARALLEL_MIN_FILES else len(work))
+            return _parse_in_workers(self._workers, work)
         except OSError:  # no child could start (a process limit): parse here, without the crash isolation
             return _summarize_chunk(work)
 
@@ -212,7 +212,10 @@ def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool,
 
 def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str], record: bool,
                      graph: lookahead.Graph | None) -> list[Scanned]:
-    size = min(SCAN_CHUNK, -(-len(paths) // workers.jobs))
+    # Tasks of at most SCAN_CHUNK files, as many for each worker: five tasks on two workers left one worker
+    # reading a third of the tree while the other waited.
+    tasks = workers.jobs * -(-len(paths) // (workers.jobs * SCAN_CHUNK))
+    size = -(-len(paths) // tasks)
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
     try:
         parts = workers.map(partial(_scan_paths, tokens=tokens, record=record, graph=None if graph is None else {}),
@@ -259,15 +262,35 @@ def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]
     return [_summarize_one(item) for item in chunk]
 
 
-def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]], size: int) -> list[FileSummary]:
-    """Parse in worker processes, ``size`` files a task; a chunk whose worker dies is redone file by file,
-    each alone, so the one file that crashes the parser becomes a PPA000 and the others still get
-    summaries."""
-    chunks = [work[i:i + size] for i in range(0, len(work), size)]
-    out: list[FileSummary] = []
-    for chunk, result in zip(chunks, workers.map(_summarize_chunk, chunks), strict=True):
-        out.extend(result if not isinstance(result, Failed) else [isolated_summary(item) for item in chunk])
-    return out
+def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+    """Parse in worker processes; a chunk whose worker dies is redone file by file, each alone, so the one
+    file that crashes the parser becomes a PPA000 and the others still get summaries."""
+    chunks = _chunks([len(data) for _, data in work], workers.jobs)
+    out: list[FileSummary | None] = [None] * len(work)
+    for chunk, result in zip(chunks, workers.map(_summarize_chunk, [[work[i] for i in c] for c in chunks]),
+                             strict=True):
+        done = result if not isinstance(result, Failed) else [isolated_summary(work[i]) for i in chunk]
+        for index, summary in zip(chunk, done, strict=True):
+            out[index] = summary
+    return out  # type: ignore[return-value]  # every index is in exactly one chunk
+
+
+def _chunks(sizes: Sequence[int], jobs: int) -> list[list[int]]:
+    """The indices of the files each task parses, largest files first, so that no worker is left with a
+    big file while the others wait. Much work goes in tasks of ``CHUNK_SIZE`` files that idle workers take in
+    turn; a little (the few files a prefiltered run parses, when the scan's workers are already up) in one
+    task per worker with about the same bytes each: in one task, a large tree's eight relevant files took
+    twice as long as in two."""
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    if len(sizes) >= PARALLEL_MIN_FILES:
+        return [order[i:i + CHUNK_SIZE] for i in range(0, len(order), CHUNK_SIZE)]
+    tasks: list[list[int]] = [[] for _ in range(max(1, min(jobs, len(sizes))))]
+    loads = [0] * len(tasks)
+    for index in order:
+        lightest = loads.index(min(loads))
+        tasks[lightest].append(index)
+        loads[lightest] += sizes[index]
+    return tasks
 
 
 def isolated_summary(item: tuple[SourceFile, bytes]) -> FileSummary:

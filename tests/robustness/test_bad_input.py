@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import ppaux_lint.cache.store as store
 import ppaux_lint.support.children as children
@@ -143,13 +145,16 @@ def _fork_anyway(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
 @pytest.mark.parametrize("how", ["segfault", "abort", "exit", "exception"])
 @pytest.mark.parametrize("count", [3, 60])  # 60 files: parsed by several workers in chunks
+@pytest.mark.parametrize("scanned_in_workers", [False, True])  # True: a few files shared by the scan's workers
 def test_a_parser_crash_is_that_files_ppa000_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str,
-                                                   count: int) -> None:
+                                                   count: int, scanned_in_workers: bool) -> None:
     files = {"pkg/__init__.py": ""}
     files.update({f"pkg/m{i:02d}.py": BROKEN_OUTPUT for i in range(count)})
     root = write_tree(tmp_path / "proj", files)
     victim = f"pkg/m{count // 2:02d}.py"
     _patch_crash(monkeypatch, victim, how)
+    if scanned_in_workers:
+        monkeypatch.setattr(store, "PARALLEL_MIN_SCAN", 1)
     findings = run(root, no_cache=True).findings
     expected = {f"pkg/m{i:02d}.py": {"PPA001"} for i in range(count)}
     expected[victim] = {"PPA000"}
@@ -264,3 +269,17 @@ def test_the_cli_prints_none_of_the_checked_codes_syntax_warnings(tmp_path: Path
     root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/warns.py": WARNS})
     result = cli(["check", "--no-cache", "."], root)
     assert result.returncode == 1 and "SyntaxWarning" not in result.stderr, result.stderr
+
+
+@given(st.lists(st.integers(min_value=0, max_value=200_000), max_size=120), st.integers(min_value=1, max_value=8))
+def test_parse_tasks_share_the_files_and_their_bytes(sizes: list[int], jobs: int) -> None:
+    """Every file is parsed in exactly one task, largest first within it; a little work goes in one task per
+    worker, none of which carries more than another plus the largest file, so no worker waits on another."""
+    tasks = store._chunks(sizes, jobs)
+    assert sorted(i for task in tasks for i in task) == list(range(len(sizes)))
+    for task in tasks:
+        assert [sizes[i] for i in task] == sorted((sizes[i] for i in task), reverse=True)
+    if sizes and len(sizes) < store.PARALLEL_MIN_FILES:
+        assert len(tasks) == min(jobs, len(sizes))
+        loads = [sum(sizes[i] for i in task) for task in tasks]
+        assert max(loads) - min(loads) <= max(sizes)
