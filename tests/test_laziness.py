@@ -2,7 +2,7 @@
 
 An editor or a git hook runs ``check`` on a file or two of a warm project many times a day, so its time is
 mostly start-up; these tests pin what stays out of it without timing anything: the fix machinery and rich
-load only for findings, and the runtime, libcst, torch, the parser and the process pool not at all. Each run
+load only for findings (rich only where the report shows styles), and the runtime, libcst, torch, the parser and the process pool not at all. Each run
 is a fresh interpreter that writes the names in ``sys.modules`` when the command is done, less those the
 interpreter had loaded before the command started (a site's ``.pth`` files may import ``tempfile`` or more at
 start-up, which is no import of ours).
@@ -11,6 +11,7 @@ start-up, which is no import of ours).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -54,11 +55,12 @@ def _warm_copy(directory: Path) -> Path:
     return root
 
 
-def imported(root: Path, *args: str) -> set[str]:
-    """The modules loaded by the time ``ppaux-lint ARGS`` is done, in a fresh interpreter run in ``root``."""
+def imported(root: Path, *args: str, environ: dict[str, str] | None = None) -> set[str]:
+    """The modules loaded by the time ``ppaux-lint ARGS`` is done, in a fresh interpreter run in ``root`` (with
+    ``environ`` added to its environment)."""
     names = root.parent / "modules.json"
     done = subprocess.run([sys.executable, "-c", _RUN, str(names), *args], cwd=root, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env={**os.environ, **(environ or {})})
     assert done.returncode in (0, 1), done.stderr
     return set(json.loads(names.read_text()))
 
@@ -69,9 +71,16 @@ def test_a_warm_clean_file_loads_neither_fixes_nor_rich(project: Path) -> None:
     assert sorted(m for m in (*NEVER, *ONLY_FOR_FINDINGS) if m in modules) == []
 
 
-def test_findings_load_rich_and_the_fix_planner_and_nothing_more(project: Path) -> None:
-    modules = imported(project, "check", FINDINGS_FILE)
-    assert all(m in modules for m in ("rich", "ppaux_lint.fixes"))
+def test_findings_load_the_fix_planner_and_nothing_more(project: Path) -> None:
+    """A report read through a pipe shows no style, so it is written without rich (report/styled.py)."""
+    modules = imported(project, "check", FINDINGS_FILE, environ={"TTY_COMPATIBLE": "0"})
+    assert "ppaux_lint.fixes" in modules and "rich" not in modules
+    assert sorted(m for m in NEVER if m in modules) == []
+
+
+def test_findings_in_colour_load_rich(project: Path) -> None:
+    modules = imported(project, "check", FINDINGS_FILE, environ={"TTY_COMPATIBLE": "1", "NO_COLOR": ""})
+    assert "rich" in modules
     assert sorted(m for m in NEVER if m in modules) == []
 
 

@@ -1,7 +1,7 @@
 """The default human format: location, code, message and a short code frame, as ruff shows them.
 
-rich is imported only when there is a finding to print: a clean run, the usual one in an editor or a git
-hook, prints nothing here and should not pay for it.
+rich is imported only where a report shows styles (``styled.py``): a clean run, the usual one in an editor or a
+git hook, and a report read by CI or piped elsewhere, should not pay for it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from ppaux_lint.report.paths import display_path, printable
 
 if TYPE_CHECKING:
     from ppaux_lint.facts.findings import Finding
+    from ppaux_lint.report.styled import Line
 
 CONTEXT_LINES = 1
 
@@ -22,27 +23,26 @@ def render(findings: Sequence[Finding], out: TextIO, overlays: Mapping[str, byte
     """``overlays``: the in-memory text a file was checked as (standard input), which the frame must show."""
     if not findings:
         return
-    from rich.markup import escape
+    from ppaux_lint.report import styled
 
-    from ppaux_lint.report.console import make_console
-
-    lines_out: list[str] = []  # rich markup, printed at once: one print per line was most of the time it took
+    lines_out: list[styled.Line] = []  # written at once: one print per line was most of the time it took
     sources: dict[str, list[str]] = {}
     for f in findings:
-        lines_out.append(f"[bold]{escape(printable(display_path(f.path)))}[/]:{f.span.line}:{f.span.column}: "
-                         f"[bold red]{f.code}[/] {escape(printable(f.message))}")
+        lines_out.append([(printable(display_path(f.path)), "bold"), (f":{f.span.line}:{f.span.column}: ", ""),
+                          (f.code, "bold red"), (f" {printable(f.message)}", "")])
         if f.path not in sources:
             in_memory = overlays.get(f.path) if overlays is not None else None
             sources[f.path] = _lines(_read(f.path) if in_memory is None else in_memory)
         lines_out.extend(_frame(sources[f.path], f))
         for related in f.related:  # the other end of a cross-file finding, which may be the file asked about
-            lines_out.append(f"  [cyan]note[/]: {escape(printable(display_path(related.path)))}:{related.span.line}:"
-                             f"{related.span.column}: {escape(printable(related.message))}")
+            lines_out.append([("  ", ""), ("note", "cyan"),
+                              (f": {printable(display_path(related.path))}:{related.span.line}:"
+                               f"{related.span.column}: {printable(related.message)}", "")])
         if f.fix is not None:
             note = "" if f.fix.safe else " (unsafe: needs --unsafe-fixes)"
-            lines_out.append(f"  [cyan]help[/]: {escape(printable(f.fix.description))}{note}")
-        lines_out.append("")
-    make_console(file=out, highlight=False, soft_wrap=True).print("\n".join(lines_out))
+            lines_out.append([("  ", ""), ("help", "cyan"), (f": {printable(f.fix.description)}{note}", "")])
+        lines_out.append([])
+    styled.write(lines_out, out)
 
 
 def _read(path: str) -> bytes:
@@ -76,22 +76,20 @@ _PRINTABLE = {code: 0x2400 + code for code in range(0x20) if code != 0x09}
 _PRINTABLE.update({0x7F: 0x2421, 0x85: 0x2424, 0x2028: 0x2424, 0x2029: 0x2424})
 
 
-def _frame(lines: list[str], f: Finding) -> list[str]:
-    from rich.markup import escape
-
+def _frame(lines: list[str], f: Finding) -> list[Line]:
     if not lines or f.span.line > len(lines):
         return []
     first = max(1, f.span.line - CONTEXT_LINES)
     last = min(len(lines), f.span.line + CONTEXT_LINES)
     width = len(str(last))
-    frame = [f"  {'':>{width}} [blue]|[/]"]
+    gutter = [(f"  {'':>{width}} ", ""), ("|", "blue")]
+    frame = [gutter]
     for number in range(first, last + 1):
-        frame.append(f"  [blue]{number:>{width}} |[/] {escape(lines[number - 1])}")
+        frame.append([("  ", ""), (f"{number:>{width}} |", "blue"), (f" {lines[number - 1]}", "")])
         if number == f.span.line:
             end = f.span.end_column if f.span.end_line == f.span.line else len(lines[number - 1]) + 1
             carets = "^" * max(1, end - f.span.column)
             indent = "".join("\t" if c == "\t" else " " for c in lines[number - 1][:f.span.column - 1])
-            frame.append(f"  {'':>{width}} [blue]|[/] {indent}[bold red]{carets}[/] "
-                         f"[bold red]{f.code}[/]")
-    frame.append(f"  {'':>{width}} [blue]|[/]")
+            frame.append([*gutter, (f" {indent}", ""), (carets, "bold red"), (" ", ""), (f.code, "bold red")])
+    frame.append(gutter)
     return frame
