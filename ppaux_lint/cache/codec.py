@@ -20,14 +20,26 @@ class DecodeError(ValueError):
 
 
 def encode(value: Any) -> Any:
-    if dataclasses.is_dataclass(value):
-        record = {"!": type(value).__name__}
-        for f in dataclasses.fields(value):
-            record[f.name] = encode(getattr(value, f.name))
-        return record
-    if isinstance(value, (tuple, list)):
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is tuple or kind is list:
         return [encode(v) for v in value]
-    return value
+    names = _FIELDS.get(kind)
+    if names is None:
+        if not dataclasses.is_dataclass(kind):
+            return [encode(v) for v in value] if isinstance(value, (tuple, list)) else value
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    record = {"!": kind.__name__}
+    for name in names:
+        record[name] = encode(getattr(value, name))
+    return record
+
+
+# A summary is tens of thousands of values: these spare each one the generic tests, and each record the
+# dataclass machinery, which together were most of the time a cold run spent writing its cache.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 # Each annotation becomes one function that checks a JSON value and builds the field's value in the same pass
