@@ -84,6 +84,7 @@ class ProjectGraph:
         self._sites: dict[str, Site] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
+        self._bases: dict[str, list[tuple[str, str | None]]] = {}
         self._looked_up: dict[tuple[str, str, bool], Member | None] = {}  # every rule asks the same few names
         self._classified: dict[str, ClassInfo] = {}  # in the order first asked: the order infos are listed in
         self._roots_output = frozenset(protocols.output)
@@ -213,12 +214,15 @@ class ProjectGraph:
     def bases(self, fqn: str) -> list[tuple[str, str | None]]:
         """Each base as written, with what it resolves to; then those a decorator's replacement class adds
         (``type(cls.__name__, (cls, Mixin), {})``)."""
-        cls = self.classes[fqn]
-        module = self.class_module[fqn]
-        scope = cls.qualname.rpartition(".")[0]
-        extra = [(written, target or None) for written, target in self.namespace(fqn).extra_bases] \
-            if cls.decorations else []
-        return [(base, self.resolve(module, base, scope)) for base in cls.bases] + extra
+        found = self._bases.get(fqn)
+        if found is None:  # memoised as the MRO is: classifying a class asks for its bases four times
+            cls = self.classes[fqn]
+            module = self.class_module[fqn]
+            scope = cls.qualname.rpartition(".")[0]
+            extra = [(written, target or None) for written, target in self.namespace(fqn).extra_bases] \
+                if cls.decorations else []
+            found = self._bases[fqn] = [(base, self.resolve(module, base, scope)) for base in cls.bases] + extra
+        return list(found)
 
     def namespace(self, fqn: str) -> Namespace:
         """What code around the class statement does to the project class ``fqn`` (``namespaces.py``)."""
