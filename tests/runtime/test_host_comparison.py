@@ -105,8 +105,8 @@ def test_a_plugin_that_patches_torch_at_import_still_fails_a_lossy_round_trip(pr
     rows = {row["symbol"]: row for row in json.loads(result.stdout)}
     row = rows["patching.m.PatchingOutput"]
     assert row["status"] == "fail", row["message"]
-    assert "copy_to_host differs: host['tensor']: values differ; copy_to_host differs: host['array']: values differ" in (
-        row["message"])
+    assert ("copy_to_host differs: host['tensor']: values differ first at [0]: 1.0 != 3.0; "
+            "copy_to_host differs: host['array']: values differ first at [0]: 1.0 != 3.0") in row["message"]
 
 
 def test_every_module_that_imports_the_project_s_code_takes_the_comparison_s_functions_first():
