@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from ppaux_lint.runtime.causes import missing_key
 from ppaux_lint.runtime.compare import (
     Leaf,
     device_of,
@@ -108,7 +109,10 @@ class Steps:
         self._notify(name, status)
 
     @contextlib.contextmanager
-    def step(self, name: str, status: str = FAIL) -> Iterator[None]:
+    def step(self, name: str, status: str = FAIL,
+             explain: Callable[[BaseException], str] | None = None) -> Iterator[None]:
+        """``explain(exc)``, when it has words for what the step raised, says where and why instead of the
+        bare place in the project's code."""
         self._notify(name, status)
         try:
             yield
@@ -116,7 +120,8 @@ class Steps:
             raise
         except BaseException as exc:  # the step's verdict, whatever the project's code raised
             where = where_in_project(exc)
-            raise Outcome(status, f"{name}: {describe(exc)}{where}", format_detail(exc),
+            why = explain(exc) if explain is not None else ""
+            raise Outcome(status, f"{name}: {describe(exc)}{f': {why}' if why else where}", format_detail(exc),
                           bool(where) and provoked(exc)) from exc
 
 
@@ -191,7 +196,9 @@ def receive_half(
     explicit subclass of SGLang's is judged as SGLang's helpers would judge it.
     """
     arrived = dict(received)
-    with steps.step("pop_auxiliary_output_from_pp_tensors"):
+    given = [key[len(helpers.prefix):] for key in arrived if isinstance(key, str) and key.startswith(helpers.prefix)]
+    with steps.step("pop_auxiliary_output_from_pp_tensors",
+                    explain=lambda exc: missing_key(exc, given, helpers.prefix)):
         rebuilt = helpers.pop(received, observer)
     if rebuilt is None:
         raise Outcome(ERROR, "pop_auxiliary_output_from_pp_tensors found no auxiliary entries after the transport")
