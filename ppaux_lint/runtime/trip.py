@@ -254,11 +254,12 @@ class _Trip:
         if target.observer is None:
             raise Outcome(SKIP, f"{_unpaired(target.output.symbol, len(self.tensors))} ({supplied.note})")
         notes = [supplied.note] + [e.variant for e in examples if e.how != DRIVEN and e.variant] + consume_note
-        notes += _first_of(self.notes)
+        host_notes = _first_of(self.notes)  # before exploring, whose variants' notes go unsaid
+        notes += host_notes
         if self.explore:
             consumes = any(example.scene is not None and not error for example, error in consumed)
             notes.append(self.explored(supplied, examples[-1], here, target_device, delivery, consumes))
-        survived = f"{_count(len(self.tensors))} {'' if self.notes else 'and the host copy '}{SURVIVED}"
+        survived = f"{_count(len(self.tensors))} {'' if host_notes else 'and the host copy '}{SURVIVED}"
         return f"{survived} ({'; '.join(notes)})"
 
     def explored(self, supplied: Supply, example: Example, here: torch.device, target_device: torch.device,
