@@ -9,7 +9,8 @@ arguments. Nesting has no depth limit (the walk keeps its own stack) and a cycle
 
 The leaves are:
 
-- tensors, compared by dtype, shape and values (NaN matches NaN);
+- tensors, compared by dtype, shape and values (NaN matches NaN; a difference names the first index at which
+  the values differ, and both values);
 - ``Code``: which code a callable runs. A callable matches another only if it runs the same code (a
   function's bytecode, names and constants, whatever file it was loaded from) and what it captured matches;
 - ``Unseen``: a value the walk cannot see into (a generator, an iterator, an object of a C type with no
@@ -68,9 +69,12 @@ _equal, _isnan, _logical_not, _item = _BASE.equal, _BASE.isnan, _BASE.logical_no
 _detach, _to, _to_dense, _cpu, _contiguous, _reshape, _view, _to_numpy = (
     _BASE.detach, _BASE.to, _BASE.to_dense, _BASE.cpu, _BASE.contiguous, _BASE.reshape, _BASE.view, _BASE.numpy)
 _is_floating_point, _is_complex, _clone = _BASE.is_floating_point, _BASE.is_complex, _BASE.clone
+_ne, _logical_and, _any, _nonzero, _tolist, _item_of = (
+    _BASE.ne, _BASE.logical_and, _BASE.any, _BASE.nonzero, _BASE.tolist, _BASE.item)
 _dtype_of, _shape_of, _device_of, _layout_of = (vars(_BASE)[name].__get__ for name in ("dtype", "shape", "device",
                                                                                        "layout"))
 _from_numpy = torch._C._VariableFunctions.from_numpy
+_promote_types = torch._C._VariableFunctions.promote_types
 _no_torch_function, _no_torch_dispatch = torch._C.DisableTorchFunction, torch._C._DisableTorchDispatch
 _as_array = numpy.asarray if numpy is not None else None
 _ndarray = numpy.ndarray if numpy is not None else ()
@@ -174,20 +178,41 @@ def on_cpu(flat: dict[str, Leaf]) -> dict[str, Leaf]:
 
 
 def _tensor_difference(expected: torch.Tensor, actual: torch.Tensor) -> str:
-    if _dtype_of(expected) != _dtype_of(actual):
-        return f"dtype {_dtype(_dtype_of(actual))} != {_dtype(_dtype_of(expected))}"
+    """Each difference reads ``rebuilt != original`` (``actual != expected``). A dtype difference alone means
+    that the values are equal once both are cast to a dtype that holds either (an int32 copy of int64 ids);
+    values that differ even so are named by their first index, in row-major order."""
+    found = []
+    dtypes = _dtype_of(expected), _dtype_of(actual)
+    if dtypes[0] != dtypes[1]:
+        found.append(f"dtype {_dtype(dtypes[1])} != {_dtype(dtypes[0])}")
     if tuple(_shape_of(expected)) != tuple(_shape_of(actual)):
-        return f"shape {list(_shape_of(actual))} != {list(_shape_of(expected))}"
-    if _device_of(expected).type == "meta" or _device_of(actual).type == "meta":
+        found.append(f"shape {list(_shape_of(actual))} != {list(_shape_of(expected))}")
+    elif _device_of(expected).type != "meta" and _device_of(actual).type != "meta":
+        a, b = _dense(expected), _to(_dense(actual), _device_of(expected))
+        values = _values_difference(a, b, _promote_types(*dtypes))
+        if values:
+            found.append(values)
+    return ", ".join(found)
+
+
+def _values_difference(a: torch.Tensor, b: torch.Tensor, common: torch.dtype) -> str:
+    """Where two tensors of one shape first differ, compared in ``common`` (NaN matches NaN), with both values
+    as their own dtypes hold them; "" when they do not differ."""
+    wide_a, wide_b = _to(a, common), _to(b, common)
+    if _equal(wide_a, wide_b):
         return ""
-    a, b = _dense(expected), _to(_dense(actual), _device_of(expected))
-    if _equal(a, b):
+    differs = _ne(wide_a, wide_b)
+    if _is_floating_point(wide_a) or _is_complex(wide_a):
+        differs = _logical_and(differs, _logical_not(_logical_and(_isnan(wide_a), _isnan(wide_b))))
+    if not _any(differs):
         return ""
-    if (_is_floating_point(a) or _is_complex(a)) and _equal(_isnan(a), _isnan(b)):
-        keep = _logical_not(_isnan(a))
-        if _equal(_item(a, keep), _item(b, keep)):
-            return ""
-    return "values differ"
+    index = tuple(int(i) for i in _tolist(_item(_nonzero(differs), 0)))
+    values = f"{_scalar(b, index)!r} != {_scalar(a, index)!r}"
+    return f"values differ first at {list(index)}: {values}" if index else f"values differ: {values}"
+
+
+def _scalar(tensor: torch.Tensor, index: tuple[int, ...]) -> Any:
+    return _item_of(_cpu(_item(tensor, index) if index else tensor))
 
 
 @contextlib.contextmanager

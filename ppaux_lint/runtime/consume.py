@@ -111,6 +111,35 @@ def snapshot(value: Any, depth: int = 0) -> Any:
     return repr(value)
 
 
+def host_verdict(host_differences: list[str], written: str | None) -> tuple[list[str], list[str]]:
+    """Judge the host copies' differences by what ``consume`` wrote; return the failures and the notes.
+
+    SGLang's first stage does nothing with a host object but ``consume(batch, commits)``
+    (``batch_result_processor.consume_auxiliary_output``), so what that writes is what the host sees. A copy
+    that differs without changing it (an int32 copy of int64 ids that ``.tolist()`` makes the same ints) is
+    a note; one that changes it is a failure, named by what was written and caused by the copy. ``written``
+    is where the writes differ ("" where they do not), or ``None`` where they were not compared (no
+    ``consume``, not a driven example, nothing written on the stand-in batch): then the host copies are all
+    there is to judge by, and every difference fails.
+    """
+    differs = "; ".join(host_differences)
+    if written is None:
+        return [f"copy_to_host differs: {difference}" for difference in host_differences], []
+    if written:
+        cause = f" (copy_to_host differs: {differs})" if differs else ""
+        return [f"consume(batch, commits) wrote differently for the rebuilt output: {written}{cause}"], []
+    if not differs:
+        return [], []
+    return [], [f"copy_to_host differs ({differs}), but consume(batch, commits) wrote the same for both, and consume "
+                "is all that SGLang's first stage does with a host copy"]
+
+
+def wrote_nothing(consumed: Any, scene: Scene) -> bool:
+    """Whether ``consume`` left its batch as a fresh one for ``scene`` is: then the batch shows nothing of what
+    the host object holds, and cannot vouch for it."""
+    return not first_difference(snapshot(BatchStandIn(scene)), consumed)
+
+
 def first_difference(expected: Any, actual: Any, path: str = "batch") -> str:
     """Where two snapshots first differ and how, as ``batch.reqs[0].customized_info['p']: 0.5 != 0.25``;
     "" when they do not."""

@@ -90,16 +90,19 @@ class PairLink(Link):
         """The sender builds its example on its own device, which is the request's."""
         return device
 
-    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
-        """Send one example's stage and wait for the receiver's verdict; raise it unless it is a pass."""
+    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device,
+                example: Example) -> list[str]:
+        """Send one example's stage and wait for the receiver's verdict; raise it unless it is a pass (which
+        comes as its notes, a list)."""
         parcel = pack(stage, self._attn_tp_size)  # before the header: a refused stage leaves the exchange in step
         with self._steps.step("transport: sending", ERROR), self.guard():
             self._send({"variant": example.variant})
             send_stage(parcel, shipment, self._spec.backend)
         with self._steps.step("transport: waiting for the receiving rank's verdict", ERROR), self.guard():
             verdict = self._receive()
-        if verdict is not None:
+        if isinstance(verdict, dict):
             raise Outcome.from_verdict(verdict)
+        return list(verdict or ())
 
     def receive(self, observer: ClassRef, helpers: Helpers) -> None:
         """Judge every example the sender sends with one observer, as a real first stage would; raise the
@@ -113,12 +116,13 @@ class PairLink(Link):
                 if header is None:
                     break
                 received, shipment = receive_stage(device, self._spec.backend)
-            verdict = None
+            notes: list[str] = []
+            verdict: list[str] | dict[str, str] = notes  # a pass's notes, or a failure's verdict
             if failure is None:
                 try:
                     if rebuilder is None:
                         rebuilder = instantiate(observer, device, steps)
-                    receive_half(received, rebuilder, shipment, device, steps, helpers)
+                    receive_half(received, rebuilder, shipment, device, steps, helpers, notes)
                 except Outcome as outcome:  # the sender names the example in its own row
                     failure = outcome.within(header["variant"])
                     verdict = outcome.to_verdict()

@@ -114,9 +114,9 @@ class ClassLink(Link):
         self._backend = backend
         self.joined = False
 
-    def deliver(self, parcel: Parcel, shipment: Shipment, steps: Steps) -> None:
+    def deliver(self, parcel: Parcel, shipment: Shipment, steps: Steps) -> list[str]:
         """Send one example, packed already (so that a refused stage never reaches the receiving rank, which
-        stays in step), and raise the receiving rank's verdict unless it is a pass."""
+        stays in step), and raise the receiving rank's verdict unless it is a pass; return a pass's notes."""
         self._watch.child.send({"op": "example"})
         try:
             with steps.step("transport: sending", ERROR), self.guard():
@@ -129,6 +129,7 @@ class ClassLink(Link):
             self.broken = True
         if verdict["status"] != PASS:
             raise Outcome.from_verdict(verdict)
+        return list(verdict.get("notes", ()))
 
     def close(self) -> None:
         """Leave the class's group; a link that broke retires the receiving rank instead of ending the class."""

@@ -95,16 +95,17 @@ class _Class:
                 received, shipment = receive_stage(self._device, self._backend)
         except Outcome as outcome:
             return {**outcome.to_verdict(), "in_step": False}
+        notes: list[str] = []
         try:
             if self._observer is None:
                 self._observer = instantiate(self._observer_ref, self._device, self._steps)
-            receive_half(received, self._observer, shipment, self._device, self._steps, self._helpers)
+            receive_half(received, self._observer, shipment, self._device, self._steps, self._helpers, notes)
         except Outcome as outcome:
             return {**outcome.to_verdict(), "in_step": True}
         except BaseException as exc:  # noqa: BLE001 - the verdict must reach the worker whatever happened
             failure = Outcome(ERROR, f"receiving rank: {describe(exc)}", format_detail(exc))
             return {**failure.to_verdict(), "in_step": True}
-        return {"status": PASS, "message": "", "in_step": True}
+        return {"status": PASS, "message": "", "notes": notes, "in_step": True}
 
     def leave(self) -> None:
         if self._joined:

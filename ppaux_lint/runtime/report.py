@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ppaux_lint.runtime.helpers import STAND_INS_LABEL
-from ppaux_lint.runtime.results import ERROR, FAIL, PASS, SKIP, STATUSES, VerifyResult
+from ppaux_lint.runtime.results import ERROR, FAIL, PASS, SKIP, STATUSES, VerifyResult, failures
 
 _STYLES = {PASS: "green", FAIL: "bold red", SKIP: "yellow", ERROR: "bold magenta"}
 STAND_INS_NOTE = ("sglang is not installed: its protocol modules were ppaux-lint's stand-ins and the bundled "
@@ -30,7 +30,9 @@ def render_json(results: Sequence[VerifyResult]) -> str:
 def render_table(results: Sequence[VerifyResult], console: Console, helpers: str) -> None:
     """The table, then a footer with the counts and ``helpers``, the label of the helpers that judged.
 
-    Rows from a launched run (``launch.py``) add the ranks each one crossed, sender first: ``2→0``. After
+    Every text from a row (its class, message and reproducer) is printed as it is, never read as Rich markup:
+    an exception's words may hold ``[/]``. Rows from a launched run (``launch.py``) add the ranks each one
+    crossed, sender first: ``2→0``. After
     the table, each counterexample that ``--explore`` shrank comes as a ``ppaux_example`` to paste. Where
     SGLang is not installed, the footer says what judged instead (``STAND_INS_NOTE``): a pass there is a pass
     against the contract, not against an installed SGLang.
@@ -43,27 +45,31 @@ def render_table(results: Sequence[VerifyResult], console: Console, helpers: str
                          ratio=3 if column == "Message" else None)
     for r in results:
         ranks = ("→".join(map(str, r.ranks or ())),) if launched else ()
-        table.add_row(r.symbol, Text(r.status, style=_STYLES[r.status]), r.device, *ranks,
-                      str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s", r.message)
+        table.add_row(Text(r.symbol), Text(r.status, style=_STYLES[r.status]), r.device, *ranks,
+                      str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s", Text(r.message))
     console.print(table)
     for r in results:
         if r.reproducer:
-            console.print(f"\n{r.symbol}: to reproduce, paste into the class:")
+            console.print(Text(f"\n{r.symbol}: to reproduce, paste into the class:"))
             console.print(Text(r.reproducer), soft_wrap=True)
-    console.print(summary_line(results, helpers))
+    console.print(Text(summary_line(results, helpers)))
     if helpers == STAND_INS_LABEL:
         console.print(STAND_INS_NOTE)
 
 
 def summary_line(results: Sequence[VerifyResult], helpers: str) -> str:
+    """The counts of rows by status; where a pair's two rows share one failure, how many failures there are."""
     counts = Counter(r.status for r in results)
-    parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
+    distinct = failures(list(results))
+    shared = f" ({distinct} failure{'s' if distinct != 1 else ''}: a pair's two rows share one)"
+    parts = [f"{counts[s]} {s}{shared if s == FAIL and distinct < counts[s] else ''}" for s in STATUSES if counts[s]]
     noun = "class" if len(results) == 1 else "classes"
     return f"{len(results)} {noun} verified: {', '.join(parts) or 'nothing to verify'} (helpers: {helpers})"
 
 
 def write_junit(results: Sequence[VerifyResult], path: Path) -> None:
-    """One testcase per class, in a single suite; fail -> failure, error -> error, skip -> skipped."""
+    """One testcase per class, in a single suite; fail -> failure, error -> error, skip -> skipped. JUnit counts
+    testcases, so a pair's shared failure counts on both rows; each carries the ``pair`` property."""
     counts = Counter(r.status for r in results)
     suite = ET.Element(
         "testsuite",
@@ -82,6 +88,8 @@ def write_junit(results: Sequence[VerifyResult], path: Path) -> None:
         properties = [("device", r.device), ("transport", r.transport), ("helpers", r.helpers)]
         if r.ranks is not None:
             properties += [("ranks", ",".join(map(str, r.ranks))), ("hosts", ",".join(r.hosts or ()))]
+        if r.pair:
+            properties.append(("pair", ",".join(r.pair)))
         for key, value in properties:
             ET.SubElement(props, "property", name=key, value=_clean(value))
         tag = {FAIL: "failure", ERROR: "error", SKIP: "skipped"}.get(r.status)

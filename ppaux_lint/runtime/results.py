@@ -53,7 +53,8 @@ class VerifyResult:
     neither (``None``). A failure that ``--explore`` found carries the shrunk ``counterexample`` (each
     tensor's shape, dtype and first values) and a ``reproducer``, a ``ppaux_example`` to paste. ``example``
     says how the examples that crossed were made (``driven``, ``own``, ``annotations``, several joined by
-    ``+``; "" when none crossed).
+    ``+``; "" when none crossed). ``pair`` names the output and the observer of a round trip whose one failure
+    both their rows report (``verify._row``), so that a report counts it once; ``()`` on any other row.
     """
 
     symbol: str
@@ -71,9 +72,11 @@ class VerifyResult:
     counterexample: dict[str, Any] | None = None
     reproducer: str = ""
     example: str = ""
+    pair: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The documented ``--output-format json`` object; ``ranks`` and ``hosts`` only under a launcher."""
+        """The documented ``--output-format json`` object; ``ranks`` and ``hosts`` only under a launcher, ``pair``
+        only on a row that shares its pair's failure."""
         data: dict[str, Any] = {
             "symbol": self.symbol,
             "status": self.status,
@@ -89,6 +92,8 @@ class VerifyResult:
             data.update(ranks=list(self.ranks), hosts=list(self.hosts or ()))
         if self.counterexample is not None:
             data.update(counterexample=self.counterexample, reproducer=self.reproducer)
+        if self.pair:
+            data.update(pair=list(self.pair))
         return data
 
     def to_wire(self) -> dict[str, Any]:
@@ -113,7 +118,13 @@ class VerifyResult:
             counterexample=data.get("counterexample"),
             reproducer=str(data.get("reproducer", "")),
             example=str(data.get("example", "")),
+            pair=tuple(str(symbol) for symbol in data.get("pair", ())),
         )
+
+
+def failures(results: list[VerifyResult]) -> int:
+    """How many failures the failed rows report: the two rows of a pair that share one count once."""
+    return len({r.pair or (r.symbol,) for r in results if r.status == FAIL})
 
 
 def exit_code(results: list[VerifyResult], *, strict: bool) -> int:

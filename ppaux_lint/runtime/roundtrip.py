@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from ppaux_lint.runtime.causes import missing_key
 from ppaux_lint.runtime.compare import (
     Leaf,
     device_of,
@@ -32,7 +33,7 @@ from ppaux_lint.runtime.compare import (
     tensor_difference,
     tensor_summary,
 )
-from ppaux_lint.runtime.consume import Scene, consume, first_difference
+from ppaux_lint.runtime.consume import Scene, consume, first_difference, host_verdict, wrote_nothing
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, SGLANG_MODULE, Helpers
 from ppaux_lint.runtime.results import ERROR, FAIL, TensorInfo
 
@@ -108,7 +109,10 @@ class Steps:
         self._notify(name, status)
 
     @contextlib.contextmanager
-    def step(self, name: str, status: str = FAIL) -> Iterator[None]:
+    def step(self, name: str, status: str = FAIL,
+             explain: Callable[[BaseException], str] | None = None) -> Iterator[None]:
+        """``explain(exc)``, when it has words for what the step raised, says where and why instead of the
+        bare place in the project's code."""
         self._notify(name, status)
         try:
             yield
@@ -116,7 +120,8 @@ class Steps:
             raise
         except BaseException as exc:  # the step's verdict, whatever the project's code raised
             where = where_in_project(exc)
-            raise Outcome(status, f"{name}: {describe(exc)}{where}", format_detail(exc),
+            why = explain(exc) if explain is not None else ""
+            raise Outcome(status, f"{name}: {describe(exc)}{f': {why}' if why else where}", format_detail(exc),
                           bool(where) and provoked(exc)) from exc
 
 
@@ -182,16 +187,20 @@ def send_half(
 
 def receive_half(
     received: dict[str, Any], observer: Any, shipment: Shipment, device: torch.device, steps: Steps,
-    helpers: Helpers = BUNDLED_HELPERS,
+    helpers: Helpers = BUNDLED_HELPERS, notes: list[str] | None = None,
 ) -> Any:
     """Run ``helpers``' ``pop`` and check every pass criterion; raise an ``Outcome`` listing all that failed,
-    else return the rebuilt output (which ``direct.round_trip`` hands to the caller's test).
+    else return the rebuilt output (which ``direct.round_trip`` hands to the caller's test). What passed but
+    is worth saying (host copies that differ where ``consume`` writes the same, ``consume.host_verdict``) is
+    appended to ``notes``.
 
     Whether the rebuilt output can be flattened again is asked of the same helpers' Protocol, so that an
     explicit subclass of SGLang's is judged as SGLang's helpers would judge it.
     """
     arrived = dict(received)
-    with steps.step("pop_auxiliary_output_from_pp_tensors"):
+    given = [key[len(helpers.prefix):] for key in arrived if isinstance(key, str) and key.startswith(helpers.prefix)]
+    with steps.step("pop_auxiliary_output_from_pp_tensors",
+                    explain=lambda exc: missing_key(exc, given, helpers.prefix)):
         rebuilt = helpers.pop(received, observer)
     if rebuilt is None:
         raise Outcome(ERROR, "pop_auxiliary_output_from_pp_tensors found no auxiliary entries after the transport")
@@ -204,29 +213,33 @@ def receive_half(
         problems += _tensor_problems(shipment.sent, again, device)
     with steps.step("rebuilt.copy_to_host"):
         host_object = copy_to_host(rebuilt, device)
-    problems += [f"copy_to_host differs: {d}" for d in differences(shipment.host, flatten(host_object))]
-    if not problems:
-        problems += _consume_problems(host_object, shipment, steps)
+    host_differences = differences(shipment.host, flatten(host_object))
+    written = _consume_difference(host_object, shipment, steps) if not problems else None
+    failed, noted = host_verdict(host_differences, written)
+    problems += failed
     if problems:
         raise Outcome(FAIL, "; ".join(problems))
+    if notes is not None:
+        notes += noted
     return rebuilt
 
 
-def _consume_problems(host: Any, shipment: Shipment, steps: Steps) -> list[str]:
-    """What ``consume`` wrote for the rebuilt output, against what it wrote for the original.
+def _consume_difference(host: Any, shipment: Shipment, steps: Steps) -> str | None:
+    """Where what ``consume`` wrote for the rebuilt output differs from what it wrote for the original ("" where
+    it does not), or ``None`` where nothing can be compared.
 
-    Asked only once the host tensors match (a difference there already explains any here). When the
-    original's own ``consume`` raised on the stand-in batch, the stand-in is what may be wrong, so there is
-    nothing to compare; the rebuilt one's raising where the original's did not is the output's fault.
+    Asked only when nothing else failed (a difference there already explains any here). When the original's
+    own ``consume`` raised on the stand-in batch, the stand-in is what may be wrong, so there is nothing to
+    compare; the rebuilt one's raising where the original's did not is the output's fault. A ``consume`` that
+    wrote nothing on the stand-in batch vouches for nothing either.
     """
     if shipment.consume_error or shipment.scene is None:
-        return []
+        return None
     with steps.step("rebuilt host.consume"):
         consumed = consume(host, shipment.scene)
-    if shipment.consumed is None:
-        return []
-    difference = first_difference(shipment.consumed, consumed)
-    return [f"consume(batch, commits) wrote differently for the rebuilt output: {difference}"] if difference else []
+    if shipment.consumed is None or wrote_nothing(shipment.consumed, shipment.scene):
+        return None
+    return first_difference(shipment.consumed, consumed)
 
 
 def copy_to_host(output: Any, device: torch.device) -> Any:

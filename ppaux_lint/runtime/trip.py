@@ -157,13 +157,16 @@ class _Local:
     def sender_device(self, device: torch.device) -> torch.device:
         return device
 
-    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
+    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device,
+                example: Example) -> list[str]:
         assert self._ref is not None
         if self._observer is None:
             self._observer = instantiate(self._ref, device, self._steps)
         with self._steps.step("transport", ERROR):
             received = local_transfer(stage, device, self._attn_tp_size)
-        receive_half(received, self._observer, shipment, device, self._steps, self._helpers)
+        notes: list[str] = []
+        receive_half(received, self._observer, shipment, device, self._steps, self._helpers, notes)
+        return notes
 
 
 class _Spawned:
@@ -182,12 +185,13 @@ class _Spawned:
     def sender_device(self, device: torch.device) -> torch.device:
         return sender_device(device, backend_for(device))
 
-    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
+    def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device,
+                example: Example) -> list[str]:
         assert self._ref is not None
         parcel = pack(stage, self._attn_tp_size)  # a refused stage fails before the receiving rank hears of it
         if self._link is None:
             self._link = self._receiver.open(self._ref, device, self._deadline, self._steps)
-        self._link.deliver(parcel, shipment, self._steps)
+        return self._link.deliver(parcel, shipment, self._steps)
 
     def close(self) -> None:
         if self._link is not None:
@@ -195,12 +199,13 @@ class _Spawned:
 
 
 class _Delivery(Protocol):
-    """How the stage dict reaches the observer, and on which device the sender builds it."""
+    """How the stage dict reaches the observer, and on which device the sender builds it; ``deliver`` returns
+    the notes on a pass (``roundtrip.receive_half``)."""
 
     def sender_device(self, device: torch.device) -> torch.device: ...
 
     def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device,
-                example: Example) -> None: ...
+                example: Example) -> list[str]: ...
 
 
 class _Trip:
@@ -217,6 +222,7 @@ class _Trip:
         self.helpers = helpers
         self.tensors: tuple[TensorInfo, ...] = ()
         self.example = ""
+        self.notes: list[str] = []  # what passing examples' receiving halves noted, each after its variant
 
     def run(self, delivery: _Delivery) -> str:
         target = self.target
@@ -248,10 +254,12 @@ class _Trip:
         if target.observer is None:
             raise Outcome(SKIP, f"{_unpaired(target.output.symbol, len(self.tensors))} ({supplied.note})")
         notes = [supplied.note] + [e.variant for e in examples if e.how != DRIVEN and e.variant] + consume_note
+        host_notes = _first_of(self.notes)  # before exploring, whose variants' notes go unsaid
+        notes += host_notes
         if self.explore:
             consumes = any(example.scene is not None and not error for example, error in consumed)
             notes.append(self.explored(supplied, examples[-1], here, target_device, delivery, consumes))
-        survived = f"{_count(len(self.tensors))} and the host copy {SURVIVED}"
+        survived = f"{_count(len(self.tensors))} {'' if host_notes else 'and the host copy '}{SURVIVED}"
         return f"{survived} ({'; '.join(notes)})"
 
     def explored(self, supplied: Supply, example: Example, here: torch.device, target_device: torch.device,
@@ -295,7 +303,8 @@ class _Trip:
             raise
         self.progress.phase = RECEIVING
         if self.target.observer is not None:
-            delivery.deliver(stage, shipment, target_device, example)
+            noted = delivery.deliver(stage, shipment, target_device, example)
+            self.notes += [f"{example.variant}: {note}" if example.variant else note for note in noted]
         return shipment.consume_error
 
     def probe(self, device: torch.device) -> str:
@@ -330,6 +339,14 @@ def _consume_verdict(consumed: list[tuple[Example, str]]) -> list[str]:
                             "consumed fine), so SGLang's first stage raises there too")
     return [f"consume(batch, commits) raised on the stand-in batch for every example, so what it writes was not "
             f"compared: {error}"]
+
+
+def _first_of(notes: list[str]) -> list[str]:
+    """The first example's note, and how many more examples had one: they say much the same, batch by batch."""
+    if not notes:
+        return []
+    more = len(notes) - 1
+    return [notes[0] + (f" (the same at {more} more example{'s' if more != 1 else ''})" if more else "")]
 
 
 def _unpaired(symbol: str, count: int) -> str:

@@ -29,6 +29,7 @@ from ppaux_lint.runtime.results import (
     FAIL,
     OWN,
     PASS,
+    RECEIVING,
     SENDING,
     SKIP,
     SURVIVED,
@@ -142,20 +143,31 @@ def _row(
                             producer=target.producer)
         runs[key] = runner.run(trip, device, transport, timeout)
     result = _nothing_to_send(replace(runs[key], symbol=target.symbol), target)
-    if target.role == OUTPUT and result.status == PASS and target.observer is not None:
-        # Named right after the round trip it made, before the note on how the examples were made.
-        through = f"{SURVIVED} through {target.observer.symbol}"
-        result = replace(result, message=result.message.replace(SURVIVED, through, 1))
-    if target.role == OBSERVER:
-        # A failure while this very observer's hooks made the examples is its own; any other before the
-        # first stage's turn is the output's (or another producer's), so the observer is judged on its own.
-        drove = result.phase == DRIVING and target.producer is not None and target.producer.symbol == target.symbol
-        if result.phase in (SENDING, DRIVING) and result.status != PASS and not drove:
-            reason = f"not reached: {target.output.symbol} failed before the observer's turn ({result.message})"
-            probe = replace(target, output=None, reason=reason)
-            return _with_findings(runner.run(probe, device, transport, timeout), probe)
-        result = replace(result, message=f"rebuilds {target.output.symbol}: {result.message}")
-    return _with_findings(result, target)
+    if target.observer is None:
+        return _with_findings(result, target)
+    output, observer = target.output.symbol, target.observer.symbol
+    shared = (output, observer) if result.status == FAIL else ()
+    if target.role == OUTPUT:
+        if result.status == PASS:  # named right after the round trip it made, before how the examples were made
+            result = replace(result, message=result.message.replace(SURVIVED, f"{SURVIVED} through {observer}", 1))
+        elif shared and result.phase == RECEIVING:  # the failure came on the observer's side: say whose
+            result = replace(result, message=f"through {observer}: {result.message}")
+        return _with_findings(replace(result, pair=shared), target)
+    # A failure while this very observer's hooks made the examples is its own; any other before the first
+    # stage's turn is the output's (or another producer's): SGLang's pipeline fails there all the same, so
+    # the observer's row reports that one failure, unless the observer, probed alone, fails on its own too.
+    drove = result.phase == DRIVING and target.producer is not None and target.producer.symbol == target.symbol
+    if result.phase in (SENDING, DRIVING) and result.status != PASS and not drove:
+        before = f"fails before {observer}'s turn: {result.message}"
+        reason = f"not reached: {output} failed before the observer's turn ({result.message})"
+        probe = replace(target, output=None, reason=reason)
+        alone = runner.run(probe, device, transport, timeout)
+        if not shared or alone.status not in (PASS, SKIP):
+            if shared:
+                alone = replace(alone, message=f"{alone.message}; besides, {output} {before}")
+            return _with_findings(alone, probe)
+        return _with_findings(replace(result, message=f"rebuilds {output}, which {before}", pair=shared), target)
+    return _with_findings(replace(result, message=f"rebuilds {output}: {result.message}", pair=shared), target)
 
 
 _EMPTY_SENT = "add_auxiliary_output_to_pp_tensors: " + pp_errors.raised(pp_errors.EMPTY_OUTPUT)

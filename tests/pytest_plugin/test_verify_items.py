@@ -127,3 +127,48 @@ def test_a_run_that_finds_no_class_says_so(pytester: pytest.Pytester):
         assert has_line(result, "ppaux-lint verify: 0 classes, *")
         assert has_line(result, f"ppaux-lint: warning: --ppaux-verify found no output or observer class in {where}: "
                                 "nothing was verified"), result.stdout.str()
+
+
+PAIR = '''
+import torch
+
+
+class LabelledOutput:
+    def __init__(self, ids, k):
+        self.ids = ids
+        self.k = k
+
+    def copy_to_host(self, copy_tensor):
+        return copy_tensor(self.ids)
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids, "k": self.k}
+
+
+class LabelledObserver:
+    def is_active(self, sampling_info):
+        return True
+
+    def before_grammar(self, logits, sampling_info):
+        return logits
+
+    def after_sample(self, state, token_ids):
+        return LabelledOutput(token_ids, 2)
+
+    def from_pp_tensors(self, tensors):
+        return LabelledOutput(tensors["ids"], int(tensors["k"]))
+'''
+
+
+def test_a_pair_s_one_failure_fails_both_items_with_verify_s_words(pytester: pytest.Pytester):
+    """As in verify's report, the observer of an output that cannot be sent fails with that failure, named."""
+    pytester.makepyprojecttoml('[project]\nname = "pair"\nversion = "0"\n')
+    pytester.mkpydir("pair")
+    (pytester.path / "pair" / "m.py").write_text(PAIR, encoding="utf-8")
+    result = pytester.runpytest_subprocess("--ppaux-verify", "pair", "-rA")
+
+    result.assert_outcomes(failed=2)
+    sent = "add_auxiliary_output_to_pp_tensors: RuntimeError: auxiliary PP output 'k' is not a tensor"
+    assert (f"rebuilds pair.m.LabelledOutput, which fails before pair.m.LabelledObserver's turn: driven at batch 1: "
+            f"{sent}") in result.stdout.lines
+    assert f"driven at batch 1: {sent}" in result.stdout.lines

@@ -74,8 +74,18 @@ def test_differences_name_the_path_and_the_problem():
 
 @pytest.mark.parametrize(("a", "b", "text"), [
     (torch.tensor([1.0, float("nan")]), torch.tensor([1.0, float("nan")]), ""),
-    (torch.tensor([1.0, float("nan")]), torch.tensor([float("nan"), 1.0]), "values differ"),
+    (torch.tensor([1.0, float("nan")]), torch.tensor([float("nan"), 1.0]), "values differ first at [0]: nan != 1.0"),
+    (torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([[1.0, 2.0], [3.0, 5.0]]),
+     "values differ first at [1, 1]: 5.0 != 4.0"),
+    (torch.tensor(1.0), torch.tensor(2.0), "values differ: 2.0 != 1.0"),
+    (torch.tensor([7, 70000]), torch.tensor([7, 70000], dtype=torch.int32), "dtype int32 != int64"),
+    (torch.tensor([7, 70000]), torch.tensor([7, 70000]).to(torch.int16),
+     "dtype int16 != int64, values differ first at [1]: 4464 != 70000"),
+    (torch.tensor([1.0, 0.1]), torch.tensor([1.0, 0.1]).half(),
+     "dtype float16 != float32, values differ first at [1]: 0.0999755859375 != 0.10000000149011612"),
+    (torch.tensor([True, False]), torch.tensor([True, True]), "values differ first at [1]: True != False"),
     (torch.ones(2, 3), torch.ones(3, 2), "shape [3, 2] != [2, 3]"),
+    (torch.ones(2), torch.ones(3, dtype=torch.float64), "dtype float64 != float32, shape [3] != [2]"),
     (torch.ones(2).to_sparse(), torch.ones(2), ""),
     (torch.ones(2, device="meta"), torch.ones(2), ""),
 ])
@@ -285,7 +295,7 @@ def test_a_plugin_that_patches_torch_does_not_decide_the_comparison(monkeypatch,
     lost = {"t": torch.tensor([0.0, float("nan")]), "a": numpy.array([1.0, 0.0])}
     found = differences(flatten(expected), flatten(lost))
     monkeypatch.undo()
-    assert found == ["host['t']: values differ", "host['a']: values differ"]
+    assert found == ["host['t']: values differ first at [0]: 0.0 != 1.0", "host['a']: values differ first at [1]: 0.0 != 2.0"]
 
 
 class AlwaysEqual(torch.Tensor):
@@ -306,8 +316,8 @@ class AlwaysEqual(torch.Tensor):
 
 def test_a_tensor_subclass_that_overrides_equality_is_compared_on_its_data():
     ones = torch.ones(3).as_subclass(AlwaysEqual)
-    assert tensor_difference(ones, torch.zeros(3)) == "values differ"
-    assert tensor_difference(torch.zeros(3), ones) == "values differ"
+    assert tensor_difference(ones, torch.zeros(3)) == "values differ first at [0]: 0.0 != 1.0"
+    assert tensor_difference(torch.zeros(3), ones) == "values differ first at [0]: 1.0 != 0.0"
     assert type(flatten([ones])["[0]"]) is torch.Tensor
 
 
@@ -329,7 +339,7 @@ def test_torch_function_and_dispatch_modes_do_not_decide_the_comparison():
 
     for mode in (FunctionMode(), DispatchMode()):
         with mode:
-            assert tensor_difference(torch.ones(3), torch.zeros(3)) == "values differ"
+            assert tensor_difference(torch.ones(3), torch.zeros(3)) == "values differ first at [0]: 0.0 != 1.0"
 
 
 def test_attrs_classes_are_walked_slotted_or_not():
@@ -346,4 +356,4 @@ def test_attrs_classes_are_walked_slotted_or_not():
     for klass in (Slotted, Plain):
         assert list(flatten(klass(torch.ones(1)))) == [".values"]
         assert differences(flatten(klass(torch.ones(1))), flatten(klass(torch.zeros(1)))) == [
-            "host.values: values differ"]
+            "host.values: values differ first at [0]: 0.0 != 1.0"]

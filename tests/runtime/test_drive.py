@@ -158,7 +158,7 @@ def test_consume_compares_deques_sets_and_callables_by_what_they_hold():
     original = consume(_KeepingHost(torch.tensor([0.5, 0.25])), scene)
     assert first_difference(original, consume(_KeepingHost(torch.tensor([0.5, 0.25])), scene)) == ""
     lost = consume(_KeepingHost(torch.tensor([0.5, 0.75])), scene)
-    assert first_difference(original, lost) == "batch.reqs[1].recent[0]: values differ"
+    assert first_difference(original, lost) == "batch.reqs[1].recent[0]: values differ first at [0]: 0.75 != 0.25"
 
 
 def test_consume_is_judged_with_torch_as_it_was_whatever_the_plugin_patched(monkeypatch):
@@ -172,7 +172,7 @@ def test_consume_is_judged_with_torch_as_it_was_whatever_the_plugin_patched(monk
     monkeypatch.setattr(torch, "equal", lambda a, b: True)
     kept = consume(_KeepingHost(torch.tensor([0.5, 0.25])), scene)
     lost = consume(_KeepingHost(torch.tensor([0.5, 0.75])), scene)
-    assert first_difference(kept, lost) == "batch.reqs[1].recent[0]: values differ"
+    assert first_difference(kept, lost) == "batch.reqs[1].recent[0]: values differ first at [0]: 0.75 != 0.25"
     assert first_difference(original, consume(_Host(torch.tensor([0.5, 0.75]), "p"), scene)) == (
         "batch.reqs[1].customized_info['p'][0]: 0.75 != 0.25")
 

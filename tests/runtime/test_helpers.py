@@ -283,7 +283,8 @@ def test_every_row_names_the_helpers_that_judged_it(bundled_rows, sglang_rows):
 def test_auto_picks_sglang_and_the_footer_says_so(proto):
     done = proto(".", "--helpers", "auto")
     assert done.returncode == 1, done.stderr
-    assert done.stdout.rstrip().splitlines()[-1] == f"6 classes verified: 2 pass, 4 fail (helpers: {LABEL})"
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        f"6 classes verified: 2 pass, 4 fail (3 failures: a pair's two rows share one) (helpers: {LABEL})")
 
 
 def test_the_dist_peer_rebuilds_with_the_same_helpers(proto):

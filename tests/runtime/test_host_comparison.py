@@ -105,8 +105,8 @@ def test_a_plugin_that_patches_torch_at_import_still_fails_a_lossy_round_trip(pr
     rows = {row["symbol"]: row for row in json.loads(result.stdout)}
     row = rows["patching.m.PatchingOutput"]
     assert row["status"] == "fail", row["message"]
-    assert "copy_to_host differs: host['tensor']: values differ; copy_to_host differs: host['array']: values differ" in (
-        row["message"])
+    assert ("copy_to_host differs: host['tensor']: values differ first at [0]: 1.0 != 3.0; "
+            "copy_to_host differs: host['array']: values differ first at [0]: 1.0 != 3.0") in row["message"]
 
 
 def test_every_module_that_imports_the_project_s_code_takes_the_comparison_s_functions_first():
@@ -120,3 +120,128 @@ def test_every_module_that_imports_the_project_s_code_takes_the_comparison_s_fun
         probe = f"import sys, {module}; print('ppaux_lint.runtime.compare' in sys.modules)"
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
         assert done.stdout.strip() == "True", module
+
+
+# -- what the host sees is what consume writes ------------------------------------------------------------------
+
+NARROWING = plugin_module(
+    "import torch",
+    '''
+    class RowsHost:
+        def __init__(self, values):
+            self.values = values
+
+        def consume(self, batch, commits):
+            for row, req in enumerate(batch.reqs):
+                req.customized_info = {"v": [self.values[row].tolist()]}
+    ''',
+    '''
+    class SilentHost:
+        def __init__(self, values):
+            self.values = values
+
+        def consume(self, batch, commits):
+            pass
+    ''',
+    '''
+    class IdsOutput:
+        def __init__(self, ids):
+            self.ids = ids
+
+        def copy_to_host(self, copy_tensor):
+            return RowsHost(copy_tensor(self.ids))
+
+        def to_pp_tensors(self):
+            return {"ids": self.ids.to(torch.int32)}
+
+
+    class IdsObserver:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            return logits.shape[0]
+
+        def after_sample(self, state, token_ids):
+            return IdsOutput(token_ids.to(torch.int64))
+
+        def from_pp_tensors(self, tensors):
+            return IdsOutput(tensors["ids"])
+    ''',
+    '''
+    class HalfOutput:
+        def __init__(self, probs):
+            self.probs = probs
+
+        def copy_to_host(self, copy_tensor):
+            return RowsHost(copy_tensor(self.probs))
+
+        def to_pp_tensors(self):
+            return {"probs": self.probs.to(torch.float16)}
+
+
+    class HalfObserver:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            return torch.softmax(logits.float(), dim=-1)
+
+        def after_sample(self, state, token_ids):
+            return HalfOutput(state.gather(-1, token_ids.long().unsqueeze(-1)).squeeze(-1))
+
+        def from_pp_tensors(self, tensors):
+            return HalfOutput(tensors["probs"])
+    ''',
+    '''
+    class SilentOutput:
+        def __init__(self, ids):
+            self.ids = ids
+
+        def copy_to_host(self, copy_tensor):
+            return SilentHost(copy_tensor(self.ids))
+
+        def to_pp_tensors(self):
+            return {"ids": self.ids.to(torch.int32)}
+
+
+    class SilentObserver:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            return logits.shape[0]
+
+        def after_sample(self, state, token_ids):
+            return SilentOutput(token_ids.to(torch.int64))
+
+        def from_pp_tensors(self, tensors):
+            return SilentOutput(tensors["ids"])
+    ''',
+)
+SAME = ("copy_to_host differs (host.values: dtype int32 != int64), but consume(batch, commits) wrote the same for "
+        "both, and consume is all that SGLang's first stage does with a host copy")
+
+
+@pytest.mark.parametrize("transport", ["local", "dist"])
+def test_a_host_copy_that_differs_is_judged_by_what_consume_writes(project, run_cli, transport):
+    project.package("narrow", {"m": NARROWING})
+    result = run_cli(str(project.root), "--device", "cpu", "--transport", transport, "--output-format", "json")
+    rows = {row["symbol"]: row for row in json.loads(result.stdout)}
+
+    ids = rows["narrow.m.IdsOutput"]  # int32 on the host where the original has int64: consume writes the same ints
+    assert ids["status"] == "pass", ids["message"]
+    assert f"driven at batch 1: {SAME}" in ids["message"]
+    assert "(the same at 2 more examples)" in ids["message"]
+    assert rows["narrow.m.IdsObserver"]["status"] == "pass"
+
+    half = rows["narrow.m.HalfOutput"]  # float16 on the host: consume writes other floats
+    assert half["status"] == "fail"
+    assert ("consume(batch, commits) wrote differently for the rebuilt output: batch.reqs[0].customized_info['v'][0]: "
+            in half["message"]), half["message"]
+    assert "(copy_to_host differs: host.values: dtype float16 != float32, values differ first at [0]: " in (
+        half["message"])
+
+    silent = rows["narrow.m.SilentOutput"]  # consume writes nothing: the batch says nothing, the host copy fails
+    assert silent["status"] == "fail"
+    assert "copy_to_host differs: host.values: dtype int32 != int64" in silent["message"]

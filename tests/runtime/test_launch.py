@@ -231,8 +231,9 @@ def test_pp3_rows_cross_from_the_last_rank_to_rank_0(pp3):
 def test_pp3_a_failure_on_the_receiving_rank_names_rank_0(pp3):
     launched, _ = pp3
     message = launched.rows()["KeyedOutput"]["message"]
-    assert message.startswith(f"rank 0 ({socket.gethostname()}): pop_auxiliary_output_from_pp_tensors: "
-                              "KeyError: 'score'"), message
+    assert message.startswith(f"through plug.keyed.KeyedObserver: rank 0 ({socket.gethostname()}): "
+                              "pop_auxiliary_output_from_pp_tensors: KeyError: 'score': "
+                              "plug.keyed.KeyedObserver.from_pp_tensors read it at "), message
 
 
 def test_pp3_every_rank_exits_with_the_same_code(pp3):
@@ -271,7 +272,9 @@ def test_version_skew_fails_with_the_receivers_key_error(nodes):
     (node_a, _), _ = nodes
     row = node_a.rows()["SkewOutput"]
     assert row["status"] == "fail"
-    assert row["message"].startswith("rank 0 (node-a): pop_auxiliary_output_from_pp_tensors: KeyError: 'ids'")
+    assert row["message"].startswith("through plug.skew.SkewObserver: rank 0 (node-a): pop_auxiliary_output_from_pp_tensors: "
+                                     "KeyError: 'ids': plug.skew.SkewObserver.from_pp_tensors read it at ")
+    assert row["message"].endswith("but that key was not sent: the output sent 'scores'")
     assert (row["ranks"], row["hosts"]) == ([1, 0], ["node-b", "node-a"])
 
 

@@ -266,11 +266,13 @@ EXPECTED = {
     Z + "GoodOutput": ("pass", ["2 tensors and the host copy survived the round trip through zoo.pairs.GoodObserver"]),
     Z + "GoodObserver": ("pass", ["rebuilds zoo.pairs.GoodOutput: 2 tensors and the host copy survived"]),
     Z + "NoSendOutput": ("fail", ["add_auxiliary_output_to_pp_tensors: " + NOT_PP, "PPA001 on zoo.pairs.NoSendOutput"]),
-    Z + "NoSendObserver": ("skip", ["not reached: zoo.pairs.NoSendOutput failed before the observer's turn"]),
+    Z + "NoSendObserver": ("fail", ["rebuilds zoo.pairs.NoSendOutput, which fails before zoo.pairs.NoSendObserver's "
+                                    "turn: add_auxiliary_output_to_pp_tensors: " + NOT_PP]),
     Z + "OrphanOutput": ("fail", ["pop_auxiliary_output_from_pp_tensors: " + OBSERVER_NOT_PP]),
     Z + "NoRebuildObserver": ("fail", ["pop_auxiliary_output_from_pp_tensors: " + OBSERVER_NOT_PP,
                                         "PPA002 on zoo.pairs.NoRebuildObserver"]),
-    Z + "KeyedOutput": ("fail", ["pop_auxiliary_output_from_pp_tensors: KeyError: 'score'", "in from_pp_tensors"]),
+    Z + "KeyedOutput": ("fail", ["through zoo.pairs.KeyedObserver: pop_auxiliary_output_from_pp_tensors: KeyError: "
+                                 "'score': zoo.pairs.KeyedObserver.from_pp_tensors read it at ", "but that key was not sent"]),
     Z + "KeyedObserver": ("fail", ["KeyError: 'score'"]),
     Z + "SwapOutput": ("fail", ["the rebuilt 'first' differs: values differ", "copy_to_host differs: host[0]"]),
     Z + "SwapObserver": ("fail", ["the rebuilt 'second' differs: values differ"]),
