@@ -21,6 +21,7 @@ from ppaux_lint.contract import pp_errors
 from ppaux_lint.rules import by_code
 from ppaux_lint.rules.base import MAY_NOT_REACH
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
+from ppaux_lint.runtime.parts import part_verdict
 from ppaux_lint.runtime.procs import Child, ChildGone
 from ppaux_lint.runtime.results import (
     ANNOTATIONS,
@@ -146,10 +147,19 @@ def _row(
         # Named right after the round trip it made, before the note on how the examples were made.
         through = f"{SURVIVED} through {target.observer.symbol}"
         result = replace(result, message=result.message.replace(SURVIVED, through, 1))
+    if target.inside:
+        return part_verdict(_with_findings(result, target), target)
     if target.role == OBSERVER:
+        # What only this observer's after_sample makes (no known output class) is its own output: a failure to
+        # send it is the observer's; when its hooks made none, the observer is probed as before.
+        own = target.output.returned_by == target.symbol
+        if own and result.status == SKIP:
+            probe = replace(target, output=None, reason=f"{target.reason}; {result.message}")
+            return _with_findings(runner.run(probe, device, transport, timeout), probe)
         # A failure while this very observer's hooks made the examples is its own; any other before the
         # first stage's turn is the output's (or another producer's), so the observer is judged on its own.
-        drove = result.phase == DRIVING and target.producer is not None and target.producer.symbol == target.symbol
+        drove = own or (result.phase == DRIVING and target.producer is not None
+                        and target.producer.symbol == target.symbol)
         if result.phase in (SENDING, DRIVING) and result.status != PASS and not drove:
             reason = f"not reached: {target.output.symbol} failed before the observer's turn ({result.message})"
             probe = replace(target, output=None, reason=reason)

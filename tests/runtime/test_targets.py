@@ -51,11 +51,14 @@ def test_an_output_nobody_rebuilds_runs_its_sending_half_alone():
     assert target.observer is None and not target.skip
 
 
-def test_observers_without_a_known_output_are_probed_with_a_reason():
+def test_observers_without_a_known_output_are_driven_on_what_they_return_with_a_reason_for_the_probe():
     targets = by_symbol(build_targets([info("p.m.Free", OBSERVER), info("p.m.Elsewhere", OBSERVER, pair="x.Y")],
                                       VerifySettings()))
     free, elsewhere = targets["p.m.Free"], targets["p.m.Elsewhere"]
-    assert free.output is None and free.observer.symbol == "p.m.Free"
+    assert free.observer.symbol == free.producer.symbol == "p.m.Free"
+    assert (free.output.symbol, free.output.returned_by, free.output.qualname) == (
+        "what p.m.Free.after_sample returns", "p.m.Free", "")  # whatever it returns, known class or not
+    assert (elsewhere.output.symbol, elsewhere.output.returned_by) == ("x.Y", "p.m.Elsewhere")
     assert "rebuilds no known output class" in free.reason and '"p.m.Free"' in free.reason
     assert "rebuilds x.Y, which is not a discovered output class" in elsewhere.reason
 
