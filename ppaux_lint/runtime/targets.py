@@ -70,14 +70,16 @@ class VerifyTarget:
     For an output row ``output`` is the class itself and ``observer`` the one
     that rebuilds it (None when nothing does, in which case only the sending
     half runs). For an observer row the round trip is the one of the output it
-    rebuilds; an observer that rebuilds no known output has no ``output``, and
-    is only probed: if it cannot take part in PP transport at all it fails
-    with SGLang's error, else it is skipped with ``reason``. ``skip``
-    short-circuits the row; ``device`` overrides the run's device.
-    ``producer`` is the sampling observer whose hooks verify drives to make
-    the output's examples (``drive.py``): one the static pass saw return the
-    output, the rebuilding observer first; else the rebuilding observer,
-    whose ``after_sample`` may still return it. None: nothing to drive.
+    rebuilds; for an observer that rebuilds no known output, ``output`` stands
+    for whatever its ``after_sample`` returns (``ClassRef.returned_by``), and
+    when its hooks return nothing it is only probed: if it cannot take part in
+    PP transport at all it fails with SGLang's error, else it is skipped with
+    ``reason``. ``skip`` short-circuits the row; ``device`` overrides the run's
+    device. ``producer`` is the sampling observer whose hooks verify drives to
+    make the output's examples (``drive.py``): one the static pass saw return
+    the output (on an observer's row that observer when it is one, else the
+    rebuilding observer first); else the rebuilding observer, whose
+    ``after_sample`` may still return it. None: nothing to drive.
     ``inside`` is set on a part's row: the container whose round trip (``output``) judges it, since SGLang
     sends a part only inside its container's mapping (``parts.py`` words the verdict).
     """
@@ -288,8 +290,11 @@ def build_targets(
         output = claimed.get(fqn) or info.pair
         if output is not None and (fqn in claimed or (output in known and known[output].is_output)):
             device = device or settings.devices.get(output)
+            # Its own hooks make the examples when it returns the output too: an observer is judged on what
+            # its after_sample returns, not on what another observer of the same output makes.
+            made_by = fqn if fqn in getattr(known.get(output), "returned_by", ()) else rebuilders.get(output, [fqn])[0]
             targets.append(VerifyTarget(fqn, OBSERVER, ref(output), ref(fqn), device,
-                                        producer=producer(output, rebuilders.get(output, [fqn])[0])))
+                                        producer=producer(output, made_by)))
             continue
         how = "no known output class" if output is None else f"{output}, which is not a discovered output class"
         reason = (

@@ -3,6 +3,8 @@ user declared never crosses a stage."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ppaux_lint.check.selection import Suppressed
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ClassSummary, Span
@@ -229,3 +231,13 @@ def test_the_worker_imports_each_module_from_where_its_name_starts(tmp_path):
              SourceFile(str(tmp_path / "loose.py"), "loose", False),
              SourceFile(str(tmp_path / "notes" / "odd-name.py"), "", False)]
     assert import_roots(tmp_path, files) == [str(tmp_path), str(tmp_path / "src"), str(tmp_path / "python")]
+
+
+def test_an_observer_that_returns_its_output_is_driven_itself_not_through_another_observer_of_it():
+    output = replace(info("p.m.Out", OUTPUT), returned_by=("p.m.A", "p.m.B"))
+    targets = by_symbol(build_targets([output, info("p.m.A", OBSERVER, pair="p.m.Out"),
+                                       info("p.m.B", OBSERVER, pair="p.m.Out"), info("p.m.C", OBSERVER, pair="p.m.Out")],
+                                      VerifySettings()))
+    assert targets["p.m.A"].producer.symbol == "p.m.A" and targets["p.m.B"].producer.symbol == "p.m.B"
+    assert targets["p.m.C"].producer.symbol == "p.m.A"  # it returns nothing known: the first one that does
+    assert targets["p.m.Out"].producer.symbol == "p.m.A" == targets["p.m.Out"].observer.symbol
