@@ -374,9 +374,9 @@ def examples_of(ref: ClassRef, device: torch.device, steps: Steps, vary: bool = 
     (``Unimportable``), or one with no example and no way to synthesise one,
     is a ``skip``.
     """
-    if ref.returned_by:
-        what = f"{ref.symbol} is" if ref.qualname else f"there is no class to build; {ref.symbol} are"
-        raise Outcome(SKIP, f"{what} only made by {ref.returned_by}'s hooks, so verify must drive them to judge it")
+    if ref.returned_by:  # nothing to import or synthesise: only the observer's hooks make one
+        raise Outcome(SKIP, f"{ref.symbol} is defined in a function and made only by {ref.returned_by}'s hooks"
+                      if ref.qualname else "it is judged on what its after_sample returns")
     with steps.step(f"import {ref.symbol}", ERROR):
         try:
             cls = load_class(ref)
