@@ -3,8 +3,8 @@
 SGLang never sends a part alone: a container's ``to_pp_tensors`` flattens the part's tensors into its own
 mapping, so whatever is wrong with the part surfaces there, inside the container's round trip (a part with
 no ``to_pp_tensors`` raises ``AttributeError`` in the container's call of it). ``targets.build_targets``
-gives a part's row the round trip of a container that holds it (``VerifyTarget.inside``); this takes that
-round trip's result and says what it means for the part. A pass or a failure that names the part is the
+gives a part's row (``VerifyTarget.part``) the round trip of a container that holds it, as its ``output``;
+this takes that round trip's result and says what it means for the part. A pass or a failure that names the part is the
 part's verdict. A failure that does not name it is the container's, or another part's: the part is not
 blamed for it, and its row is a skip that says it will be judged once that round trip passes.
 """
@@ -19,8 +19,8 @@ from ppaux_lint.runtime.targets import VerifyTarget
 
 
 def part_verdict(result: VerifyResult, target: VerifyTarget) -> VerifyResult:
-    """``result`` (the round trip of ``target.inside``, the container) as the verdict on the part ``target``."""
-    container = target.inside
+    """``result`` (the round trip of ``target.output``, the container) as the verdict on the part ``target``."""
+    container = target.output.symbol if target.output else ""
     if result.status == FAIL and not names(result.message, target.symbol):
         return replace(result, status=SKIP, message=(
             f"a part of {container}, sent only inside its mapping, and that round trip failed on something other "

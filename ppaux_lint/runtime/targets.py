@@ -22,6 +22,7 @@ from ppaux_lint.runtime.exposures import LOCALS, exposures, is_local
 OUTPUT = "output"
 OBSERVER = "observer"
 PRODUCER = "producer"
+PART = "part"
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,9 @@ class VerifyTarget:
     the output (on an observer's row that observer when it is one, else the
     rebuilding observer first); else the rebuilding observer, whose
     ``after_sample`` may still return it. None: nothing to drive.
-    ``inside`` is set on a part's row: the container whose round trip (``output``) judges it, since SGLang
-    sends a part only inside its container's mapping (``parts.py`` words the verdict).
+    ``part`` is set on a part's row: the part itself, while ``output`` is the container whose round trip
+    judges it, since SGLang sends a part only inside its container's mapping (``parts.py`` words the
+    verdict). ``own`` is the row's own class, wherever the row is placed (the pytest plugin's items).
     """
 
     symbol: str
@@ -92,15 +94,21 @@ class VerifyTarget:
     skip: str = ""
     reason: str = ""
     producer: ClassRef | None = None
-    inside: str = ""
+    part: ClassRef | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> VerifyTarget:
-        refs = {k: ClassRef.from_json(data[k]) if data.get(k) else None for k in (OUTPUT, OBSERVER, PRODUCER)}
+        refs = {k: ClassRef.from_json(data[k]) if data.get(k) else None for k in (OUTPUT, OBSERVER, PRODUCER, PART)}
         return cls(**{**data, **refs})
+
+    @property
+    def own(self) -> ClassRef | None:
+        """The ``ClassRef`` of the row's own class: an observer's row also names the output it rebuilds, and a
+        part's row its container."""
+        return self.part or (self.output if self.role == OUTPUT else self.observer)
 
     @property
     def run_key(self) -> tuple[str, str, str, str | None]:
@@ -154,7 +162,7 @@ def _skip_never_sent(target: VerifyTarget, classes: Mapping[str, Any]) -> Verify
     holds), and an observer whose ``after_sample`` never returns an output sends nothing: a round trip would
     test nothing that production does, so the row says why instead, as ``check`` is silent about it."""
     info = classes.get(target.symbol)
-    if target.skip or info is None or target.inside:
+    if target.skip or info is None or target.part:
         return target
     forward_by = getattr(info, "forward_only_by", ())
     if forward_by:
@@ -281,7 +289,7 @@ def build_targets(
         if holder is not None:
             output, observer, made_by = trip_of(holder)
             targets.append(VerifyTarget(fqn, OUTPUT, output, observer, device or settings.devices.get(holder),
-                                        producer=made_by, inside=holder))
+                                        producer=made_by, part=ref(fqn)))
             continue
         if info.is_output:
             output, observer, made_by = trip_of(fqn)

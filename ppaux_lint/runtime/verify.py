@@ -147,7 +147,7 @@ def _row(
         # Named right after the round trip it made, before the note on how the examples were made.
         through = f"{SURVIVED} through {target.observer.symbol}"
         result = replace(result, message=result.message.replace(SURVIVED, through, 1))
-    if target.inside:
+    if target.part:
         return part_verdict(_with_findings(result, target), target)
     if target.role == OBSERVER:
         # What only this observer's after_sample makes (no known output class) is its own output: a failure to

@@ -30,16 +30,16 @@ CLASSES = [part("p.m.Good", "p.m.Broken", "p.m.Clean"), part("p.m.Bad", "p.m.Bro
 def test_a_part_shares_its_containers_round_trip_preferring_one_whose_other_parts_check_is_silent_on():
     targets = by_symbol(build_targets(CLASSES, VerifySettings(), {"p.m.Bad": ["PPA001"]}))
     good, bad, clean = targets["p.m.Good"], targets["p.m.Bad"], targets["p.m.Clean"]
-    assert (good.inside, good.output.symbol, good.observer.symbol) == ("p.m.Clean", "p.m.Clean", "p.m.CleanObs")
+    assert (good.own.symbol, good.output.symbol, good.observer.symbol) == ("p.m.Good", "p.m.Clean", "p.m.CleanObs")
     assert good.run_key == clean.run_key and not good.skip  # the very round trip of the container's row
-    assert (bad.inside, bad.run_key) == ("p.m.Broken", targets["p.m.Broken"].run_key)
+    assert (bad.part.symbol, bad.output.symbol, bad.run_key) == ("p.m.Bad", "p.m.Broken", targets["p.m.Broken"].run_key)
     unflagged = by_symbol(build_targets(CLASSES, VerifySettings()))
-    assert unflagged["p.m.Good"].inside == "p.m.Broken"  # without findings, the first container
+    assert unflagged["p.m.Good"].output.symbol == "p.m.Broken"  # without findings, the first container
 
 
 def test_a_part_no_discovered_container_holds_keeps_a_row_of_its_own():
     (target,) = build_targets([part("p.m.Lone", "x.Elsewhere")], VerifySettings())
-    assert target.inside == "" and target.output.symbol == "p.m.Lone"  # targets_from_analysis words its skip
+    assert target.part is None and target.own.symbol == "p.m.Lone"  # targets_from_analysis words its skip
 
 
 def result(status: str, message: str) -> VerifyResult:
