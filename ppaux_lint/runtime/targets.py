@@ -236,7 +236,7 @@ def build_targets(
         if info is None:  # named only by a config override: the importer splits the name itself
             return ClassRef(fqn, "", "", factory=settings.examples.get(fqn), findings=found)
         qualname = info.summary.qualname
-        through = "" if reachable(fqn) or not is_local(qualname) else next(
+        through = "" if reachable(fqn) else next(
             (o for o in getattr(info, "returned_by", ()) if reachable(o) and known[o].is_observer), "")
         return ClassRef(
             symbol=fqn,
@@ -272,11 +272,18 @@ def build_targets(
         return ref(output), ref(observer) if observer else None, producer(output, observer)
 
     def container(part: Any) -> str | None:
-        """The container whose round trip judges ``part``: the first that holds only parts check is silent on."""
-        holders = [c for c in getattr(part, "part_of", ()) if c in known and known[c].is_output]
-        clean = [c for c in holders
-                 if not any(codes.get(p) for p in known if p != part.fqn and c in getattr(known[p], "part_of", ()))]
-        return (clean or holders or [None])[0]
+        """The container whose round trip judges ``part``: the first that holds only parts check is silent on;
+        when that container is itself a part, the one that sends it, and so on up."""
+        seen = {part.fqn}
+        while True:
+            holders = [c for c in getattr(part, "part_of", ()) if c in known and known[c].is_output]
+            clean = [c for c in holders if not any(
+                codes.get(p) for p in known if p != part.fqn and c in getattr(known[p], "part_of", ()))]
+            holder = (clean or holders or [None])[0]
+            if holder is None or holder in seen or not getattr(known[holder], "part_of", ()):
+                return holder
+            seen.add(holder)
+            part = known[holder]
 
     targets = []
     for fqn, info in sorted(known.items()):

@@ -64,3 +64,11 @@ def test_a_neighbours_failure_is_no_verdict_on_a_part():
     assert other.message.startswith("a part of p.m.Broken, sent only inside its mapping, and that round trip failed on "
                                     "something other than this part (KeyError: 'Badge'")
     assert other.message.endswith("it is judged once p.m.Broken's round trip passes")
+
+
+def test_a_part_of_a_part_is_judged_in_the_round_trip_of_the_container_that_sends_both():
+    classes = [part("p.m.Leaf", "p.m.Middle"), part("p.m.Middle", "p.m.Top"), info("p.m.Top", OUTPUT),
+               info("p.m.TopObs", OBSERVER, pair="p.m.Top")]
+    targets = by_symbol(build_targets(classes, VerifySettings()))
+    assert targets["p.m.Leaf"].output.symbol == targets["p.m.Middle"].output.symbol == "p.m.Top"
+    assert targets["p.m.Leaf"].run_key == targets["p.m.Top"].run_key
