@@ -17,6 +17,7 @@ from typing import Any
 
 from ppaux_lint.project.discover import importable
 from ppaux_lint.rules import all_rules
+from ppaux_lint.runtime.composites import composite_returners
 from ppaux_lint.runtime.exposures import LOCALS, exposures, is_local
 
 OUTPUT = "output"
@@ -149,8 +150,9 @@ def targets_from_analysis(analysis: Any) -> list[VerifyTarget]:
     asked = {Path(p) for p in analysis.discovery.targets}
     rows = {c.fqn for c in analysis.classes.values() if Path(c.path) in asked}
     local = {c.fqn for c in analysis.classes.values() if c.roles and is_local(c.summary.qualname)}
+    observers = [c.fqn for c in analysis.classes.values() if c.fqn in rows and c.is_observer]
     targets = build_targets(analysis.classes.values(), settings, codes, rows, untransported(analysis.suppressed),
-                            exposures(analysis, local))
+                            exposures(analysis, local), composite_returners(analysis, observers))
     return [_skip_never_sent(target, analysis.classes) for target in targets]
 
 
@@ -206,6 +208,7 @@ def build_targets(
     rows: Collection[str] | None = None,
     declared: Mapping[str, str] | None = None,
     exposed: Mapping[str, tuple[str, ...]] | None = None,
+    combining: Collection[str] = (),
 ) -> list[VerifyTarget]:
     """One target per output or observer class named in ``rows`` (default: all), sorted by name.
 
@@ -215,7 +218,9 @@ def build_targets(
     ``declared`` maps the classes declared never to cross a stage to where
     that is declared (see ``untransported``): their rows are skips that quote
     it, and so are the rows whose round trip goes through one of them.
-    ``exposed`` maps a class defined in a function to the module-level names that hold it (``exposures.py``).
+    ``exposed`` maps a class defined in a function to the module-level names that hold it (``exposures.py``);
+    ``combining`` are the observers whose ``after_sample`` returns what SGLang's ``append_auxiliary_output``
+    makes (``composites.py``), judged on what they return whatever output they rebuild.
 
     What SGLang sends decides what is judged. An observer that rebuilds no discovered output is driven, and
     whatever its ``after_sample`` returns makes its round trip (SGLang's composite of 0.5.23, which has no
@@ -303,7 +308,8 @@ def build_targets(
             targets.append(VerifyTarget(fqn, OUTPUT, output, observer, device, producer=made_by))
             continue
         output = claimed.get(fqn) or info.pair
-        if output is not None and (fqn in claimed or (output in known and known[output].is_output)):
+        paired = output is not None and (fqn in claimed or (output in known and known[output].is_output))
+        if paired and fqn not in combining:
             device = device or settings.devices.get(output)
             # Its own hooks make the examples when it returns the output too: an observer is judged on what
             # its after_sample returns, not on what another observer of the same output makes.
@@ -315,9 +321,12 @@ def build_targets(
         reason = (
             f"rebuilds {how}; to run its round trip, name the output in "
             f'[tool.ppaux-lint.verify.pairs] ("pkg.mod.Output" = "{fqn}")'
-        )
+        ) if not paired else (f"its after_sample combines outputs with SGLang's append_auxiliary_output, so it is "
+                              f"judged on what that returns, not on {output}")
         own = ref(fqn)
-        returned = ClassRef(output or f"what {fqn}.after_sample returns", "", "", returned_by=fqn)
+        # Named apart from the output it rebuilds, if any: its round trip is its own, never that output's.
+        returned = ClassRef(output if output and not paired else f"what {fqn}.after_sample returns", "", "",
+                            returned_by=fqn)
         targets.append(VerifyTarget(fqn, OBSERVER, returned, own, device, reason=reason, producer=own))
     return [_skip_declared(target, declared or {}) for target in targets]
 
