@@ -9,7 +9,8 @@ this reads the answer from it rather than guessing at run time. The worker then 
 that the object is the class, or an instance of it (``loader.py``), so a wrong guess can only cost a skip.
 
 Takes ``ppaux_lint.check.engine.analyze``'s result, read through ``summaries`` and ``index_for`` only; gives
-``{class fqn: ("module:name", ...)}`` for the classes of interest, module order, then line order.
+``{class fqn: ("module:name", ...)}`` for the classes of interest, in the order the modules and their
+bindings come.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ def is_local(qualname: str) -> bool:
 
 def exposures(analysis: Any, wanted: Collection[str]) -> dict[str, tuple[str, ...]]:
     """The module-level names that hold each class of ``wanted`` (or an instance of it), as ``module:name``."""
-    found: dict[str, list[str]] = {}
     if not wanted:
         return {}
+    found: dict[str, list[str]] = {}
     for summary in analysis.summaries:
         if not summary.module:
             continue
