@@ -335,10 +335,10 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def _own_class(target: VerifyTarget) -> ClassRef:
-    """The ``ClassRef`` of the row's own class: an observer's row also names the output it rebuilds."""
-    from ppaux_lint.runtime.targets import OUTPUT
-
-    return target.output if target.role == OUTPUT else target.observer
+    """The ``ClassRef`` of the row's own class (``VerifyTarget.own``), which every row has."""
+    own = target.own
+    assert own is not None
+    return own
 
 
 class RowVerdict(Exception):

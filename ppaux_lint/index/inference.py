@@ -282,11 +282,14 @@ class Inference:
             return frozenset(values)
         if assigned is not None:
             return frozenset(values)
-        if flow.qualname:
+        # A class the function defines (``f.<locals>.C``) is what its name means in the body, before any
+        # module-level name of the same spelling (``C = f()``: a factory exposing what it makes).
+        target = self.index.resolve(module, name, f"{flow.qualname}.<locals>" if flow.qualname else "")
+        if flow.qualname and ".<locals>." not in (target or ""):
             top = self.flow(module, "")
             if top is not None and name in dict(top.locals):
                 return self._name(name, module, top, None, reading)
-        return self.reference(self.index.resolve(module, name, flow.qualname))
+        return self.reference(target)
 
     def _handed(self, module: str, flow: FunctionFlow, name: str) -> Values:
         """What the project's calls hand an unannotated parameter of a constructor (``arguments.py``)."""

@@ -31,7 +31,7 @@ from typing import Any
 import torch
 
 from ppaux_lint.runtime.consume import Scene
-from ppaux_lint.runtime.loader import Unimportable, load_class, load_factory
+from ppaux_lint.runtime.loader import Unimportable, exposed_instance, load_class, load_factory
 from ppaux_lint.runtime.results import ANNOTATIONS, DRIVEN, ERROR, OWN, SKIP
 from ppaux_lint.runtime.roundtrip import Outcome, Steps, format_detail
 from ppaux_lint.runtime.targets import ClassRef
@@ -374,6 +374,9 @@ def examples_of(ref: ClassRef, device: torch.device, steps: Steps, vary: bool = 
     (``Unimportable``), or one with no example and no way to synthesise one,
     is a ``skip``.
     """
+    if ref.returned_by:  # nothing to import or synthesise: only the observer's hooks make one
+        raise Outcome(SKIP, f"{ref.symbol} is defined in a function and made only by {ref.returned_by}'s hooks"
+                      if ref.qualname else "it is judged on what its after_sample returns")
     with steps.step(f"import {ref.symbol}", ERROR):
         try:
             cls = load_class(ref)
@@ -389,6 +392,13 @@ def examples_of(ref: ClassRef, device: torch.device, steps: Steps, vary: bool = 
 
 
 def instantiate(ref: ClassRef, device: torch.device, steps: Steps) -> Any:
-    """One instance of ``ref``, for an observer: the tensors it rebuilds from come from the output, so its own
-    constructor's optional tensors are left at their defaults."""
+    """One instance of ``ref``, for an observer: the module-level instance it is exposed as, when a function
+    defines its class and exposes an instance (what the deployment installs); else one built as an example,
+    the tensors it rebuilds from coming from the output, so its own constructor's optional tensors are left
+    at their defaults."""
+    if ref.exposed:
+        with steps.step(f"import {ref.symbol}", ERROR):
+            exposed = exposed_instance(ref)
+        if exposed is not None:
+            return exposed
     return examples_of(ref, device, steps, vary=False)[0].value

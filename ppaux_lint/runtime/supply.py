@@ -64,7 +64,7 @@ def supply(target: VerifyTarget, device: torch.device, steps: Steps, drove: Drov
         with steps.step(f"example of {target.output.symbol}", ERROR):
             own = own_example(load_class(target.output), device, target.output.factory)
         by = ("by its observer's hooks" if target.observer and target.observer.symbol == target.producer.symbol
-              else f"through {target.producer.symbol}")
+              else f"through {target.producer.symbol}") + target.producer.exposed_as
         note = f"driven {by} at {describe_drives([d.drive for d in drove.made])}"
         examples = [driven_example(d) for d in drove.made] + ([own] if own is not None else [])
         return Supply(examples, note, drove.observer, tuple(d.drive for d in drove.made))

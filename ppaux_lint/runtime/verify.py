@@ -21,6 +21,7 @@ from ppaux_lint.contract import pp_errors
 from ppaux_lint.rules import by_code
 from ppaux_lint.rules.base import MAY_NOT_REACH
 from ppaux_lint.runtime.helpers import BUNDLED_HELPERS, Helpers
+from ppaux_lint.runtime.parts import part_verdict
 from ppaux_lint.runtime.procs import Child, ChildGone
 from ppaux_lint.runtime.results import (
     ANNOTATIONS,
@@ -143,20 +144,31 @@ def _row(
                             producer=target.producer)
         runs[key] = runner.run(trip, device, transport, timeout)
     result = _nothing_to_send(replace(runs[key], symbol=target.symbol), target)
+    if target.role == OUTPUT and result.status == PASS and target.observer is not None:
+        # Named right after the round trip it made, before the note on how the examples were made.
+        through = f"{SURVIVED} through {target.observer.symbol}"
+        result = replace(result, message=result.message.replace(SURVIVED, through, 1))
+    if target.part:
+        return part_verdict(_with_findings(result, target), target)
     if target.observer is None:
         return _with_findings(result, target)
     output, observer = target.output.symbol, target.observer.symbol
-    shared = (output, observer) if result.status == FAIL else ()
+    # What only this observer's after_sample makes (no known output class) is its own output, with no row of
+    # its own: a failure to send it is the observer's alone.
+    own = target.role == OBSERVER and target.output.returned_by == target.symbol
+    shared = (output, observer) if result.status == FAIL and not own else ()
     if target.role == OUTPUT:
-        if result.status == PASS:  # named right after the round trip it made, before how the examples were made
-            result = replace(result, message=result.message.replace(SURVIVED, f"{SURVIVED} through {observer}", 1))
-        elif shared and result.phase == RECEIVING:  # the failure came on the observer's side: say whose
+        if shared and result.phase == RECEIVING:  # the failure came on the observer's side: say whose
             result = replace(result, message=f"through {observer}: {result.message}")
         return _with_findings(replace(result, pair=shared), target)
+    if own and result.status == SKIP:  # its hooks made nothing to send: probed as before
+        probe = replace(target, output=None, reason=f"{target.reason}; {result.message}")
+        return _with_findings(runner.run(probe, device, transport, timeout), probe)
     # A failure while this very observer's hooks made the examples is its own; any other before the first
     # stage's turn is the output's (or another producer's): SGLang's pipeline fails there all the same, so
     # the observer's row reports that one failure, unless the observer, probed alone, fails on its own too.
-    drove = result.phase == DRIVING and target.producer is not None and target.producer.symbol == target.symbol
+    drove = own or (result.phase == DRIVING and target.producer is not None
+                    and target.producer.symbol == target.symbol)
     if result.phase in (SENDING, DRIVING) and result.status != PASS and not drove:
         before = f"fails before {observer}'s turn: {result.message}"
         reason = f"not reached: {output} failed before the observer's turn ({result.message})"

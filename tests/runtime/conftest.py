@@ -102,8 +102,8 @@ def sglang_modules_set_aside() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def sglang_pp(sglang_wheel: Path) -> types.ModuleType:
-    """``sglang.srt.sampling.sampling_observer_pp`` loaded straight from the wheel.
+def sglang_protocols(sglang_wheel: Path) -> dict[str, types.ModuleType]:
+    """SGLang's three protocol modules (``SGLANG_FILES``), loaded straight from the wheel, by module name.
 
     The parent packages are registered as empty modules so that
     ``sglang/__init__.py`` (which pulls in SGLang's heavy dependencies) never
@@ -124,7 +124,13 @@ def sglang_pp(sglang_wheel: Path) -> types.ModuleType:
             sys.modules[name] = module
             exec(compile(source, module.__file__, "exec"), module.__dict__)
             loaded[name] = module
-        return loaded["sglang.srt.sampling.sampling_observer_pp"]
+        return loaded
+
+
+@pytest.fixture(scope="session")
+def sglang_pp(sglang_protocols: dict[str, types.ModuleType]) -> types.ModuleType:
+    """``sglang.srt.sampling.sampling_observer_pp`` loaded straight from the wheel (see ``sglang_protocols``)."""
+    return sglang_protocols["sglang.srt.sampling.sampling_observer_pp"]
 
 
 @pytest.fixture(scope="session")

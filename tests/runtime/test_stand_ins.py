@@ -75,9 +75,9 @@ def test_any_other_part_of_sglang_is_named_not_faked(serving):
         importlib.import_module("sglang.srt.utils")
     assert stand_ins.beyond(module.value) == f"imports sglang.srt.utils, {BEYOND}"
     with pytest.raises(ImportError) as name:
-        exec("from sglang.srt.managers.auxiliary_output import CompositeDeviceAuxiliaryOutput", {})
+        exec("from sglang.srt.managers.auxiliary_output import ScheduleBatch", {})  # SGLang: TYPE_CHECKING only
     assert stand_ins.beyond(name.value) == (
-        f"imports CompositeDeviceAuxiliaryOutput from sglang.srt.managers.auxiliary_output, {BEYOND}")
+        f"imports ScheduleBatch from sglang.srt.managers.auxiliary_output, {BEYOND}")
     with pytest.raises(ModuleNotFoundError) as elsewhere:
         importlib.import_module("no_such_package_anywhere")
     assert stand_ins.beyond(elsewhere.value) is None

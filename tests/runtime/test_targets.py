@@ -3,6 +3,8 @@ user declared never crosses a stage."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ppaux_lint.check.selection import Suppressed
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ClassSummary, Span
@@ -51,11 +53,14 @@ def test_an_output_nobody_rebuilds_runs_its_sending_half_alone():
     assert target.observer is None and not target.skip
 
 
-def test_observers_without_a_known_output_are_probed_with_a_reason():
+def test_observers_without_a_known_output_are_driven_on_what_they_return_with_a_reason_for_the_probe():
     targets = by_symbol(build_targets([info("p.m.Free", OBSERVER), info("p.m.Elsewhere", OBSERVER, pair="x.Y")],
                                       VerifySettings()))
     free, elsewhere = targets["p.m.Free"], targets["p.m.Elsewhere"]
-    assert free.output is None and free.observer.symbol == "p.m.Free"
+    assert free.observer.symbol == free.producer.symbol == "p.m.Free"
+    assert (free.output.symbol, free.output.returned_by, free.output.qualname) == (
+        "what p.m.Free.after_sample returns", "p.m.Free", "")  # whatever it returns, known class or not
+    assert (elsewhere.output.symbol, elsewhere.output.returned_by) == ("x.Y", "p.m.Elsewhere")
     assert "rebuilds no known output class" in free.reason and '"p.m.Free"' in free.reason
     assert "rebuilds x.Y, which is not a discovered output class" in elsewhere.reason
 
@@ -226,3 +231,13 @@ def test_the_worker_imports_each_module_from_where_its_name_starts(tmp_path):
              SourceFile(str(tmp_path / "loose.py"), "loose", False),
              SourceFile(str(tmp_path / "notes" / "odd-name.py"), "", False)]
     assert import_roots(tmp_path, files) == [str(tmp_path), str(tmp_path / "src"), str(tmp_path / "python")]
+
+
+def test_an_observer_that_returns_its_output_is_driven_itself_not_through_another_observer_of_it():
+    output = replace(info("p.m.Out", OUTPUT), returned_by=("p.m.A", "p.m.B"))
+    targets = by_symbol(build_targets([output, info("p.m.A", OBSERVER, pair="p.m.Out"),
+                                       info("p.m.B", OBSERVER, pair="p.m.Out"), info("p.m.C", OBSERVER, pair="p.m.Out")],
+                                      VerifySettings()))
+    assert targets["p.m.A"].producer.symbol == "p.m.A" and targets["p.m.B"].producer.symbol == "p.m.B"
+    assert targets["p.m.C"].producer.symbol == "p.m.A"  # it returns nothing known: the first one that does
+    assert targets["p.m.Out"].producer.symbol == "p.m.A" == targets["p.m.Out"].observer.symbol

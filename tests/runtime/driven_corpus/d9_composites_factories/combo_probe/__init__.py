@@ -1,0 +1,1 @@
+"""Observers that combine outputs, observers made by factories, container outputs with parts."""
