@@ -122,8 +122,8 @@ def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps, drives:
 
 
 def describe_drives(drives: list[Drive]) -> str:
-    """``batches 1, 2, 3`` when only the batch differs from the defaults, else each drive described."""
-    if all(d.describe() == f"batch {d.batch}" for d in drives):
-        sizes = ", ".join(str(d.batch) for d in drives)
-        return f"batch{'es' if len(drives) > 1 else ''} {sizes}"
-    return "; ".join(d.describe() for d in drives)
+    """``batches 1, 2, 3`` for the drives where only the batch differs from the defaults, then each other drive
+    described (``batches 1, 2, 3; batch 2, greedy``)."""
+    plain = [d for d in drives if d.describe() == f"batch {d.batch}"]
+    parts = [f"batch{'es' if len(plain) > 1 else ''} {', '.join(str(d.batch) for d in plain)}"] if plain else []
+    return "; ".join(parts + [d.describe() for d in drives if d not in plain])
