@@ -5,11 +5,12 @@
 
 Two generated projects per size, alike but for one method: in *driven* each observer has the
 ``before_grammar`` SGLang calls, so verify drives it (``is_active``, ``before_grammar``, ``after_sample``) at
-its default drives (``drive.default_drives``: five since issue 34) and round-trips each output; in *annotations* the observers lack it, so every drive
-stops at that hook and verify falls back to one example built from the output's annotations. Each output is a
-top-k (k=8) of the logits, two tensors. The projects are verified with ``--transport local`` in interleaved
-rounds, as subprocesses, wall clock; the cost per class is the slope between the smallest and the largest
-project, which cancels what a run pays once, and *row median* is the median of the output rows' own times.
+its default drives (``drive.default_drives``: five since issue 34) and round-trips each output; in
+*annotations* the observers lack it, so every drive stops at that hook and verify falls back to one example
+built from the output's annotations. Each output is a top-k (k=8) of the logits, two tensors. The projects are
+verified with ``--transport local`` in interleaved rounds, as subprocesses, wall clock; the cost per class is
+the slope between the smallest and the largest project, which cancels what a run pays once, and *row median*
+is the median of the output rows' own times.
 """
 
 from __future__ import annotations

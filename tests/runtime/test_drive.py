@@ -358,7 +358,7 @@ def test_a_view_that_sglangs_reshape_copies_arrives(driven_rows):
     row = _row(driven_rows, "Healed")
     assert row["status"] == "pass" and row["example"] == "driven", row["message"]
     assert ("through plug.observers.HealedObserver2 (driven by its observer's hooks at batches 1, 2, 3; batch 2, "
-            "greedy; batch 3, vocab 151936, ids at its top)") in row["message"]
+            "greedy; batch 1, vocab 151936, ids at its top)") in row["message"]
 
 
 def test_a_value_the_host_consumes_but_the_stage_never_sent_is_a_difference(driven_rows):
@@ -371,7 +371,7 @@ def test_a_value_the_host_consumes_but_the_stage_never_sent_is_a_difference(driv
 def test_a_hook_that_breaks_at_one_batch_fails_naming_it(driven_rows):
     row = _row(driven_rows, "BatchOne")
     assert row["status"] == "fail", row["message"]
-    assert "at batch 1 (batches 2, 3; batch 2, greedy; batch 3, vocab 151936, ids at its top drove fine)" in row["message"]
+    assert "at batch 1 (batches 2, 3; batch 2, greedy drove fine)" in row["message"]
     assert "observer.after_sample: IndexError" in row["message"]
 
 
@@ -424,7 +424,7 @@ def test_ids_narrowed_to_int16_fail_by_default_over_a_real_vocabulary(project, r
     plain = json.loads(run_cli(str(project.root), "--device", "cpu", "--output-format", "json").stdout)
     row = next(r for r in plain if r["symbol"] == "narrow.IdsOutput")
     assert row["status"] == "fail", row["message"]
-    assert row["message"].startswith("driven at batch 3, vocab 151936, ids at its top: "), row["message"]
+    assert row["message"].startswith("driven at batch 1, vocab 151936, ids at its top: "), row["message"]
 
 
 def test_explore_drives_the_observer_with_drawn_batches_and_shrinks(project, run_cli):
