@@ -29,9 +29,9 @@ from ppaux_lint.runtime.targets import VerifyTarget
 @dataclass(frozen=True)
 class Supply:
     """The examples to send, and ``note``: how they were made, for the row (``driven by its observer's hooks
-    at batches 1, 2, 3``, ``driven through X at ...`` when X, not the rebuilding observer, returns the output,
-    or why they were built from annotations instead). ``observer`` and ``drives`` are the driven
-    observer and the drives that produced an output, which ``--explore`` goes on from."""
+    at batches 1, 2, 3; batch 2, greedy; ...``, ``driven through X at ...`` when X, not the rebuilding observer,
+    returns the output, or why they were built from annotations instead). ``observer`` and ``drives`` are the
+    driven observer and the drives that produced an output, which ``--explore`` goes on from."""
 
     examples: list[Example]
     note: str
