@@ -2,14 +2,18 @@
 """What driving the observers costs against building examples from annotations (issue 23).
 
     python benchmarks/bench_drive.py [--classes 4,32] [--runs 3] [--workdir benchmarks/.work/drive]
+                                     [--source DIR ...]
 
 Two generated projects per size, alike but for one method: in *driven* each observer has the
 ``before_grammar`` SGLang calls, so verify drives it (``is_active``, ``before_grammar``, ``after_sample``) at
-batches 1, 2 and 3 and round-trips the three outputs; in *annotations* the observers lack it, so every drive
-stops at that hook and verify falls back to one example built from the output's annotations. Each output is a
-top-k (k=8) of the logits, two tensors. The projects are verified with ``--transport local`` in interleaved
-rounds, as subprocesses, wall clock; the cost per class is the slope between the smallest and the largest
-project, which cancels what a run pays once, and *row median* is the median of the output rows' own times.
+its default drives (``drive.default_drives``: five since issue 34) and round-trips each output; in
+*annotations* the observers lack it, so every drive stops at that hook and verify falls back to one example
+built from the output's annotations. Each output is a top-k (k=8) of the logits, two tensors. The projects are
+verified with ``--transport local`` in interleaved rounds, as subprocesses, wall clock; the cost per class is
+the slope between the smallest and the largest project, which cancels what a run pays once, and *row median*
+is the median of the output rows' own times. With ``--source`` (a checkout's root, repeatable; default: this
+one) each checkout runs every project in the same interleaved rounds, and gets a table of its own: to compare
+before and after a change of the drives, ``--source /path/to/old --source .``.
 """
 
 from __future__ import annotations
@@ -70,10 +74,10 @@ def make_project(root: Path, mode: str, classes: int) -> Path:
     return project
 
 
-def run(project: Path, mode: str) -> tuple[float, list[dict]]:
-    """Wall seconds of one verify run and its rows; a run that does not pass, or does not make its examples
-    the way its mode says, stops the benchmark."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+def run(project: Path, mode: str, source: Path = REPO) -> tuple[float, list[dict]]:
+    """Wall seconds of one verify run by ``source``'s ppaux-lint and its rows; a run that does not pass, or does
+    not make its examples the way its mode says, stops the benchmark."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")]),
            "OMP_NUM_THREADS": "1"}
     started = time.perf_counter()
     done = subprocess.run(VERIFY, cwd=project, env=env, capture_output=True, text=True, timeout=900)
@@ -92,34 +96,44 @@ def main() -> None:
     parser.add_argument("--classes", default="4,32", help="project sizes, in output classes (default: 4,32)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=REPO / "benchmarks" / ".work" / "drive")
+    parser.add_argument("--source", action="append", type=Path, help="a checkout's root (repeatable)")
     args = parser.parse_args()
+    sources = [path.resolve() for path in args.source or [REPO]]
     sizes = sorted({int(n) for n in args.classes.split(",")})
     if len(sizes) < 2:
         parser.error("--classes needs two sizes or more, to take the slope between them")
     projects = {(m, n): make_project(args.workdir, m, n) for m in MODES for n in sizes}
-    walls: dict[tuple[str, int], list[float]] = {key: [] for key in projects}
-    rows: dict[str, list[float]] = {m: [] for m in MODES}
+    walls: dict[tuple[Path, str, int], list[float]] = {(s, m, n): [] for s in sources for m, n in projects}
+    rows: dict[tuple[Path, str], list[float]] = {(s, m): [] for s in sources for m in MODES}
     for _ in range(args.runs):
         for n in sizes:
             for mode in MODES:
-                seconds, results = run(projects[mode, n], mode)
-                walls[mode, n].append(seconds)
-                rows[mode] += [r["seconds"] for r in results if r["symbol"].split(".")[-1].startswith("Output")]
+                for source in sources:
+                    seconds, results = run(projects[mode, n], mode, source)
+                    walls[source, mode, n].append(seconds)
+                    rows[source, mode] += [r["seconds"] for r in results
+                                           if r["symbol"].split(".")[-1].startswith("Output")]
     import torch
 
     print(f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
           f"torch {torch.__version__}")
     print(f"medians of {args.runs} interleaved runs; each class: an output (top-8 of the logits) and its observer")
     small, large = sizes[0], sizes[-1]
-    header = f"{'examples':<14}{small:>5} classes s{large:>5} classes s  per class ms  row median ms"
-    print(header + "\n" + "-" * len(header))
-    slopes = {}
-    for mode in MODES:
-        low, high = statistics.median(walls[mode, small]), statistics.median(walls[mode, large])
-        slopes[mode] = (high - low) / (large - small) * 1000
-        print(f"{mode:<14}{low:>15.2f}{high:>15.2f}{slopes[mode]:>14.1f}{statistics.median(rows[mode]) * 1000:>15.1f}")
-    print(f"driving costs {slopes['driven'] - slopes['annotations']:+.1f} ms a class over annotation examples; "
-          f"row medians {statistics.median(rows['driven']) / statistics.median(rows['annotations']):.2f}x")
+    for source in sources:
+        if len(sources) > 1:
+            print(f"\n{source}")
+        header = f"{'examples':<14}{small:>5} classes s{large:>5} classes s  per class ms  row median ms"
+        print(header + "\n" + "-" * len(header))
+        slopes = {}
+        for mode in MODES:
+            low = statistics.median(walls[source, mode, small])
+            high = statistics.median(walls[source, mode, large])
+            slopes[mode] = (high - low) / (large - small) * 1000
+            print(f"{mode:<14}{low:>15.2f}{high:>15.2f}{slopes[mode]:>14.1f}"
+                  f"{statistics.median(rows[source, mode]) * 1000:>15.1f}")
+        ratio = statistics.median(rows[source, "driven"]) / statistics.median(rows[source, "annotations"])
+        print(f"driving costs {slopes['driven'] - slopes['annotations']:+.1f} ms a class over annotation examples; "
+              f"row medians {ratio:.2f}x")
 
 
 if __name__ == "__main__":

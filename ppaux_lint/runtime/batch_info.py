@@ -48,10 +48,10 @@ class SamplingInfoStandIn:
     device: str = "cpu"
 
 
-def sampling_info(batch: int, vocab: int, device: torch.device) -> Any:
-    """A sampling batch of ``batch`` requests over ``vocab`` tokens on ``device``: SGLang's class if it can
-    be built, else the stand-in."""
-    values = _values(batch, vocab, device)
+def sampling_info(batch: int, vocab: int, device: torch.device, greedy: bool = False) -> Any:
+    """A sampling batch of ``batch`` requests over ``vocab`` tokens on ``device``, all sampled or (``greedy``)
+    all greedy: SGLang's class if it can be built, else the stand-in."""
+    values = _values(batch, vocab, device, greedy)
     real = _sglang_class()
     if real is not None:
         fields = {f.name for f in dataclasses.fields(real)}
@@ -65,16 +65,18 @@ def sampling_info(batch: int, vocab: int, device: torch.device) -> Any:
     return SamplingInfoStandIn(**values)
 
 
-def _values(batch: int, vocab: int, device: torch.device) -> dict[str, Any]:
-    top_k = min(TOP_K, vocab)
+def _values(batch: int, vocab: int, device: torch.device, greedy: bool) -> dict[str, Any]:
+    """The fields as SGLang's ``from_schedule_batch`` sets them; a greedy request is one whose ``SamplingParams``
+    turned temperature 0 into temperature 1 and ``top_k`` 1, and a batch of them ``is_all_greedy``."""
+    top_k = 1 if greedy else min(TOP_K, vocab)
     return {
-        "temperatures": torch.full((batch, 1), TEMPERATURE, dtype=torch.float32, device=device),
-        "top_ps": torch.full((batch,), TOP_P, dtype=torch.float32, device=device),
+        "temperatures": torch.full((batch, 1), 1.0 if greedy else TEMPERATURE, dtype=torch.float32, device=device),
+        "top_ps": torch.full((batch,), 1.0 if greedy else TOP_P, dtype=torch.float32, device=device),
         "top_ks": torch.full((batch,), top_k, dtype=torch.int32, device=device),
         "min_ps": torch.zeros((batch,), dtype=torch.float32, device=device),
-        "is_all_greedy": False,
-        "is_any_greedy": False,
-        "need_top_p_sampling": True,
+        "is_all_greedy": greedy,
+        "is_any_greedy": greedy,
+        "need_top_p_sampling": not greedy,
         "need_top_k_sampling": True,
         "need_min_p_sampling": False,
         "vocab_size": vocab,

@@ -1,10 +1,12 @@
 """``verify --explore N`` for a driven output: the observer driven with drawn inputs, failures shrunk.
 
 When the output's examples come from its observer (``supply.py``), the variants worth trying are the
-observer's inputs, not the output's fields: other batch sizes, vocabularies, logits dtypes and kinds of
-values (``drive.VALUE_KINDS``). Each draw drives the observer once and sends what it returns through the
-same round trip as the base examples; hypothesis shrinks a failure towards batch 1, the default vocabulary,
-float32 and normal logits, so the drive a failure is reported at is the simplest one that shows it.
+observer's inputs, not the output's fields: other batch sizes, vocabularies, logits dtypes, kinds of
+values (``drive.VALUE_KINDS``) and both of SGLang's sampler paths (``drive.SAMPLERS``). Each draw drives the
+observer once and sends what it returns through the same round trip as the base examples; hypothesis shrinks
+a failure towards batch 1, the default vocabulary, float32, normal logits and the sampled path, so the drive
+a failure is reported at is the simplest one that shows it. Batches start at 1, as the plain drives do:
+SGLang never samples a 0-row batch (``drive.py``).
 
 A draw on which the observer produces nothing is not a failure (SGLang sends nothing then), and neither is
 a half-precision kernel that this device's torch lacks: the draw is discarded. A hook that raises on any
@@ -20,14 +22,24 @@ import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from ppaux_lint.runtime.drive import DEFAULT_VOCAB, HALF_TYPES, VALUE_KINDS, Drive, NotDriven, drive
+from ppaux_lint.runtime.drive import (
+    DEFAULT_VOCAB,
+    GREEDY,
+    HALF_TYPES,
+    REAL_VOCAB,
+    SAMPLERS,
+    VALUE_KINDS,
+    Drive,
+    NotDriven,
+    drive,
+)
 from ppaux_lint.runtime.examples import Example
 from ppaux_lint.runtime.explore import run_quietly
 from ppaux_lint.runtime.roundtrip import Falsified, Outcome, Steps
 from ppaux_lint.runtime.supply import driven_example
 
 MAX_BATCH = 8
-VOCABS = (DEFAULT_VOCAB, 1000, 4096, 32000, 151936)
+VOCABS = (DEFAULT_VOCAB, 1000, 4096, 32000, REAL_VOCAB)
 """Vocabularies drawn: never below the default, as a real one never is (an observer's ``topk(20)`` is
 right to assume twenty tokens)."""
 
@@ -38,6 +50,7 @@ DRIVES = st.builds(
     dtype=st.sampled_from(("float32", *HALF_TYPES)),
     values=st.sampled_from(VALUE_KINDS),
     seed=st.integers(0, 2**16),
+    sampler=st.sampled_from(SAMPLERS),
 )
 
 
@@ -84,14 +97,16 @@ def reproducer(observer: type, plan: Drive) -> str:
     return "\n".join([
         "import torch",
         "from ppaux_lint.runtime.batch_info import sampling_info",
-        "from ppaux_lint.runtime.drive import Drive, make_logits, sample",
+        "from ppaux_lint.runtime.drive import Drive, make_logits, run_sampler",
         f"from {observer.__module__} import {name.split('.')[0]}",
         "",
         f"plan = Drive(batch={plan.batch}, vocab={plan.vocab}, dtype={plan.dtype!r}, values={plan.values!r}, "
-        f"seed={plan.seed})",
+        f"seed={plan.seed}, sampler={plan.sampler!r})",
         'device = torch.device("cpu")',
         f"observer = {name}()  # built as in your deployment",
         "logits = make_logits(plan, device)",
-        "info = sampling_info(plan.batch, plan.vocab, device)",
-        "output = observer.after_sample(observer.before_grammar(logits, info), sample(logits, plan))",
+        f"info = sampling_info(plan.batch, plan.vocab, device, greedy={plan.sampler == GREEDY})",
+        "state = observer.before_grammar(logits, info)",
+        "token_ids = run_sampler(logits, info, plan)  # SGLang's sampler: in place on the logits",
+        "output = observer.after_sample(state, token_ids)",
     ])

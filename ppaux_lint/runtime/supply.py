@@ -29,9 +29,9 @@ from ppaux_lint.runtime.targets import VerifyTarget
 @dataclass(frozen=True)
 class Supply:
     """The examples to send, and ``note``: how they were made, for the row (``driven by its observer's hooks
-    at batches 1, 2, 3``, ``driven through X at ...`` when X, not the rebuilding observer, returns the output,
-    or why they were built from annotations instead). ``observer`` and ``drives`` are the driven
-    observer and the drives that produced an output, which ``--explore`` goes on from."""
+    at batches 1, 2, 3; batch 2, greedy; ...``, ``driven through X at ...`` when X, not the rebuilding observer,
+    returns the output, or why they were built from annotations instead). ``observer`` and ``drives`` are the
+    driven observer and the drives that produced an output, which ``--explore`` goes on from."""
 
     examples: list[Example]
     note: str
@@ -122,8 +122,8 @@ def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps, drives:
 
 
 def describe_drives(drives: list[Drive]) -> str:
-    """``batches 1, 2, 3`` when only the batch differs from the defaults, else each drive described."""
-    if all(d.describe() == f"batch {d.batch}" for d in drives):
-        sizes = ", ".join(str(d.batch) for d in drives)
-        return f"batch{'es' if len(drives) > 1 else ''} {sizes}"
-    return "; ".join(d.describe() for d in drives)
+    """``batches 1, 2, 3`` for the drives where only the batch differs from the defaults, then each other drive
+    described (``batches 1, 2, 3; batch 2, greedy``)."""
+    plain = [d for d in drives if d.describe() == f"batch {d.batch}"]
+    parts = [f"batch{'es' if len(plain) > 1 else ''} {', '.join(str(d.batch) for d in plain)}"] if plain else []
+    return "; ".join(parts + [d.describe() for d in drives if d not in plain])

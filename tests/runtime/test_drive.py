@@ -14,7 +14,16 @@ torch = pytest.importorskip("torch")
 
 from ppaux_lint.runtime.batch_info import SamplingInfoStandIn, sampling_info  # noqa: E402
 from ppaux_lint.runtime.consume import Scene, consume, first_difference, snapshot  # noqa: E402
-from ppaux_lint.runtime.drive import Drive, NotDriven, default_drives, drive, make_logits, sample  # noqa: E402
+from ppaux_lint.runtime.drive import (  # noqa: E402
+    GREEDY,
+    REAL_VOCAB,
+    Drive,
+    NotDriven,
+    default_drives,
+    drive,
+    make_logits,
+    run_sampler,
+)
 from ppaux_lint.runtime.roundtrip import Outcome, Steps  # noqa: E402
 
 CPU = torch.device("cpu")
@@ -49,24 +58,63 @@ def test_the_hooks_run_in_sglangs_order_with_logits_and_sampled_ids():
     assert logits.shape == (3, 50) and logits.dtype == torch.float32
     assert info is observer.calls[0][1] and info.vocab_size == 50
     ids = observer.calls[2][2]
-    assert ids.dtype == torch.int64 and ids.shape == (3,) and bool(((ids >= 0) & (ids < 50)).all())
+    assert ids.dtype == torch.int32 and ids.shape == (3,) and bool(((ids >= 0) & (ids < 50)).all())
     assert driven.token_ids == tuple(ids.tolist())
+
+
+def test_a_sampled_drive_rewrites_the_logits_in_place_between_the_hooks_and_gives_int32_ids():
+    """SGLang's sampler divides the very logits before_grammar saw by the temperatures and overwrites them with
+    their softmax before after_sample runs; its torch paths return int32 ids."""
+    plan = Drive(3, vocab=50)
+    observer = _Recorder()
+    drive(observer, plan, CPU, Steps())
+    seen, info = observer.calls[1][1], observer.calls[1][2]
+    raw = make_logits(plan, CPU)
+    assert torch.allclose(seen, torch.softmax(raw / info.temperatures, dim=-1))
+    assert observer.calls[2][1] is seen  # the state, a view of the logits, now holds probabilities
+    assert observer.calls[2][2].dtype == torch.int32
+
+
+def test_a_greedy_drive_takes_the_argmax_as_int64_and_leaves_the_logits_alone():
+    plan = Drive(2, vocab=50, sampler=GREEDY)
+    observer = _Recorder()
+    driven = drive(observer, plan, CPU, Steps())
+    seen, info = observer.calls[1][1], observer.calls[1][2]
+    raw = make_logits(plan, CPU)
+    assert torch.equal(seen, raw)
+    assert info.is_all_greedy and bool((info.top_ks == 1).all()) and bool((info.temperatures == 1).all())
+    ids = observer.calls[2][2]
+    assert ids.dtype == torch.int64 and torch.equal(ids, raw.argmax(dim=-1))
+    assert driven.drive.describe() == "batch 2, greedy, vocab 50"
+
+
+def test_the_default_drives_take_both_samplers_and_a_real_vocabulary_with_ids_past_int16():
+    drives = default_drives(CPU)
+    assert {d.sampler for d in drives} == {"sampled", GREEDY}
+    real = [d for d in drives if d.vocab == REAL_VOCAB]
+    assert real, "no drive over a real vocabulary"
+    ids = drive(_Recorder(), real[0], CPU, Steps()).token_ids
+    assert min(ids) > torch.iinfo(torch.int16).max and max(ids) < REAL_VOCAB
+    assert min(d.batch for d in drives) >= 1  # SGLang never samples a 0-row batch
 
 
 def test_a_drive_repeats_from_its_seed_and_differs_across_seeds():
     first, again, other = (make_logits(Drive(2, seed=s), CPU) for s in (4, 4, 5))
     assert torch.equal(first, again) and not torch.equal(first, other)
-    assert torch.equal(sample(first, Drive(2, seed=4)), sample(again, Drive(2, seed=4)))
+    info = sampling_info(2, 128, CPU)
+    assert torch.equal(run_sampler(first, info, Drive(2, seed=4)), run_sampler(again, info, Drive(2, seed=4)))
 
 
-@pytest.mark.parametrize("values", ["normal", "peaked", "flat", "extreme"])
+@pytest.mark.parametrize("values", ["normal", "peaked", "flat", "extreme", "top"])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
-def test_every_kind_of_logits_can_be_sampled(values, dtype):
-    plan = Drive(4, vocab=64, dtype=dtype, values=values)
+@pytest.mark.parametrize("sampler", ["sampled", GREEDY])
+def test_every_kind_of_logits_can_be_sampled(values, dtype, sampler):
+    plan = Drive(4, vocab=64, dtype=dtype, values=values, sampler=sampler)
     logits = make_logits(plan, CPU)
     assert logits.dtype == getattr(torch, dtype) and logits.shape == (4, 64)
-    ids = sample(logits, plan)
-    assert bool((torch.gather(logits.float(), 1, ids[:, None]) > float("-inf")).all())
+    raw = logits.clone()
+    ids = run_sampler(logits, sampling_info(4, 64, CPU, greedy=sampler == GREEDY), plan)
+    assert bool((torch.gather(raw.float(), 1, ids.long()[:, None]) > float("-inf")).all())
 
 
 @pytest.mark.parametrize(("observer", "words"), [
@@ -96,7 +144,7 @@ def test_a_hook_that_raises_is_an_outcome_naming_the_hook():
 
 def test_half_types_are_driven_only_where_they_are_fast():
     assert {d.dtype for d in default_drives(CPU)} == {"float32"}
-    assert sorted({d.batch for d in default_drives(CPU)}) == [1, 2, 3]
+    assert sorted({d.batch for d in default_drives(CPU) if d.sampler == "sampled"}) == [1, 2, 3]
     assert {d.dtype for d in default_drives(torch.device("cuda"))} == {"float32", "bfloat16", "float16"}
 
 
@@ -309,7 +357,8 @@ def test_a_strided_view_kept_by_the_observer_is_refused(driven_rows):
 def test_a_view_that_sglangs_reshape_copies_arrives(driven_rows):
     row = _row(driven_rows, "Healed")
     assert row["status"] == "pass" and row["example"] == "driven", row["message"]
-    assert "through plug.observers.HealedObserver2 (driven by its observer's hooks at batches 1, 2, 3)" in row["message"]
+    assert ("through plug.observers.HealedObserver2 (driven by its observer's hooks at batches 1, 2, 3; batch 2, "
+            "greedy; batch 1, vocab 151936, ids at its top)") in row["message"]
 
 
 def test_a_value_the_host_consumes_but_the_stage_never_sent_is_a_difference(driven_rows):
@@ -322,7 +371,7 @@ def test_a_value_the_host_consumes_but_the_stage_never_sent_is_a_difference(driv
 def test_a_hook_that_breaks_at_one_batch_fails_naming_it(driven_rows):
     row = _row(driven_rows, "BatchOne")
     assert row["status"] == "fail", row["message"]
-    assert "at batch 1 (batches 2, 3 drove fine)" in row["message"]
+    assert "at batch 1 (batches 2, 3; batch 2, greedy drove fine)" in row["message"]
     assert "observer.after_sample: IndexError" in row["message"]
 
 
@@ -333,8 +382,7 @@ def test_an_observer_that_makes_no_output_falls_back_to_annotations_and_says_why
             "batch") in row["message"]
 
 
-NARROW = plugin_module(
-    """
+_IDS = """
     from dataclasses import dataclass
 
     import torch
@@ -351,7 +399,7 @@ NARROW = plugin_module(
             return {"ids": self.ids}
 
 
-    class NarrowObserver:
+    class {name}:
         def is_active(self, sampling_info):
             return True
 
@@ -359,26 +407,38 @@ NARROW = plugin_module(
             return logits
 
         def after_sample(self, state, token_ids) -> IdsOutput:
-            return IdsOutput(token_ids.clone())
+            return IdsOutput(token_ids.long())
 
         def from_pp_tensors(self, tensors) -> IdsOutput:
-            return IdsOutput(tensors["ids"].to(torch.int16).to(torch.int64))  # wraps past 32767
-    """
-)
+            return IdsOutput({rebuilt})
+"""
+NARROW = plugin_module(_IDS.replace("{name}", "NarrowObserver").replace(
+    "{rebuilt}", 'tensors["ids"].to(torch.int16).to(torch.int64))  # wraps past 32767'))
+CAPPED = plugin_module(_IDS.replace("{name}", "CappedObserver").replace(
+    "{rebuilt}", 'tensors["ids"][:3])  # our deployment batches at most 3 requests'))
 
 
-def test_explore_drives_the_observer_with_drawn_vocabularies_and_shrinks(project, run_cli):
-    """The default drives' vocabulary hides the bug; a drawn one shows it, and the row says at which drive."""
+def test_ids_narrowed_to_int16_fail_by_default_over_a_real_vocabulary(project, run_cli):
+    """Real vocabularies need more than 16 bits: the default drives sample ids near the top of one."""
     project.write("narrow.py", NARROW)
+    plain = json.loads(run_cli(str(project.root), "--device", "cpu", "--output-format", "json").stdout)
+    row = next(r for r in plain if r["symbol"] == "narrow.IdsOutput")
+    assert row["status"] == "fail", row["message"]
+    assert row["message"].startswith("driven at batch 1, vocab 151936, ids at its top: "), row["message"]
+
+
+def test_explore_drives_the_observer_with_drawn_batches_and_shrinks(project, run_cli):
+    """The default drives' batches hide the bug; a drawn one shows it, and the row says at which drive."""
+    project.write("capped.py", CAPPED)
     plain = json.loads(run_cli(str(project.root), "--device", "cpu", "--output-format", "json").stdout)
     assert {row["status"] for row in plain} == {"pass"}
     explored = run_cli(str(project.root), "--device", "cpu", "--output-format", "json", "--explore", "30",
                        "--seed", "3")
-    row = next(r for r in json.loads(explored.stdout) if r["symbol"] == "narrow.IdsOutput")
+    row = next(r for r in json.loads(explored.stdout) if r["symbol"] == "capped.IdsOutput")
     assert row["status"] == "fail", row["message"]
-    assert row["message"].startswith("explored, seed 3: fails driven at batch 1, vocab ")
-    assert row["counterexample"]["drive"]["vocab"] > 32768
-    assert "observer = NarrowObserver()" in row["reproducer"]
+    assert row["message"].startswith("explored, seed 3: fails driven at batch "), row["message"]
+    assert row["counterexample"]["drive"]["batch"] > 3
+    assert "observer = CappedObserver()" in row["reproducer"]
 
 
 def test_consume_raising_at_some_batches_fails_and_at_every_batch_is_said():
@@ -403,13 +463,16 @@ PACKED = plugin_module(
     import torch
 
 
+    LANES = ("red", "green", "blue")  # the dashboard shows three requests at a time
+
+
     @dataclass
     class PackedHost:
         ids: torch.Tensor
 
         def consume(self, batch, commits):
             for row, req in enumerate(batch.reqs):
-                req.customized_info = {"packed": [bytes([int(self.ids[row])])]}  # one byte a token id
+                req.customized_info = {"lane": [LANES[row]], "id": [int(self.ids[row])]}
 
 
     @dataclass
@@ -445,6 +508,6 @@ def test_explore_fails_a_drawn_drive_whose_consume_raises_where_the_base_drives_
                      "--seed", "3")
     row = next(r for r in json.loads(result.stdout) if r["symbol"] == "packed.PackedOutput")
     assert row["status"] == "fail", row["message"]
-    assert "host.consume(batch, commits) raised ValueError: bytes must be in range(0, 256), which it did not at " \
-           "the base drives" in row["message"]
-    assert row["counterexample"]["drive"]["vocab"] > 256
+    assert "host.consume(batch, commits) raised IndexError: tuple index out of range, which it did not at the " \
+           "base drives" in row["message"]
+    assert row["counterexample"]["drive"]["batch"] > 3

@@ -14,7 +14,7 @@ from explore_bugs import PAIRS
 from ppaux_lint.cli.verify import verify as verify_command
 
 from .conftest import Project
-from .test_drive import NARROW
+from .test_drive import CAPPED
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("hypothesis")
@@ -137,12 +137,12 @@ def test_exploring_writes_nothing_into_the_project_it_runs_in(tmp_path, monkeypa
     the working directory, database or not; verify runs in the project, so that would be the project."""
     project = Project(tmp_path / "bugs")
     project.package("bugs", {"pairs": PAIRS})
-    project.write("narrow.py", NARROW)  # driven: its drives are explored, not its output's fields
+    project.write("capped.py", CAPPED)  # driven: its drives are explored, not its output's fields
     monkeypatch.chdir(project.root)
     result = run_cli(".", "--device", "cpu", "--explore", "5", "--seed", "3", "--output-format", "json")
     rows = {row["symbol"]: row["message"] for row in json.loads(result.stdout)}
     assert "explored 7 examples around it, seed 3" in rows[B + "TopkOutput"]
-    assert "seed 3" in rows["narrow.IdsOutput"] and "driven" in rows["narrow.IdsOutput"], rows["narrow.IdsOutput"]
+    assert "seed 3" in rows["capped.IdsOutput"] and "driven" in rows["capped.IdsOutput"], rows["capped.IdsOutput"]
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob(".hypothesis*")) == []
 
 

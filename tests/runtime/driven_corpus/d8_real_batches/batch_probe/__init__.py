@@ -1,0 +1,1 @@
+"""batch-probe: per-request token statistics for SGLang, sent across pipeline stages."""

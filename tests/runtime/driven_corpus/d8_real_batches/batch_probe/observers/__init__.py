@@ -1,0 +1,1 @@
+"""The observers; the plugin hook picks one by name."""
