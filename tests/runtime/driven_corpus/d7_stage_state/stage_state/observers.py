@@ -63,7 +63,7 @@ class NormalizedEntropyObserver(LogprobHooks, SamplingObserver):
         return NormalizedEntropyOutput(tensors["entropy"], self.log_vocab)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - the idiom as plugins write it
 def stash() -> dict[str, Any]:
     """The plugin's scratch space, made once (the lru_cache idiom for a lazily built global)."""
     return {}
