@@ -1,0 +1,217 @@
+"""Every stage in a process of its own: state an observer keeps in its process never reaches the other stage.
+
+SGLang runs each PP stage in a scheduler process of its own, with an observer built there, so a module dict,
+a class attribute or an ``lru_cache`` that the last stage's hooks fill is empty where the first stage runs
+``from_pp_tensors`` and ``consume``. verify must give that verdict in every mode: the default run, at
+attention-TP size 2 and over ``--transport dist``. Each observer also writes the pid of every process its
+hooks and its rebuild ran in, so the test can see where each stage ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from .conftest import plugin_module
+
+torch = pytest.importorskip("torch")
+if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+    pytest.skip("torch.distributed with gloo is not available", allow_module_level=True)
+
+STATE = plugin_module(
+    """
+    import functools
+    import os
+    from dataclasses import dataclass
+
+    import torch
+
+    SEEN = {}
+
+
+    def record(where):
+        with open(os.path.join(os.environ["PPAUX_TEST_PIDS"], where), "a") as file:
+            file.write(f"{os.getpid()}\\n")
+
+
+    @functools.lru_cache(maxsize=None)
+    def stash():
+        return {}
+
+
+    @dataclass
+    class Host:
+        values: torch.Tensor
+        scale: float
+
+        def consume(self, batch, commits):
+            for req, value in zip(batch.reqs, self.values.tolist()):
+                req.customized_info = {"value": value * self.scale}
+
+
+    @dataclass
+    class Out:
+        values: torch.Tensor
+        scale: float
+
+        def copy_to_host(self, copy_tensor):
+            return Host(copy_tensor(self.values), self.scale)
+
+        def to_pp_tensors(self):
+            return {"values": self.values}
+
+
+    class Hooks:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            record(type(self).__name__ + ".before_grammar")
+            self.remember(logits.shape[-1])
+            return torch.log_softmax(logits.float(), dim=-1)
+
+
+    def chosen(state, token_ids):
+        return state.gather(-1, token_ids.unsqueeze(-1)).squeeze(-1).contiguous()
+    """,
+    """
+    class ModuleDictOut(Out):
+        pass
+
+
+    class ModuleDictObserver(Hooks):
+        def remember(self, vocab):
+            SEEN["vocab"] = vocab
+
+        def recall(self):
+            return 1.0 / SEEN["vocab"]
+
+        def after_sample(self, state, token_ids) -> ModuleDictOut:
+            return ModuleDictOut(chosen(state, token_ids), self.recall())
+
+        def from_pp_tensors(self, tensors) -> ModuleDictOut:
+            record(type(self).__name__ + ".from_pp_tensors")
+            return ModuleDictOut(tensors["values"], self.recall())
+
+
+    class ClassAttributeOut(Out):
+        pass
+
+
+    class ClassAttributeObserver(Hooks):
+        vocab = None
+
+        def remember(self, vocab):
+            type(self).vocab = vocab
+
+        def recall(self):
+            return 1.0 / self.vocab
+
+        def after_sample(self, state, token_ids) -> ClassAttributeOut:
+            return ClassAttributeOut(chosen(state, token_ids), self.recall())
+
+        def from_pp_tensors(self, tensors) -> ClassAttributeOut:
+            record(type(self).__name__ + ".from_pp_tensors")
+            return ClassAttributeOut(tensors["values"], self.recall())
+
+
+    class CachedOut(Out):
+        pass
+
+
+    class CachedObserver(Hooks):
+        def remember(self, vocab):
+            stash()["vocab"] = vocab
+
+        def recall(self):
+            return 1.0 / stash()["vocab"]
+
+        def after_sample(self, state, token_ids) -> CachedOut:
+            return CachedOut(chosen(state, token_ids), self.recall())
+
+        def from_pp_tensors(self, tensors) -> CachedOut:
+            record(type(self).__name__ + ".from_pp_tensors")
+            return CachedOut(tensors["values"], self.recall())
+
+
+    class OwnStateOut(Out):
+        pass
+
+
+    class OwnStateObserver(Hooks):
+        def __init__(self):
+            SEEN.setdefault("own", 128)
+
+        def remember(self, vocab):
+            pass
+
+        def recall(self):
+            return 1.0 / SEEN["own"]
+
+        def after_sample(self, state, token_ids) -> OwnStateOut:
+            return OwnStateOut(chosen(state, token_ids), self.recall())
+
+        def from_pp_tensors(self, tensors) -> OwnStateOut:
+            record(type(self).__name__ + ".from_pp_tensors")
+            return OwnStateOut(tensors["values"], self.recall())
+    """,
+)
+
+EXPECTED = {
+    "ModuleDictOut": ("fail", "pop_auxiliary_output_from_pp_tensors: KeyError: 'vocab'"),
+    "ClassAttributeOut": ("fail", "pop_auxiliary_output_from_pp_tensors: TypeError"),
+    "CachedOut": ("fail", "pop_auxiliary_output_from_pp_tensors: KeyError: 'vocab'"),
+    "OwnStateOut": ("pass", "survived the round trip"),
+}
+MODES = {"default": (), "attn-tp-2": ("--attn-tp-size", "2"), "dist": ("--transport", "dist")}
+
+
+@pytest.fixture(scope="module", params=sorted(MODES))
+def stage_rows(request, module_project, run_cli, process_marker, tmp_path_factory):
+    pids = tmp_path_factory.mktemp("pids")
+    module_project.package("plug", {"state": STATE})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PPAUX_TEST_PIDS", str(pids))
+        result = run_cli(str(module_project.root), "--device", "cpu", "--timeout", "30", "--output-format", "json",
+                         *MODES[request.param])
+    rows = {row["symbol"].rpartition(".")[2]: row for row in json.loads(result.stdout)}
+    return result, rows, lambda name: _pids(pids / name)
+
+
+def _pids(record: Path) -> set[int]:
+    return {int(line) for line in record.read_text().split()} if record.exists() else set()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_state_kept_on_the_last_stage_is_not_on_the_first(stage_rows, name):
+    _, rows, _ = stage_rows
+    status, fragment = EXPECTED[name]
+    row = rows[name]
+    assert row["status"] == status, row["message"]
+    assert fragment in row["message"]
+    assert row["example"] == "driven", row["message"]
+
+
+def test_the_error_names_the_hook_and_class_that_raised(stage_rows):
+    _, rows, _ = stage_rows
+    assert "in ModuleDictObserver.recall, called from ModuleDictObserver.from_pp_tensors)" in rows["ModuleDictOut"]["message"]
+
+
+def test_each_stage_runs_in_a_process_of_its_own(stage_rows):
+    """The hooks ran in one process and the rebuild in another, neither of them this one, for every class."""
+    _, _, pids = stage_rows
+    observers = [name.replace("Out", "Observer") for name in EXPECTED]
+    for name in observers:
+        sending, receiving = pids(f"{name}.before_grammar"), pids(f"{name}.from_pp_tensors")
+        assert len(sending) == 1 and len(receiving) == 1, (name, sending, receiving)
+        assert sending != receiving and os.getpid() not in sending | receiving
+    assert len(set().union(*(pids(f"{name}.from_pp_tensors") for name in observers))) == len(observers)
+
+
+def test_the_run_leaves_no_process(stage_rows, process_marker, leftover_processes):
+    result, _, _ = stage_rows
+    assert result.exit_code == 1
+    assert leftover_processes(process_marker) == []
