@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -214,4 +216,27 @@ def test_each_stage_runs_in_a_process_of_its_own(stage_rows):
 def test_the_run_leaves_no_process(stage_rows, process_marker, leftover_processes):
     result, _, _ = stage_rows
     assert result.exit_code == 1
+    assert leftover_processes(process_marker) == []
+
+
+def test_under_torchrun_the_stages_are_the_launch_s_ranks(tmp_path, process_marker, leftover_processes):
+    """Under torchrun the sender and rank 0 are separate processes already: the same verdicts."""
+    from .conftest import Project
+
+    project = Project(tmp_path / "proj")
+    project.package("plug", {"state": STATE})
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")]),
+           "GLOO_SOCKET_IFNAME": "lo", "PPAUX_TEST_PIDS": str(pids)}
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                           "-m", "ppaux_lint", "verify", "--transport", "dist", "--device", "cpu", "--timeout", "60",
+                           "--output-format", "json", "."], cwd=project.root, env=env, capture_output=True,
+                          text=True, timeout=400)
+    start = done.stdout.index("[")
+    rows = {row["symbol"].rpartition(".")[2]: row for row in json.loads(done.stdout[start:])}
+    for name, (status, fragment) in EXPECTED.items():
+        assert rows[name]["status"] == status, rows[name]["message"]
+        assert fragment in rows[name]["message"]
     assert leftover_processes(process_marker) == []
