@@ -136,9 +136,15 @@ class ClassLink(Link):
         if verdict["status"] != PASS:
             raise Outcome.from_verdict(verdict)
 
+    @property
+    def out_of_step(self) -> bool:
+        """Whether the link broke or its rank was retired: no later example may cross it (``close`` it and
+        ``open`` another, which starts a fresh rank)."""
+        return self.broken or self._rank.child is not self._watch.child  # the watch retired it
+
     def close(self) -> None:
         """Leave the class's group; a link that broke retires the receiving rank instead of ending the class."""
-        broken = self.broken or self._rank.child is not self._watch.child  # the watch retired it
+        broken = self.out_of_step
         if not broken:
             self._watch.child.send({"op": "end"})
         if self.joined:

@@ -198,6 +198,9 @@ class _Spawned:
     def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device, example: Example) -> None:
         assert self._ref is not None
         parcel = pack(stage, self._attn_tp_size)  # a refused stage fails before the receiving rank hears of it
+        if self._link is not None and self._link.out_of_step:  # an earlier example broke it (while exploring)
+            self.close()
+            self._link = None
         if self._link is None:
             self._link = self._receiver.open(self._ref, device, self._backend(device), self._deadline, self._steps)
         self._link.deliver(parcel, shipment, self._steps)

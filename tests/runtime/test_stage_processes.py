@@ -240,3 +240,61 @@ def test_under_torchrun_the_stages_are_the_launch_s_ranks(tmp_path, process_mark
         assert rows[name]["status"] == status, rows[name]["message"]
         assert fragment in rows[name]["message"]
     assert leftover_processes(process_marker) == []
+
+
+RESTARTS = plugin_module(
+    """
+    import os
+    from dataclasses import dataclass
+
+    import torch
+
+    SEEN = {}
+
+
+    @dataclass
+    class RestartOut:
+        values: torch.Tensor
+
+        def copy_to_host(self, copy_tensor):
+            return copy_tensor(self.values)
+
+        def to_pp_tensors(self):
+            return {"values": self.values}
+
+
+    class RestartObserver:
+        def is_active(self, sampling_info):
+            return True
+
+        def before_grammar(self, logits, sampling_info):
+            SEEN["filled"] = True
+            return torch.log_softmax(logits.float(), dim=-1)
+
+        def after_sample(self, state, token_ids) -> RestartOut:
+            return RestartOut(state.gather(-1, token_ids.unsqueeze(-1)).squeeze(-1).contiguous())
+
+        def from_pp_tensors(self, tensors) -> RestartOut:
+            with open(os.environ["PPAUX_TEST_PIDS"] + "/rebuilds", "a") as file:
+                file.write(f"{os.getpid()} {'filled' in SEEN}\\n")
+            if tensors["values"].shape[0] in (4, 5):  # only --explore drives such batches
+                os._exit(3)
+            return RestartOut(tensors["values"])
+    """,
+)
+
+
+def test_a_receiving_rank_started_again_has_none_of_the_last_stage_s_state(project, run_cli, tmp_path):
+    """Exploring, the rank dies at every batch above 3 and is started again for the next drawn example, while
+    hypothesis shrinks: each new rank is a fresh interpreter, never a fork of the process the hooks ran in."""
+    project.package("plug", {"restarts": RESTARTS})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PPAUX_TEST_PIDS", str(tmp_path))
+        result = run_cli(str(project.root), "--device", "cpu", "--explore", "20", "--seed", "7", "--timeout", "120",
+                         "--output-format", "json")
+    rows = {row["symbol"].rpartition(".")[2]: row for row in json.loads(result.stdout)}
+    assert rows["RestartOut"]["status"] == "fail", rows["RestartOut"]["message"]
+    assert "the receiving rank exited with code 3" in rows["RestartOut"]["message"]
+    rebuilds = [line.split() for line in (tmp_path / "rebuilds").read_text().splitlines()]
+    assert len({pid for pid, _ in rebuilds}) > 1  # it was started again
+    assert {filled for _, filled in rebuilds} == {"False"}
