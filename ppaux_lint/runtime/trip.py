@@ -69,7 +69,9 @@ def run_request(
 
     ``notify(step, status, phase)`` hears of each step before it starts. ``pair`` (a ``PairSpec``) makes
     this one rank's half of a launched run instead (see ``pair.py``); without one, every transport but
-    ``IN_PROCESS`` sends to ``receiver``, the class's receiving rank, where the first stage runs.
+    ``IN_PROCESS`` sends to ``receiver``, the class's receiving rank, where the first stage runs; the
+    class's group is left standing at the end, since the caller (``judge.py``) is a process the worker ends
+    with the row.
     ``explore`` variants of the example, drawn from ``seed``, follow a passing round trip (see
     ``explore.py``). Every transport sends each stage as SGLang
     does between stages of ``attn_tp_size`` attention-TP ranks (see ``transport.py``).
@@ -122,7 +124,7 @@ def _run(trip: _Trip, spec: PairSpec | None, transport: str, deadline: float,
         try:
             return trip.run(delivery)
         finally:
-            delivery.close()
+            delivery.close(last=True)  # the worker ends this process with the row
     if spec is None or spec.role == ALONE:
         return trip.run(_Local(target.observer, steps, helpers, attn_tp_size))
     with PairLink(spec, torch.device(trip.device), deadline, steps, attn_tp_size) as link:
@@ -199,15 +201,15 @@ class _Spawned:
         assert self._ref is not None
         parcel = pack(stage, self._attn_tp_size)  # a refused stage fails before the receiving rank hears of it
         if self._link is not None and self._link.out_of_step:  # an earlier example broke it (while exploring)
-            self.close()
+            self._link.close()
             self._link = None
         if self._link is None:
             self._link = self._receiver.open(self._ref, device, self._backend(device), self._deadline, self._steps)
         self._link.deliver(parcel, shipment, self._steps)
 
-    def close(self) -> None:
+    def close(self, last: bool = False) -> None:
         if self._link is not None:
-            self._link.close()
+            self._link.close(last)
 
 
 class _Delivery(Protocol):
