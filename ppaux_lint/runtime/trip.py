@@ -71,10 +71,9 @@ def run_request(
     this one rank's half of a launched run instead (see ``pair.py``); without one, every transport but
     ``IN_PROCESS`` sends to ``receiver``, the class's receiving rank, where the first stage runs; the
     class's group is left standing at the end, since the caller (``judge.py``) is a process the worker ends
-    with the row.
-    ``explore`` variants of the example, drawn from ``seed``, follow a passing round trip (see
-    ``explore.py``). Every transport sends each stage as SGLang
-    does between stages of ``attn_tp_size`` attention-TP ranks (see ``transport.py``).
+    with the row. ``explore`` variants of the example, drawn from ``seed``, follow a passing round trip (see
+    ``explore.py``). Every transport sends each stage as SGLang does between stages of ``attn_tp_size``
+    attention-TP ranks (see ``transport.py``).
     """
     started = time.perf_counter()
     progress = _Progress(notify)
@@ -153,8 +152,9 @@ class _Progress:
 
 class _Local:
     """In-process: fresh buffers on the target device, rebuilt by one observer for every example. Only
-    ppaux-lint's own warm-up round trip (``warmup.py``) runs so: a project's observer would share this
-    process's modules with the one its hooks ran in, which SGLang's stages never do."""
+    ppaux-lint's own warm-up round trip (``warmup.py``) rebuilds so (a launched rank alone in its class never
+    rebuilds): a project's observer would share this process's modules with the one its hooks ran in, which
+    SGLang's stages never do."""
 
     def __init__(self, observer: ClassRef | None, steps: Steps, helpers: Helpers, attn_tp_size: int) -> None:
         self._ref = observer
