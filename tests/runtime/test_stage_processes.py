@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,32 @@ from .conftest import plugin_module
 torch = pytest.importorskip("torch")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
     pytest.skip("torch.distributed with gloo is not available", allow_module_level=True)
+
+
+def _pair(name: str, remember: str, recall: str, head: str = "") -> str:
+    """An output subclass and its observer, whose hooks keep the vocabulary with ``remember`` (a statement) and
+    whose rebuild reads it back with ``recall`` (an expression); ``head`` opens the observer's body."""
+    body = textwrap.indent(head + "\n\n", "    ") if head else ""
+    return f"""
+class {name}Out(Out):
+    pass
+
+
+class {name}Observer(Hooks):
+{body}    def remember(self, vocab):
+        {remember}
+
+    def recall(self):
+        return 1.0 / {recall}
+
+    def after_sample(self, state, token_ids) -> {name}Out:
+        return {name}Out(chosen(state, token_ids), self.recall())
+
+    def from_pp_tensors(self, tensors) -> {name}Out:
+        record(type(self).__name__ + ".from_pp_tensors")
+        return {name}Out(tensors["values"], self.recall())
+"""
+
 
 STATE = plugin_module(
     """
@@ -79,87 +106,12 @@ STATE = plugin_module(
     def chosen(state, token_ids):
         return state.gather(-1, token_ids.unsqueeze(-1)).squeeze(-1).contiguous()
     """,
-    """
-    class ModuleDictOut(Out):
-        pass
-
-
-    class ModuleDictObserver(Hooks):
-        def remember(self, vocab):
-            SEEN["vocab"] = vocab
-
-        def recall(self):
-            return 1.0 / SEEN["vocab"]
-
-        def after_sample(self, state, token_ids) -> ModuleDictOut:
-            return ModuleDictOut(chosen(state, token_ids), self.recall())
-
-        def from_pp_tensors(self, tensors) -> ModuleDictOut:
-            record(type(self).__name__ + ".from_pp_tensors")
-            return ModuleDictOut(tensors["values"], self.recall())
-
-
-    class ClassAttributeOut(Out):
-        pass
-
-
-    class ClassAttributeObserver(Hooks):
-        vocab = None
-
-        def remember(self, vocab):
-            type(self).vocab = vocab
-
-        def recall(self):
-            return 1.0 / self.vocab
-
-        def after_sample(self, state, token_ids) -> ClassAttributeOut:
-            return ClassAttributeOut(chosen(state, token_ids), self.recall())
-
-        def from_pp_tensors(self, tensors) -> ClassAttributeOut:
-            record(type(self).__name__ + ".from_pp_tensors")
-            return ClassAttributeOut(tensors["values"], self.recall())
-
-
-    class CachedOut(Out):
-        pass
-
-
-    class CachedObserver(Hooks):
-        def remember(self, vocab):
-            stash()["vocab"] = vocab
-
-        def recall(self):
-            return 1.0 / stash()["vocab"]
-
-        def after_sample(self, state, token_ids) -> CachedOut:
-            return CachedOut(chosen(state, token_ids), self.recall())
-
-        def from_pp_tensors(self, tensors) -> CachedOut:
-            record(type(self).__name__ + ".from_pp_tensors")
-            return CachedOut(tensors["values"], self.recall())
-
-
-    class OwnStateOut(Out):
-        pass
-
-
-    class OwnStateObserver(Hooks):
-        def __init__(self):
-            SEEN.setdefault("own", 128)
-
-        def remember(self, vocab):
-            pass
-
-        def recall(self):
-            return 1.0 / SEEN["own"]
-
-        def after_sample(self, state, token_ids) -> OwnStateOut:
-            return OwnStateOut(chosen(state, token_ids), self.recall())
-
-        def from_pp_tensors(self, tensors) -> OwnStateOut:
-            record(type(self).__name__ + ".from_pp_tensors")
-            return OwnStateOut(tensors["values"], self.recall())
-    """,
+    *(_pair(*pair) for pair in [
+        ("ModuleDict", 'SEEN["vocab"] = vocab', 'SEEN["vocab"]'),
+        ("ClassAttribute", "type(self).vocab = vocab", "self.vocab", "vocab = None"),
+        ("Cached", 'stash()["vocab"] = vocab', 'stash()["vocab"]'),
+        ("OwnState", "pass", 'SEEN["own"]', 'def __init__(self):\n    SEEN.setdefault("own", 128)'),
+    ]),
 )
 
 EXPECTED = {
