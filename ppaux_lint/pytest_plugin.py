@@ -75,7 +75,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ppaux-device", metavar="auto|cpu|cuda|cuda:N",
                     help="where the round trips run (default: auto for --ppaux-verify, cpu for pp_round_trip)")
     group.addoption("--ppaux-transport", choices=("local", "dist"), default="local",
-                    help="local: in-process copies to fresh buffers; dist: torch.distributed (default: local)")
+                    help="local: verify's rows rebuild in a second process over gloo on the device, pp_round_trip "
+                         "in-process; dist: NCCL across two GPUs where there are, pp_round_trip over gloo and back "
+                         "(default: local)")
     group.addoption("--ppaux-helpers", choices=HELPERS_CHOICES,
                     help="whose PP helpers judge (default: [tool.ppaux-lint.verify] helpers, else auto)")
     group.addoption("--ppaux-timeout", type=_seconds, metavar="SECONDS",

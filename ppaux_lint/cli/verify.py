@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Where the round trips run; auto means CUDA when it is there.")
 @click.option("--transport", type=click.Choice(("local", "dist")), default="local", show_default=True,
-              help="local: in-process copies to fresh buffers, of the pieces SGLang sends (see --attn-tp-size); "
-                   "dist: two torch.distributed ranks sending those pieces, or under "
+              help="Either way the first stage is a process of its own, with its own observer, receiving the "
+                   "pieces SGLang sends (see --attn-tp-size). local: gloo, both stages on the device; "
+                   "dist: NCCL across two GPUs where there are, or under "
                    "torchrun the launch's own ranks (the last one sends, rank 0 receives and reports).")
 @click.option("--output-format", type=click.Choice(("full", "json")), default="full", show_default=True,
               help="A table for people, or JSON for tools.")

@@ -14,7 +14,7 @@ round trip of a caller's own instances, outside ``__all__`` so that ``import *``
 gives exactly SGLang's names.
 
 As a stage, it takes the classes the check found (:mod:`ppaux_lint.check`) and gives each one's verdict from
-a real round trip, in-process, over torch.distributed or under torchrun. It must never import the command
+a real round trip, its two stages in two processes on one machine or under torchrun. It must never import the command
 line, the server, the fixes or the reports' renderers: ``verify``'s command (:mod:`ppaux_lint.cli.verify`)
 stands on it, and it stands on the check.
 """

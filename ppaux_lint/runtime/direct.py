@@ -7,6 +7,11 @@ one of its transports, here, and turns their verdicts back into what raised: the
 helpers or the project's code raised one (the ``Outcome`` it became says so by its ``__cause__``), else a
 ``RoundTripFailed`` with verify's message.
 
+The caller's own observer rebuilds, in the caller's process, on purpose (the test holds both instances and
+wants the result there), so state the observer keeps in this process (a module dict its hooks filled) is
+there for the rebuild, as it is not on SGLang's first stage: ``verify`` runs the first stage in a process of
+its own for that (``peer.py``), and docs/pytest.md says what this round trip does not catch.
+
 Either comes out of ``round_trip`` without ppaux-lint's own frames in its traceback, so that a failing test
 shows the caller's line, then the project's code that raised if any, then the error: the machinery that
 ran the round trip stands between those and says nothing the message does not (``__tracebackhide__`` hides

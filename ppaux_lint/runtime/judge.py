@@ -4,8 +4,13 @@ It runs one request (``trip.run_request``), reports it, and is then ended by the
 started. So whatever the class's code leaves behind in its process (an alarm it scheduled, a thread, a signal
 handler, a patched module, a process it forked) ends with the class's row and never reaches another class.
 Where the worker cannot fork safely, this is a fresh interpreter instead, which imports what a fork would
-have had already. With the ``dist`` transport it first starts its receiving rank (``peer.py``), the same
-way, before any of the project's code runs here, so that the rank too starts untouched.
+have had already.
+
+Unless it is one rank's half of a launch (where the other stage is another rank), it first starts its
+receiving rank (``peer.py``), the first PP stage, the same way, before any of the project's code runs here:
+the rank starts untouched, and imports the project and builds its observer for itself, as SGLang's first
+stage does in a process of its own. A rank started again later, after the first broke, is a fresh
+interpreter: a fork by then would carry whatever the project's code left in this process's modules.
 """
 
 from __future__ import annotations
@@ -17,18 +22,19 @@ import sys
 from ppaux_lint.runtime.helpers import load_helpers
 from ppaux_lint.runtime.procs import Channel, Child
 from ppaux_lint.runtime.targets import VerifyTarget
+from ppaux_lint.runtime.worker import STAGES
 
 RECEIVER = "ppaux_lint.runtime.receiver"
-"""The ``dist`` transport's receiving rank (see ``peer.py``)."""
+"""The receiving rank, where the first stage runs (see ``peer.py``)."""
 
 
 def main(argv: list[str]) -> None:
     """Judge the one request the worker sends; ``argv`` is the worker's: the project's paths (JSON), the
-    helpers' source, and ``dist`` when the run's transport is."""
+    helpers' source, and ``STAGES`` unless the worker serves one rank of a launch."""
     channel = Channel()
-    spawn = functools.partial(Child, RECEIVER, argv[:2], own_group=False, die_with_parent=True, fork=True,
+    spawn = functools.partial(Child, RECEIVER, argv[:2], own_group=False, die_with_parent=True,
                               leave_behind=(channel,))
-    started = spawn() if argv[2:] == ["dist"] else None
+    started = spawn(fork=True) if argv[2:] == [STAGES] else None
     paths = json.loads(argv[0])
     if sys.path[:len(paths)] != paths:  # a fork of the worker has them first already
         sys.path[:0] = paths

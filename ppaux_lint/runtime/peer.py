@@ -1,4 +1,10 @@
-"""The ``dist`` transport's two ranks on one machine, from the sending side: the class's receiving rank.
+"""The two PP stages on one machine, from the sending side: the class's receiving rank.
+
+SGLang runs every PP stage in a scheduler process of its own, each with an observer built there, so state a
+plugin keeps in its process (a module dict, a class attribute, an ``lru_cache``, a singleton) that the last
+stage's hooks fill is not there when the first stage rebuilds. Every verify run on one machine therefore
+puts the first stage in a process of its own, ``--transport local`` as ``dist``; they differ only in the
+backend (``local``: gloo, both stages on the target device; ``dist``: NCCL across two GPUs where there are).
 
 The class's process (``judge.py``) is rank 0, the last PP stage: it has already run ``add``. Rank 1, the
 first stage, is a process of its own (``receiver.py``) that receives the dict, builds its own observer, runs
@@ -38,7 +44,6 @@ from ppaux_lint.runtime.targets import ClassRef
 from ppaux_lint.runtime.transport import (
     Link,
     Parcel,
-    backend_for,
     join,
     loopback_env,
     send_stage,
@@ -61,9 +66,10 @@ class ReceivingRank:
         self._store: dist.TCPStore | None = None
         self._classes = 0
 
-    def open(self, observer: ClassRef, device: torch.device, deadline: float, steps: Steps) -> ClassLink:
-        """The link for one class's examples: its own group, joined by both ranks before it is returned."""
-        backend = backend_for(device)
+    def open(self, observer: ClassRef, device: torch.device, backend: str, deadline: float,
+             steps: Steps) -> ClassLink:
+        """The link for one class's examples: its own group over ``backend``, joined by both ranks before it
+        is returned."""
         store = self._ready(deadline, steps)
         self._classes += 1
         prefix = f"class/{self._classes}"
@@ -131,12 +137,22 @@ class ClassLink(Link):
             raise Outcome.from_verdict(verdict)
         return list(verdict.get("notes", ()))
 
-    def close(self) -> None:
-        """Leave the class's group; a link that broke retires the receiving rank instead of ending the class."""
-        broken = self.broken or self._rank.child is not self._watch.child  # the watch retired it
+    @property
+    def out_of_step(self) -> bool:
+        """Whether the link broke or its rank was retired: no later example may cross it (``close`` it and
+        ``open`` another, which starts a fresh rank)."""
+        return self.broken or self._rank.child is not self._watch.child  # the watch retired it
+
+    def close(self, last: bool = False) -> None:
+        """Leave the class's group; a link that broke retires the receiving rank instead of ending the class.
+
+        ``last``: nothing else runs in this process but its report (a judge's class is over, and the worker
+        ends the process with the row), so the group is left standing: taking it down waits on a shutdown
+        handshake with the receiving rank that costs about 20 ms a class and serves nobody."""
+        broken = self.out_of_step
         if not broken:
             self._watch.child.send({"op": "end"})
-        if self.joined:
+        if self.joined and not last:
             dist.destroy_process_group()
         if broken:
             self._rank.retire()

@@ -1,4 +1,4 @@
-"""The ``dist`` transport's receiving rank: the first PP stage, in a process of its own (see ``peer.py``).
+"""The receiving rank: the first PP stage, in a process of its own, for every run on one machine (see ``peer.py``).
 
 It serves the class's process that forked it (see ``peer.py``). It loads the same helpers (by their
 ``source``), so that ``pop`` is judged by the implementation that judged ``add`` (and, for ``stand-ins``, so

@@ -16,6 +16,7 @@ import os
 import sys
 import sysconfig
 import traceback
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -311,11 +312,24 @@ def format_detail(exc: BaseException) -> str:
 
 
 def where_in_project(exc: BaseException) -> str:
-    """Where in the project's code the exception came from, if it did."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if _in_project(frame.filename):
-            return f" (at {frame.filename}:{frame.lineno} in {frame.name})"
-    return ""
+    """Where in the project's code the exception came from, if it did: the file and line, and the function by
+    its qualified name (``VocabObserver.recall``), and when that is not the project's function that verify
+    (or SGLang) called, that one too (``called from VocabObserver.from_pp_tensors``): the class and its hook."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if _in_project(tb.tb_frame.f_code.co_filename):
+            frames.append((tb.tb_frame.f_code, tb.tb_lineno))
+        tb = tb.tb_next
+    if not frames:
+        return ""
+    (entry, _), (code, line) = frames[0], frames[-1]
+    called = f", called from {_qualname(entry)}" if entry is not code else ""
+    return f" (at {code.co_filename}:{line} in {_qualname(code)}{called})"
+
+
+def _qualname(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)  # Python 3.11+
 
 
 def provoked(exc: BaseException) -> bool:

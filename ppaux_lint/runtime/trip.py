@@ -46,6 +46,10 @@ from ppaux_lint.runtime.supply import Supply, drive_outputs, supply
 from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
 from ppaux_lint.runtime.transport import backend_for, local_transfer, pack, sender_device
 
+IN_PROCESS = "in-process"
+"""The transport of ppaux-lint's own warm-up round trip alone (``warmup.py``): both stages in this process.
+Every run of a project's classes puts the first stage in a process of its own."""
+
 
 def run_request(
     target: VerifyTarget,
@@ -64,10 +68,12 @@ def run_request(
     never raises.
 
     ``notify(step, status, phase)`` hears of each step before it starts. ``pair`` (a ``PairSpec``) makes
-    this one rank's half of a launched run instead (see ``pair.py``); without one, the ``dist`` transport
-    sends to ``receiver``, the worker's receiving rank. ``explore`` variants of the example, drawn from
-    ``seed``, follow a passing round trip (see ``explore.py``). Every transport sends each stage as SGLang
-    does between stages of ``attn_tp_size`` attention-TP ranks (see ``transport.py``).
+    this one rank's half of a launched run instead (see ``pair.py``); without one, every transport but
+    ``IN_PROCESS`` sends to ``receiver``, the class's receiving rank, where the first stage runs; the
+    class's group is left standing at the end, since the caller (``judge.py``) is a process the worker ends
+    with the row. ``explore`` variants of the example, drawn from ``seed``, follow a passing round trip (see
+    ``explore.py``). Every transport sends each stage as SGLang does between stages of ``attn_tp_size``
+    attention-TP ranks (see ``transport.py``).
     """
     started = time.perf_counter()
     progress = _Progress(notify)
@@ -108,16 +114,17 @@ def run_request(
 
 def _run(trip: _Trip, spec: PairSpec | None, transport: str, deadline: float,
          receiver: ReceivingRank | None, attn_tp_size: int) -> str:
-    """Pick how the stage dict travels, then run: in this process, to the receiving rank, or to another rank."""
+    """Pick where the first stage runs, then run: in the receiving rank (every run on one machine), in another
+    rank of a launch, or here (the worker's own warm-up, and a launched rank alone in its class)."""
     target, steps, helpers = trip.target, trip.steps, trip.helpers
+    if spec is None and transport != IN_PROCESS:
+        assert receiver is not None, "the first stage runs in the class's receiving rank"
+        delivery = _Spawned(receiver, target.observer, deadline, steps, attn_tp_size, transport == "dist")
+        try:
+            return trip.run(delivery)
+        finally:
+            delivery.close(last=True)  # the worker ends this process with the row
     if spec is None or spec.role == ALONE:
-        if transport == "dist" and spec is None:
-            assert receiver is not None, "the dist transport sends to the worker's receiving rank"
-            delivery = _Spawned(receiver, target.observer, deadline, steps, attn_tp_size)
-            try:
-                return trip.run(delivery)
-            finally:
-                delivery.close()
         return trip.run(_Local(target.observer, steps, helpers, attn_tp_size))
     with PairLink(spec, torch.device(trip.device), deadline, steps, attn_tp_size) as link:
         if spec.role == SEND:
@@ -144,8 +151,10 @@ class _Progress:
 
 
 class _Local:
-    """In-process: fresh buffers on the target device, rebuilt by one observer for every example, as on a
-    real stage."""
+    """In-process: fresh buffers on the target device, rebuilt by one observer for every example. Only
+    ppaux-lint's own warm-up round trip (``warmup.py``) rebuilds so (a launched rank alone in its class never
+    rebuilds): a project's observer would share this process's modules with the one its hooks ran in, which
+    SGLang's stages never do."""
 
     def __init__(self, observer: ClassRef | None, steps: Steps, helpers: Helpers, attn_tp_size: int) -> None:
         self._ref = observer
@@ -170,32 +179,41 @@ class _Local:
 
 
 class _Spawned:
-    """``dist`` on one machine: the worker's receiving rank rebuilds, over a group of the class's own, made
-    when its first example crosses (``peer.py``)."""
+    """The first stage in the class's receiving rank, a process of its own (``peer.py``) that builds its own
+    observer and imports the project afresh, over a group of the class's own, made when its first example
+    crosses. ``across_devices`` (``--transport dist``) lets the two ranks take two GPUs over NCCL where there
+    are two; otherwise both stages use the target device, linked by gloo."""
 
     def __init__(self, receiver: ReceivingRank, observer: ClassRef | None, deadline: float, steps: Steps,
-                 attn_tp_size: int) -> None:
+                 attn_tp_size: int, across_devices: bool) -> None:
         self._receiver = receiver
         self._ref = observer
         self._deadline = deadline
         self._steps = steps
         self._attn_tp_size = attn_tp_size
+        self._across_devices = across_devices
         self._link: ClassLink | None = None
 
+    def _backend(self, device: torch.device) -> str:
+        return backend_for(device) if self._across_devices else "gloo"
+
     def sender_device(self, device: torch.device) -> torch.device:
-        return sender_device(device, backend_for(device))
+        return sender_device(device, self._backend(device))
 
     def deliver(self, stage: dict[str, Any], shipment: Shipment, device: torch.device,
                 example: Example) -> list[str]:
         assert self._ref is not None
         parcel = pack(stage, self._attn_tp_size)  # a refused stage fails before the receiving rank hears of it
+        if self._link is not None and self._link.out_of_step:  # an earlier example broke it (while exploring)
+            self._link.close()
+            self._link = None
         if self._link is None:
-            self._link = self._receiver.open(self._ref, device, self._deadline, self._steps)
+            self._link = self._receiver.open(self._ref, device, self._backend(device), self._deadline, self._steps)
         return self._link.deliver(parcel, shipment, self._steps)
 
-    def close(self) -> None:
+    def close(self, last: bool = False) -> None:
         if self._link is not None:
-            self._link.close()
+            self._link.close(last)
 
 
 class _Delivery(Protocol):

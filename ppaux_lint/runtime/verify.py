@@ -37,6 +37,7 @@ from ppaux_lint.runtime.results import (
     VerifyResult,
 )
 from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, VerifyTarget
+from ppaux_lint.runtime.worker import STAGES
 
 STARTUP_TIMEOUT = 120.0
 """For importing torch in a fresh worker, and again for starting a class's process (a fork, or where the worker
@@ -97,7 +98,7 @@ class Session:
     def __init__(self, *, device: str, transport: str, timeout: float, paths: Sequence[str] = (),
                  helpers: Helpers = BUNDLED_HELPERS, runner: RoundTrips | None = None,
                  explore: Exploration | None = None, attn_tp_size: int = 1) -> None:
-        self._runner = runner or Runner(list(paths), helpers, explore=explore, receiver=transport == "dist",
+        self._runner = runner or Runner(list(paths), helpers, explore=explore, receiver=True,
                                         attn_tp_size=attn_tp_size)
         self._runs: dict[tuple, VerifyResult] = {}
         self._device = device
@@ -284,9 +285,9 @@ class Runner:
     The worker runs each request in a process of its own and ends it (and everything it started) when the
     driver stops it, so a class that hangs costs its row and never the worker. The worker also ends with
     this process however it ends, so it needs no tie to a launcher's rank. With ``explore``, every request
-    asks the worker to explore too, inside the class's own deadline. With ``receiver`` (the ``dist``
-    transport on one machine) each class's process starts its receiving rank. Every request carries
-    ``attn_tp_size``, the attention-TP size the worker sends for.
+    asks the worker to explore too, inside the class's own deadline. With ``receiver`` (every run on one
+    machine, whatever its transport) each class's process starts its receiving rank, the first stage. Every
+    request carries ``attn_tp_size``, the attention-TP size the worker sends for.
     """
 
     def __init__(self, paths: list[str], helpers: Helpers, *, explore: Exploration | None = None,
@@ -385,7 +386,7 @@ class Runner:
     def _ready_worker(self) -> tuple[Child | None, str]:
         if self._worker is not None:
             return self._worker, ""
-        args = [json.dumps(self._paths), self.helpers.source, *(["dist"] if self._receiver else [])]
+        args = [json.dumps(self._paths), self.helpers.source, *([STAGES] if self._receiver else [])]
         worker = Child("ppaux_lint.runtime.worker", args, own_group=True)
         try:
             event = worker.receive(STARTUP_TIMEOUT)

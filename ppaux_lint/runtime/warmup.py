@@ -17,7 +17,7 @@ import torch
 
 from ppaux_lint.runtime.helpers import Helpers
 from ppaux_lint.runtime.targets import OUTPUT, ClassRef, VerifyTarget
-from ppaux_lint.runtime.trip import run_request
+from ppaux_lint.runtime.trip import IN_PROCESS, run_request
 
 
 @dataclass
@@ -54,5 +54,5 @@ def warm(helpers: Helpers) -> None:
     torch.set_num_threads(1)
     output, observer = (ClassRef(f"{__name__}.{cls.__name__}", __name__, cls.__name__)
                         for cls in (TopOutput, TopObserver))
-    run_request(VerifyTarget(output.symbol, OUTPUT, output, observer, producer=observer), "cpu", "local", 60.0,
+    run_request(VerifyTarget(output.symbol, OUTPUT, output, observer, producer=observer), "cpu", IN_PROCESS, 60.0,
                 helpers=helpers)

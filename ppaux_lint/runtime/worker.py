@@ -32,6 +32,9 @@ from ppaux_lint.runtime.helpers import load_helpers
 from ppaux_lint.runtime.procs import Channel, Child, ChildGone
 
 JUDGE = "ppaux_lint.runtime.judge"
+STAGES = "stages"
+"""The worker's last argument when each class's process starts a receiving rank for the first stage (every run
+on one machine; not a launch's, whose other stage is another rank)."""
 POLL = 0.1
 """How often the worker, waiting on a judge or on the driver, checks that the driver is still there."""
 _ENDS = ("result", "fatal")
@@ -40,7 +43,7 @@ _ENDS = ("result", "fatal")
 
 def main(argv: list[str]) -> None:
     """Serve requests from the driver until it closes stdin or dies; ``argv`` is the project's paths (JSON),
-    the helpers' source, and ``dist`` when the run's transport is (each judge then starts a receiving rank)."""
+    the helpers' source, and ``STAGES`` when each judge starts a receiving rank (``judge.py``)."""
     os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy loads, or its BLAS threads make forking unsound
     channel = Channel()
     driver = os.getppid()

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from ppaux_lint.runtime.targets import ClassRef, VerifyTarget  # noqa: E402
-from ppaux_lint.runtime.trip import run_request  # noqa: E402
+from ppaux_lint.runtime.trip import IN_PROCESS, run_request  # noqa: E402
 
 MODULE = '''
 from __future__ import annotations
@@ -105,7 +105,7 @@ def trip(mod: str, output: str, observer: str | None):
     steps: list = []
     target = VerifyTarget(f"{mod}.{output}", "output", ClassRef(f"{mod}.{output}", mod, output),
                           ClassRef(f"{mod}.{observer}", mod, observer) if observer else None)
-    return run_request(target, "cpu", "local", 30.0, lambda *event: steps.append(event)), steps
+    return run_request(target, "cpu", IN_PROCESS, 30.0, lambda *event: steps.append(event)), steps
 
 
 def test_a_class_that_sends_the_field_only_when_set_passes_both_ways(mod):

@@ -10,7 +10,7 @@ from ppaux_lint.runtime.core import PP_OUTPUT_KEY_PREFIX  # noqa: E402
 from ppaux_lint.runtime.roundtrip import Outcome  # noqa: E402
 from ppaux_lint.runtime.targets import ClassRef, VerifyTarget  # noqa: E402
 from ppaux_lint.runtime.transport import local_transfer  # noqa: E402
-from ppaux_lint.runtime.trip import run_request  # noqa: E402
+from ppaux_lint.runtime.trip import IN_PROCESS, run_request  # noqa: E402
 
 MODULE = '''
 from dataclasses import dataclass
@@ -129,7 +129,7 @@ def trip(mod: str, output: str | None, observer: str | None, **kw):
     target = VerifyTarget(f"{mod}.{output or observer}", "output" if output else "observer",
                           ref(mod, output) if output else None, ref(mod, observer) if observer else None, **kw)
     steps: list = []
-    result = run_request(target, "cpu", "local", 30.0, lambda *event: steps.append(event))
+    result = run_request(target, "cpu", IN_PROCESS, 30.0, lambda *event: steps.append(event))
     return result, steps
 
 
@@ -184,7 +184,7 @@ def test_project_code_failing_on_the_users_own_example_is_a_fail(mod):
     result, _ = trip(mod, "Provided", None)
     assert result.status == "fail"
     assert "add_auxiliary_output_to_pp_tensors: AttributeError" in result.message
-    assert "in to_pp_tensors" in result.message and "Traceback" in result.detail
+    assert "in Mixin.to_pp_tensors" in result.message and "Traceback" in result.detail
 
 
 def test_an_observer_probe(mod):
@@ -199,7 +199,7 @@ def test_an_observer_probe(mod):
 def test_an_unimportable_class_is_skipped(mod):
     target = VerifyTarget("x.f.<locals>.C", "output",
                           ClassRef("x.f.<locals>.C", "x", "f.<locals>.C", unimportable="defined inside a function"))
-    result = run_request(target, "cpu", "local", 30.0)
+    result = run_request(target, "cpu", IN_PROCESS, 30.0)
     assert (result.status, result.message) == ("skip", "x.f.<locals>.C is defined inside a function")
 
 
@@ -211,7 +211,7 @@ def test_a_missing_module_is_an_error(mod):
 
 def test_a_harness_failure_is_an_error_row_not_an_exception(mod):
     target = VerifyTarget(f"{mod}.Out", "output", ref(mod, "Out"), ref(mod, "Obs"))
-    result = run_request(target, "not-a-device", "local", 30.0)
+    result = run_request(target, "not-a-device", IN_PROCESS, 30.0)
     assert result.status == "error" and result.message.startswith("verify itself failed: RuntimeError")
 
 

@@ -285,9 +285,9 @@ EXPECTED = {
     Z + "OpaqueOutput": ("skip", ["no value for 'handle' of type Handle", HOW]),
     Z + "HangOutput": ("fail", ["timed out after 4 s during add_auxiliary_output_to_pp_tensors"]),
     Z + "ExitOutput": ("fail", ["the worker process exited with code 3 during add_auxiliary_output_to_pp_tensors"]),
-    Z + "KilledOutput": ("fail", ["the worker process was killed by SIGKILL during "
+    Z + "KilledOutput": ("fail", ["the receiving rank was killed by SIGKILL during "
                                   "pop_auxiliary_output_from_pp_tensors"]),
-    Z + "KillerObserver": ("fail", ["rebuilds zoo.pairs.KilledOutput: the worker process was killed by SIGKILL"]),
+    Z + "KillerObserver": ("fail", ["rebuilds zoo.pairs.KilledOutput: the receiving rank was killed by SIGKILL"]),
     Z + "OomOutput": ("fail", ["MemoryError: CUDA out of memory (simulated)"]),
     Z + "ChattyOutput": ("pass", ["1 tensor"]),
     Z + "ChattyObserver": ("pass", []),

@@ -232,7 +232,7 @@ def test_what_the_class_raises_between_verify_s_steps_is_its_own_failure(verify)
     run = verify(_class_sending("ExitsOutput", ""), observer)
     status, said = run.row("ExitsOutput")
     assert (status, said[:len("SystemExit: 4 (at ")]) == ("fail", "SystemExit: 4 (at "), said
-    assert "in is_active), raised after " in said
+    assert "in ExitsObserver.is_active), raised after " in said
     assert run.code == 1, run.stderr
 
 
