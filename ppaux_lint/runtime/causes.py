@@ -10,7 +10,7 @@ receiving rank's, under ``dist``), and gives plain text, which crosses to the ro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 
 READER = "from_pp_tensors"
@@ -19,7 +19,7 @@ READER = "from_pp_tensors"
 def missing_key(exc: BaseException, given: Sequence[str], prefix: str) -> str:
     """Who read a key that was not among ``given`` (the names ``from_pp_tensors`` was handed) and where, what
     was given instead, and that pop strips ``prefix``; "" unless ``exc`` is a ``KeyError`` on such a key,
-    raised below a ``from_pp_tensors`` frame."""
+    raised below a ``from_pp_tensors`` frame by a frame that holds the mapping it was handed."""
     key = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 else None
     if not isinstance(key, str) or key in given:
         return ""
@@ -28,6 +28,9 @@ def missing_key(exc: BaseException, given: Sequence[str], prefix: str) -> str:
     if not readers:
         return ""
     reader, innermost = readers[-1], frames[-1]
+    received = _received(reader)
+    if received is None or not any(value is received for value in innermost.tb_frame.f_locals.values()):
+        return ""  # the key of another mapping (a table of the observer's own): the exception says what it is
     where = f"{_owner(reader)}.{READER} read it at {_place(reader)}"
     if innermost is not reader:
         where += f" (in {innermost.tb_frame.f_code.co_name} at {_place(innermost)})"
@@ -38,6 +41,15 @@ def missing_key(exc: BaseException, given: Sequence[str], prefix: str) -> str:
         text += (f" (SGLang's pop strips the prefix {prefix!r} before {READER} sees the keys: "
                  f"read {stripped!r})")
     return text
+
+
+def _received(reader: TracebackType) -> Mapping[str, object] | None:
+    """The mapping ``from_pp_tensors`` was handed, as its frame holds it: a KeyError is about a key that was not
+    sent only where the frame that raised it holds that very mapping (``tensors[...]``, or a helper it was
+    passed to), not where the observer looked up a table of its own."""
+    code, local = reader.tb_frame.f_code, reader.tb_frame.f_locals
+    return next((local[name] for name in code.co_varnames[:code.co_argcount]
+                 if isinstance(local.get(name), Mapping)), None)
 
 
 def _frames(tb: TracebackType | None) -> list[TracebackType]:

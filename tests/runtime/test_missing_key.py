@@ -54,10 +54,26 @@ KEYS = plugin_module(
 
     def _scores(tensors):
         return tensors["scores"]
+
+
+    _LABELS = {"keep": 0}
+
+
+    class TableOutput(KeepOutput):
+        pass
+
+
+    class TableObserver:
+        def from_pp_tensors(self, tensors):
+            return TableOutput(tensors["keep"], tensors["probs"] * _label("vocab"))
+
+
+    def _label(name):
+        return _LABELS[name]
     ''',
 )
 PAIRS = '[tool.ppaux-lint.verify.pairs]\n"keys.m.KeepOutput" = "keys.m.PrefixedObserver"\n' \
-        '"keys.m.RenamedOutput" = "keys.m.RenamedObserver"\n'
+        '"keys.m.RenamedOutput" = "keys.m.RenamedObserver"\n"keys.m.TableOutput" = "keys.m.TableObserver"\n'
 
 
 @pytest.mark.parametrize("transport", ["local", "dist"])
@@ -79,4 +95,6 @@ def test_a_key_never_sent_is_named_with_its_reader_and_what_was_sent(project, ru
     assert (f"KeyError: 'scores': keys.m.RenamedObserver.from_pp_tensors read it at {source}:{renamed} (in _scores at "
             f"{source}:{inner}), but that key was not sent: the output sent 'keep', 'probs'"
             ) in rows["keys.m.RenamedOutput"]
-    assert rows.keys() == {"keys.m.KeepOutput", "keys.m.RenamedOutput"}, rows  # observers with no hooks: no rows
+    # a KeyError from the observer's own table is no key that was not sent: the exception speaks for itself
+    assert "KeyError: 'vocab'" in rows["keys.m.TableOutput"] and "not sent" not in rows["keys.m.TableOutput"]
+    assert rows.keys() == {"keys.m.KeepOutput", "keys.m.RenamedOutput", "keys.m.TableOutput"}, rows
