@@ -135,6 +135,10 @@ class ProjectCache:
     def summary(self, key: str, source: SourceFile) -> FileSummary | None:
         return self._entries.get_summary(key, source) if self._entries is not None else None
 
-    def keep_summary(self, key: str, summary: FileSummary) -> None:
+    @property
+    def keeps_summaries(self) -> bool:
+        return self._entries is not None
+
+    def keep_summary(self, key: str, summary: FileSummary, entry: bytes | None = None) -> None:
         if self._entries is not None and self._make(self._entries.summaries):
-            self._entries.put_summary(key, summary)
+            self._entries.put_summary(key, summary, entry)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
@@ -57,8 +57,11 @@ class Disk(Protocol):
     def summary(self, key: str, source: SourceFile) -> FileSummary | None:
         """The summary kept under ``key``, if it is ``source``'s."""
 
-    def keep_summary(self, key: str, summary: FileSummary) -> None:
-        """Keep ``summary`` under ``key`` for later runs."""
+    keeps_summaries: bool  # whether summaries are kept: then the workers that make them encode their entries
+
+    def keep_summary(self, key: str, summary: FileSummary, entry: bytes | None = None) -> None:
+        """Keep ``summary`` under ``key`` for later runs; ``entry`` is what ``summary_entry`` makes of it, when
+        the worker that made the summary encoded it already."""
 
 
 class SummaryStore:
@@ -152,30 +155,34 @@ class SummaryStore:
                 out[key] = self.summaries[key] = cached
             else:
                 misses.append((source, data, cache_key))
-        for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses]), strict=True):
+        kept = [source.path not in self.overlays for source, _, _ in misses]  # an overlay is one moment of an edit
+        parsed = self._parse([(s, d) for s, d, _ in misses], encode=self._disk.keeps_summaries and any(kept))
+        for (source, _, cache_key), keep, (summary, entry) in zip(misses, kept, parsed, strict=True):
             out[source.path] = self.summaries[source.path] = summary
-            if not _is_crash(summary) and source.path not in self.overlays:
-                # (a crash may be transient, an OOM kill; an overlay is one moment of an edit)
-                self._disk.keep_summary(cache_key, summary)
+            if keep and not _is_crash(summary):  # (a crash may be transient, an OOM kill)
+                self._disk.keep_summary(cache_key, summary, entry)
         return out
 
-    def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+    def _parse(self, work: list[tuple[SourceFile, bytes]], encode: bool) -> list[Parsed]:
         """Parse outside this process where forking is cheap, so that a parser crash on one hostile
         file becomes that file's PPA000 instead of the end of the run; in parallel when there is
-        enough work to share, else in one child of its own (workers.py says why, and how each starts)."""
+        enough work to share, else in one child of its own (workers.py says why, and how each starts).
+        With ``encode``, each summary comes with its cache entry, made by the process that parsed it: on a
+        cold run, encoding was as much of this process's time as the rest of its part in parsing."""
         if not work:
             return []
+        task = partial(_summarize_chunk, encode=encode)
         if not self.isolate:
-            return _summarize_chunk(work)
+            return task(work)
         try:
             if len(work) < PARALLEL_MIN_FILES and not self._workers.running:
                 try:
-                    return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
+                    return in_child(task, work, PARSE_TIMEOUT)
                 except ChildFailed:
-                    return [isolated_summary(item) for item in work]
-            return _parse_in_workers(self._workers, work)
+                    return [(isolated_summary(item), None) for item in work]
+            return _parse_in_workers(self._workers, work, task)
         except OSError:  # no child could start (a process limit): parse here, without the crash isolation
-            return _summarize_chunk(work)
+            return task(work)
 
     def close(self) -> None:
         """The analysis is over: stop its workers (a later load of a module starts a pool for itself)."""
@@ -258,20 +265,28 @@ def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
         return _failed(source, f"internal error while summarizing: {type(exc).__name__}: {exc}")
 
 
-def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
-    return [_summarize_one(item) for item in chunk]
+Parsed = tuple[FileSummary, "bytes | None"]  # a summary, and its cache entry when asked for (summaries.py)
 
 
-def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]], encode: bool = False) -> list[Parsed]:
+    summaries = [_summarize_one(item) for item in chunk]
+    if not encode:
+        return [(summary, None) for summary in summaries]
+    from ppaux_lint.cache.summaries import summary_entry
+
+    return [(summary, None if _is_crash(summary) else summary_entry(summary)) for summary in summaries]
+
+
+def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]],
+                      task: Callable[[list[tuple[SourceFile, bytes]]], list[Parsed]]) -> list[Parsed]:
     """Parse in worker processes; a chunk whose worker dies is redone file by file, each alone, so the one
     file that crashes the parser becomes a PPA000 and the others still get summaries."""
     chunks = _chunks([len(data) for _, data in work], workers.jobs)
-    out: list[FileSummary | None] = [None] * len(work)
-    for chunk, result in zip(chunks, workers.map(_summarize_chunk, [[work[i] for i in c] for c in chunks]),
-                             strict=True):
-        done = result if not isinstance(result, Failed) else [isolated_summary(work[i]) for i in chunk]
-        for index, summary in zip(chunk, done, strict=True):
-            out[index] = summary
+    out: list[Parsed | None] = [None] * len(work)
+    for chunk, result in zip(chunks, workers.map(task, [[work[i] for i in c] for c in chunks]), strict=True):
+        done = result if not isinstance(result, Failed) else [(isolated_summary(work[i]), None) for i in chunk]
+        for index, parsed in zip(chunk, done, strict=True):
+            out[index] = parsed
     return out  # type: ignore[return-value]  # every index is in exactly one chunk
 
 

@@ -58,6 +58,11 @@ def content_key(data: bytes, path: str, module: str, is_package: bool, config_ke
     return digest.hexdigest()
 
 
+def summary_entry(summary: FileSummary) -> bytes:
+    """What a summary's entry holds."""
+    return json.dumps(codec.encode(summary), separators=(",", ":")).encode()
+
+
 class Entries:
     """The summaries and the scan index under ``<base>/<version>/``, for a project whose config's summary key
     is ``config_key``. Writing needs ``summaries`` (and so its parent, which holds ``scan.json``) to exist:
@@ -85,8 +90,9 @@ class Entries:
         return value if (value.path, value.module, value.is_package) == (
             source.path, source.module, source.is_package) else None
 
-    def put_summary(self, key: str, summary: FileSummary) -> None:
-        atomic_write(self.summaries / f"{key}.json", json.dumps(codec.encode(summary), separators=(",", ":")).encode())
+    def put_summary(self, key: str, summary: FileSummary, entry: bytes | None = None) -> None:
+        """``entry``: ``summary_entry(summary)``, when the process that made the summary encoded it already."""
+        atomic_write(self.summaries / f"{key}.json", entry if entry is not None else summary_entry(summary))
 
     def load_scan(self) -> dict[str, Any]:
         try:
