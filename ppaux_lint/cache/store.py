@@ -24,7 +24,7 @@ from ppaux_lint.project.discover import SourceFile
 from ppaux_lint.scan import lookahead
 from ppaux_lint.scan.prefilter import encoded, searchable
 from ppaux_lint.scan.search import searcher
-from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.fileio import read_regular_file_stat
 from ppaux_lint.support.workers import ChildFailed, Failed, Workers, in_child
 
 if TYPE_CHECKING:
@@ -113,11 +113,12 @@ class SummaryStore:
             results = _scan_in_workers(self._workers, paths, tokens, record, graph)
         else:
             results = _scan_paths(paths, tokens, record, graph)[0]
-        for (source, stat), (hit, found, data) in zip(todo, results, strict=True):
+        for (source, stat), (hit, found, data, opened) in zip(todo, results, strict=True):
             if hit is None or hit:
                 hits.append(source)
             if hit:
                 self._bytes[source.path] = data  # it will be summarized or searched again: read it once
+            stat = stat or opened  # the disk's, taken before the read; else the read's own, as it opened it
             if stat is not None and hit is not None:
                 disk.remember_scan(source.path, stat, tokens, found)
         return hits
@@ -145,7 +146,7 @@ class SummaryStore:
             data = self._bytes.pop(key, self.overlays.get(key))
             if data is None:
                 try:
-                    data = _read(source.path)
+                    data = _read(source.path)[0]
                 except OSError as exc:
                     out[key] = self.summaries[key] = _unreadable(source, exc)
                     continue
@@ -189,31 +190,36 @@ class SummaryStore:
         self._workers.close()
 
 
-Scanned = tuple[bool | None, frozenset[str], bytes]
-_MISS: Scanned = (False, frozenset(), b"")  # one object for every miss: a worker's answer pickles it once
+# Whether it holds a token (None: unreadable), which ones (when recorded), its bytes (a hit's), and its stamp as
+# the read opened it (when recorded: the scan index and the run's record take it, see replay.stat_inputs)
+Scanned = tuple["bool | None", frozenset[str], bytes, "Stamp | None"]
+_MISS: Scanned = (False, frozenset(), b"", None)  # one object for every unrecorded miss: pickled once
 
 
 def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool,
                 graph: lookahead.Graph | None) -> tuple[list[Scanned], lookahead.Graph | None]:
     """For each file: whether it contains a token (None if unreadable), which tokens it contains when
-    ``record`` asks (for the scan cache; an empty set otherwise), and its bytes when it has any; and
-    ``graph``, with the lookahead edges of every file read added (a worker's copy goes back to the parent)."""
+    ``record`` asks (for the scan cache; an empty set otherwise), its bytes when it has any, and its stamp as
+    it was opened when ``record`` asks; and ``graph``, with the lookahead edges of every file read added (a
+    worker's copy goes back to the parent)."""
+    from ppaux_lint.cache.scan_index import stamp
+
     contains_any = searcher(encoded(tokens))
     each = [(t, t.encode("utf-8")) for t in tokens] if record else []
     out: list[Scanned] = []
     for path in paths:
         try:
-            data = _read(path)
+            data, status = _read(path)
         except OSError:
-            out.append((None, frozenset(), b""))
+            out.append((None, frozenset(), b"", None))
             continue
         text = searchable(data)  # its bytes, unless a coding cookie names another codec than UTF-8
         if graph is not None:
             lookahead.add_edges(text, graph)
         if contains_any(text):
-            out.append((True, frozenset(t for t, raw in each if raw in text), data))
+            out.append((True, frozenset(t for t, raw in each if raw in text), data, stamp(status) if record else None))
         else:
-            out.append(_MISS)
+            out.append((False, frozenset(), b"", stamp(status)) if record else _MISS)
     return out, graph
 
 
@@ -240,9 +246,10 @@ def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str],
     return out
 
 
-def _read(path: str) -> bytes:
-    """A regular file's bytes: a FIFO swapped in after discovery is an OSError, not a read that never ends."""
-    return read_regular_file(path)
+def _read(path: str) -> tuple[bytes, os.stat_result]:
+    """A regular file's bytes, and its stat as it was opened: a FIFO swapped in after discovery is an OSError,
+    not a read that never ends."""
+    return read_regular_file_stat(path)
 
 
 def _failed(source: SourceFile, reason: str) -> FileSummary:
