@@ -11,6 +11,7 @@ which the index applies to the fields the base declares with type variables.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
@@ -175,8 +176,20 @@ def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt,
             else:
                 yield stmt, target  # type: ignore[misc]
         if nested or not isinstance(stmt, SCOPES):
-            stack.extend(reversed([child for child in ast.iter_child_nodes(stmt)
-                                   if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case))]))
+            children: list[ast.AST] = []
+            for field in _blocks(type(stmt)):
+                children.extend(getattr(stmt, field))
+            stack.extend(reversed(children))
+
+
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+@functools.cache
+def _blocks(kind: type) -> tuple[str, ...]:
+    """The fields of a statement (or handler, or case) that hold statements, handlers or cases, in field order:
+    all of its children ``_targets`` enters, without visiting every expression to find them."""
+    return tuple(field for field in kind._fields if field in _BLOCKS)
 
 
 def _is_name(node: ast.AST, name: str) -> bool:
