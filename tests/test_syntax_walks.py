@@ -81,3 +81,29 @@ def test_class_targets_are_found_in_the_plain_walks_order() -> None:
                         [(id(s), id(t)) for s, t in _targets_reference(node.body, nested)], path
                 classes += 1
     assert classes > 300
+
+
+def test_plain_dotted_is_dotted_without_subscripts() -> None:
+    """``fixes.syntax.plain_dotted`` follows the chain instead of walking the expression for a subscript."""
+    from ppaux_lint.facts.summarize import dotted
+    from ppaux_lint.fixes.syntax import plain_dotted
+
+    expressions = 0
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.expr):
+                plain = "" if any(isinstance(n, ast.Subscript) for n in ast.walk(node)) else dotted(node)
+                assert plain_dotted(node) == plain, (path, ast.unparse(node))
+                expressions += 1
+    assert plain_dotted(None) == "" and expressions > 10_000
+
+
+def test_the_fix_planner_finds_every_class_statement() -> None:
+    """``fixes.sources._class_defs`` reaches statements through their blocks only, and still finds every class,
+    at any depth (in functions, branches, handlers, match cases)."""
+    from ppaux_lint.fixes.sources import _class_defs
+
+    for path in _files():
+        tree = ast.parse(path.read_bytes())
+        assert {id(n) for n in _class_defs(tree.body)} == \
+            {id(n) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}, path

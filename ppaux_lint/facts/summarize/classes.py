@@ -11,7 +11,6 @@ which the index applies to the fields the base declares with type variables.
 from __future__ import annotations
 
 import ast
-import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
@@ -20,6 +19,7 @@ from ppaux_lint.facts.summarize.syntax import (
     SCOPES,
     TRY_STATEMENTS,
     Scope,
+    blocks,
     called_name,
     dotted,
     is_none,
@@ -177,19 +177,9 @@ def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt,
                 yield stmt, target  # type: ignore[misc]
         if nested or not isinstance(stmt, SCOPES):
             children: list[ast.AST] = []
-            for field in _blocks(type(stmt)):
+            for field in blocks(type(stmt)):  # all the children it enters, without visiting every expression
                 children.extend(getattr(stmt, field))
             stack.extend(reversed(children))
-
-
-_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-
-
-@functools.cache
-def _blocks(kind: type) -> tuple[str, ...]:
-    """The fields of a statement (or handler, or case) that hold statements, handlers or cases, in field order:
-    all of its children ``_targets`` enters, without visiting every expression to find them."""
-    return tuple(field for field in kind._fields if field in _BLOCKS)
 
 
 def _is_name(node: ast.AST, name: str) -> bool:

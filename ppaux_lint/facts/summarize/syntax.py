@@ -9,6 +9,7 @@ them.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator, Sequence
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -75,6 +76,16 @@ def walk_scope(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
                 children.extend([item for item in value if isinstance(item, node_type)])
         children.reverse()
         extend(children)
+
+
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+@functools.cache
+def blocks(kind: type) -> tuple[str, ...]:
+    """The fields of a statement (or handler, or case) type that hold statements, handlers or cases, in field
+    order: how to reach every statement under one without visiting its expressions."""
+    return tuple(field for field in kind._fields if field in _BLOCKS)
 
 
 def qualname(scope: Scope, name: str = "") -> str:
