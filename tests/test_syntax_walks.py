@@ -107,3 +107,15 @@ def test_the_fix_planner_finds_every_class_statement() -> None:
         tree = ast.parse(path.read_bytes())
         assert {id(n) for n in _class_defs(tree.body)} == \
             {id(n) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}, path
+
+
+def test_walk_statements_is_the_statements_of_the_plain_walk() -> None:
+    """``walk_statements`` meets the statements, handlers and cases of ``walk_scope``, in its order."""
+    from ppaux_lint.facts.summarize.syntax import walk_statements
+
+    kinds = (ast.stmt, ast.excepthandler, ast.match_case)
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                assert [id(n) for n in walk_statements(node.body)] == \
+                    [id(n) for n in _reference(node.body) if isinstance(n, kinds)], path
