@@ -6,6 +6,7 @@ once per level."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ppaux_lint.cache import store
@@ -73,7 +74,7 @@ def test_a_deep_hierarchy_is_read_three_times_not_once_per_level(tmp_path: Path,
     reads: dict[str, int] = {}
     real = store._read
 
-    def counting(path: str) -> bytes:
+    def counting(path: str) -> tuple[bytes, os.stat_result]:
         reads[path] = reads.get(path, 0) + 1
         return real(path)
 

@@ -1,7 +1,8 @@
-"""``walk_scope`` visits what ``ast.iter_child_nodes`` would, in the same order, without entering scopes.
+"""The summarizer's hand-written walks visit what the plain ones (``ast.iter_child_nodes``) would, in order.
 
-It is written out by hand for speed (summarize/syntax.py), so it is held to the plain definition over every
-function and class body of real code: ppaux-lint's own sources, the fixtures and the precision projects.
+``walk_scope`` (summarize/syntax.py) and the class-body store search (summarize/classes.py) are written out
+for speed, so each is held to the plain definition over real code: ppaux-lint's own sources, the fixtures and
+the precision projects.
 """
 
 from __future__ import annotations
@@ -24,11 +25,14 @@ def _reference(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
+def _files() -> list[Path]:
+    return sorted({*ROOT.joinpath("ppaux_lint").rglob("*.py"), *ROOT.joinpath("fixtures").rglob("*.py"),
+                   *ROOT.joinpath("tests", "precision", "projects").rglob("*.py")})
+
+
 def test_walk_scope_is_the_plain_walk_on_real_code() -> None:
-    files = sorted({*ROOT.joinpath("ppaux_lint").rglob("*.py"), *ROOT.joinpath("fixtures").rglob("*.py"),
-                    *ROOT.joinpath("tests", "precision", "projects").rglob("*.py")})
     bodies = 0
-    for path in files:
+    for path in _files():
         tree = ast.parse(path.read_bytes())
         for node in ast.walk(tree):
             if isinstance(node, (ast.Module, *SCOPES)):
@@ -36,3 +40,82 @@ def test_walk_scope_is_the_plain_walk_on_real_code() -> None:
                 assert [id(n) for n in walk_scope(body)] == [id(n) for n in _reference(body)], path
                 bodies += 1
     assert bodies > 1000
+
+
+def _targets_reference(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, ast.expr]]:
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.Assign, ast.Delete)):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+        else:
+            targets = []
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            else:
+                yield stmt, target
+        if nested or not isinstance(stmt, SCOPES):
+            stack.extend(reversed([child for child in ast.iter_child_nodes(stmt)
+                                   if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case))]))
+
+
+def test_class_targets_are_found_in_the_plain_walks_order() -> None:
+    """``classes._targets`` enters only the fields that hold statements; the stores it finds, and their order
+    (a later store of an attribute decides its field), are those of entering every child."""
+    from ppaux_lint.facts.summarize.classes import _targets
+
+    classes = 0
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.ClassDef):
+                for nested in (False, True):
+                    assert [(id(s), id(t)) for s, t in _targets(node.body, nested)] == \
+                        [(id(s), id(t)) for s, t in _targets_reference(node.body, nested)], path
+                classes += 1
+    assert classes > 300
+
+
+def test_plain_dotted_is_dotted_without_subscripts() -> None:
+    """``fixes.syntax.plain_dotted`` follows the chain instead of walking the expression for a subscript."""
+    from ppaux_lint.facts.summarize import dotted
+    from ppaux_lint.fixes.syntax import plain_dotted
+
+    expressions = 0
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.expr):
+                plain = "" if any(isinstance(n, ast.Subscript) for n in ast.walk(node)) else dotted(node)
+                assert plain_dotted(node) == plain, (path, ast.unparse(node))
+                expressions += 1
+    assert plain_dotted(None) == "" and expressions > 10_000
+
+
+def test_the_fix_planner_finds_every_class_statement() -> None:
+    """``fixes.sources._class_defs`` reaches statements through their blocks only, and still finds every class,
+    at any depth (in functions, branches, handlers, match cases)."""
+    from ppaux_lint.fixes.sources import _class_defs
+
+    for path in _files():
+        tree = ast.parse(path.read_bytes())
+        assert {id(n) for n in _class_defs(tree.body)} == \
+            {id(n) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}, path
+
+
+def test_walk_statements_is_the_statements_of_the_plain_walk() -> None:
+    """``walk_statements`` meets the statements, handlers and cases of ``walk_scope``, in its order."""
+    from ppaux_lint.facts.summarize.syntax import walk_statements
+
+    kinds = (ast.stmt, ast.excepthandler, ast.match_case)
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                assert [id(n) for n in walk_statements(node.body)] == \
+                    [id(n) for n in _reference(node.body) if isinstance(n, kinds)], path

@@ -75,7 +75,11 @@ class ProjectCache:
         index then trusts those stats rather than taking its own. Nothing is stat, or recorded later, when the
         cache cannot be written."""
         if self._record is not None and self._make(self._record.directory):
-            self._record.stat_inputs(discovery)
+            # On a cold run (no scan index to look files up in) the scan is the first to read every file, and
+            # it stats each as it opens it: the record takes those stats (``remember_scan``).
+            self._load_entries()
+            cold = self._scans is not None and self._scans.empty and self._options.prefilter
+            self._record.stat_inputs(discovery, scanned_first=cold)
             self._stamps = self._record.stamps()
 
     def record(self, findings: list[Finding], warnings: tuple[str, ...], files_checked: int,
@@ -91,14 +95,18 @@ class ProjectCache:
         ``isolate`` as the store takes them), backed by this cache."""
         from ppaux_lint.cache.store import SummaryStore
 
+        self._load_entries()
+        store = SummaryStore(files, self, jobs, isolate, overlays)
+        self._live = store.by_path
+        return store
+
+    def _load_entries(self) -> None:
+        """The summaries' entries and the scan index, once, when the cache is on."""
         if self.enabled and self._entries is None:
             from ppaux_lint.cache.summaries import Entries
 
             self._entries = Entries(self.directory, self._project.config.summary_key())
             self._scans = ScanIndex(self._entries.load_scan())
-        store = SummaryStore(files, self, jobs, isolate, overlays)
-        self._live = store.by_path
-        return store
 
     def finish(self) -> None:
         """The analysis is over: write the scan index when what it learned is worth the write, and let go of
@@ -119,6 +127,8 @@ class ProjectCache:
             return _UNKNOWN
         stat = self._stamps.get(path)
         if stat is None:
+            if self._record is not None and self._record.defers(path):
+                return _UNKNOWN  # nothing to look up: the scan stats it as it reads it (``stat_inputs``)
             try:
                 stat = stamp(os.stat(path))
             except OSError:
@@ -128,6 +138,8 @@ class ProjectCache:
     def remember_scan(self, path: str, stat: Stamp, tokens: frozenset[str], found: frozenset[str]) -> None:
         if self._scans is not None:
             self._scans.remember(path, stat, tokens, found)
+        if self._record is not None:
+            self._record.note(path, stat)
 
     def summary_key(self, source: SourceFile, data: bytes) -> str:
         return self._entries.key(source, data) if self._entries is not None else ""
@@ -135,6 +147,10 @@ class ProjectCache:
     def summary(self, key: str, source: SourceFile) -> FileSummary | None:
         return self._entries.get_summary(key, source) if self._entries is not None else None
 
-    def keep_summary(self, key: str, summary: FileSummary) -> None:
+    @property
+    def keeps_summaries(self) -> bool:
+        return self._entries is not None
+
+    def keep_summary(self, key: str, summary: FileSummary, entry: bytes | None = None) -> None:
         if self._entries is not None and self._make(self._entries.summaries):
-            self._entries.put_summary(key, summary)
+            self._entries.put_summary(key, summary, entry)

@@ -56,6 +56,7 @@ _RECORD_FORMAT = 3
 RUNS = "runs"  # the records' directory within the cache
 RECORD = re.compile(r"[0-9a-f]{8}\.json")  # a record's name, its command's CRC-32: what clean.py removes there
 _MISSING = b"\xff" * STAMP.size  # no stat can pack to this: its size and inode would both be 2**64 - 1
+_UNSTATED = b"\xfe" * STAMP.size  # nor to this, nor is it _MISSING: a file recorded so never matches
 
 
 class Run(NamedTuple):
@@ -83,6 +84,7 @@ class Record:
         self._config_path = options.config_path
         self._stats: dict[str, bytes] = {}
         self._inputs: list[str] = []
+        self._deferred: set[str] = set()
         self._root = str(project.root).rstrip(os.sep) + os.sep
 
     def read(self) -> Run | None:
@@ -109,14 +111,30 @@ class Record:
             return None
         return Run(findings, tuple(warnings), count, unjudged)
 
-    def stat_inputs(self, discovery: Discovery) -> None:
+    def stat_inputs(self, discovery: Discovery, scanned_first: bool = False) -> None:
         """Stat every input of the run now, before the analysis reads anything: a file that changes while it
         runs then fails the next replay, instead of the record pairing its new stat with findings about its
         old text. ``directory`` must exist by then, since making the cache changes the stat of the directory
-        that holds it (the project root)."""
+        that holds it (the project root).
+
+        ``scanned_first``: the first thing to read each discovered file is the prefilter's scan, and it stats
+        the file as it opens it (``note``), before reading it: that stat serves here, and the main process
+        does not take another (a third of a cold check's own work on SGLang's tree). A discovered file the
+        scan could not stat is recorded as never matching, so its next run does not replay."""
         self._inputs = _inputs(discovery, self._given, self._config_path)
+        self._deferred = {f.path for f in discovery.files} if scanned_first else set()
         for path in self._inputs:
-            self._stat(path)
+            if path not in self._deferred:
+                self._stat(path)
+
+    def defers(self, path: str) -> bool:
+        """Whether ``path``'s stat is left to the scan that reads it (``stat_inputs``), and not taken yet."""
+        return path in self._deferred and path not in self._stats
+
+    def note(self, path: str, packed: Stamp) -> None:
+        """The stat the scan took of a file as it opened it, before reading it."""
+        if self.defers(path):
+            self._stats[path] = packed
 
     def _stat(self, path: str) -> bytes:
         """``path``'s stat, taken once per run: a miss has stat the inputs it compared already, and all of
@@ -144,7 +162,7 @@ class Record:
         from ppaux_lint.cache.codec import encode
 
         record = {"command": self._command, "paths": [self._relative(path) for path in self._inputs],
-                  "stats": binascii.b2a_base64(b"".join(self._stats[path] for path in self._inputs),
+                  "stats": binascii.b2a_base64(b"".join(self._stats.get(path, _UNSTATED) for path in self._inputs),
                                                newline=False).decode(),
                   "warnings": list(run.warnings), "files_checked": run.files_checked, "unjudged": run.unjudged,
                   "findings": encode(run.findings)}
@@ -179,8 +197,13 @@ def _inputs(discovery: Discovery, given: list[Path], config_path: Path | None) -
     """Every path whose stat the run's findings depend on (see the module docstring)."""
     root = str(discovery.root)
     directories: set[str] = set(discovery.looked_in)
+    climbed: set[str] = set()
     for start in (*discovery.looked_in, *(os.path.abspath(p) for p in given)):
-        directories.update(_ancestors_within(start, root))
+        for directory in _ancestors_within(start, root):
+            if directory in climbed:
+                break  # and so are its ancestors, climbed from it before
+            climbed.add(directory)
+    directories |= climbed
     # Only those that exist: one that appears changes its directory's stat, which is recorded already.
     named = [path for d in sorted(directories) for name in (PYPROJECT, GITIGNORE)
              if os.path.lexists(path := os.path.join(d, name))]

@@ -79,6 +79,11 @@ class ScanIndex:
             self._sets.append(tokens)
         return self._set_ids[tokens]
 
+    @property
+    def empty(self) -> bool:
+        """Whether no file is known: every lookup would miss."""
+        return not self._files
+
     def lookup(self, path: str, stamp: Stamp, tokens: frozenset[str]) -> bool | None:
         """Whether the unchanged file contains any of ``tokens``; None when that is not known."""
         entry = self._known(path, stamp)

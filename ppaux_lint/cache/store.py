@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
@@ -24,7 +24,7 @@ from ppaux_lint.project.discover import SourceFile
 from ppaux_lint.scan import lookahead
 from ppaux_lint.scan.prefilter import encoded, searchable
 from ppaux_lint.scan.search import searcher
-from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.fileio import read_regular_file_stat
 from ppaux_lint.support.workers import ChildFailed, Failed, Workers, in_child
 
 if TYPE_CHECKING:
@@ -57,8 +57,11 @@ class Disk(Protocol):
     def summary(self, key: str, source: SourceFile) -> FileSummary | None:
         """The summary kept under ``key``, if it is ``source``'s."""
 
-    def keep_summary(self, key: str, summary: FileSummary) -> None:
-        """Keep ``summary`` under ``key`` for later runs."""
+    keeps_summaries: bool  # whether summaries are kept: then the workers that make them encode their entries
+
+    def keep_summary(self, key: str, summary: FileSummary, entry: bytes | None = None) -> None:
+        """Keep ``summary`` under ``key`` for later runs; ``entry`` is what ``summary_entry`` makes of it, when
+        the worker that made the summary encoded it already."""
 
 
 class SummaryStore:
@@ -110,11 +113,12 @@ class SummaryStore:
             results = _scan_in_workers(self._workers, paths, tokens, record, graph)
         else:
             results = _scan_paths(paths, tokens, record, graph)[0]
-        for (source, stat), (hit, found, data) in zip(todo, results, strict=True):
+        for (source, stat), (hit, found, data, opened) in zip(todo, results, strict=True):
             if hit is None or hit:
                 hits.append(source)
             if hit:
                 self._bytes[source.path] = data  # it will be summarized or searched again: read it once
+            stat = stat or opened  # the disk's, taken before the read; else the read's own, as it opened it
             if stat is not None and hit is not None:
                 disk.remember_scan(source.path, stat, tokens, found)
         return hits
@@ -142,7 +146,7 @@ class SummaryStore:
             data = self._bytes.pop(key, self.overlays.get(key))
             if data is None:
                 try:
-                    data = _read(source.path)
+                    data = _read(source.path)[0]
                 except OSError as exc:
                     out[key] = self.summaries[key] = _unreadable(source, exc)
                     continue
@@ -152,61 +156,70 @@ class SummaryStore:
                 out[key] = self.summaries[key] = cached
             else:
                 misses.append((source, data, cache_key))
-        for (source, _, cache_key), summary in zip(misses, self._parse([(s, d) for s, d, _ in misses]), strict=True):
+        kept = [source.path not in self.overlays for source, _, _ in misses]  # an overlay is one moment of an edit
+        parsed = self._parse([(s, d) for s, d, _ in misses], encode=self._disk.keeps_summaries and any(kept))
+        for (source, _, cache_key), keep, (summary, entry) in zip(misses, kept, parsed, strict=True):
             out[source.path] = self.summaries[source.path] = summary
-            if not _is_crash(summary) and source.path not in self.overlays:
-                # (a crash may be transient, an OOM kill; an overlay is one moment of an edit)
-                self._disk.keep_summary(cache_key, summary)
+            if keep and not _is_crash(summary):  # (a crash may be transient, an OOM kill)
+                self._disk.keep_summary(cache_key, summary, entry)
         return out
 
-    def _parse(self, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+    def _parse(self, work: list[tuple[SourceFile, bytes]], encode: bool) -> list[Parsed]:
         """Parse outside this process where forking is cheap, so that a parser crash on one hostile
         file becomes that file's PPA000 instead of the end of the run; in parallel when there is
-        enough work to share, else in one child of its own (workers.py says why, and how each starts)."""
+        enough work to share, else in one child of its own (workers.py says why, and how each starts).
+        With ``encode``, each summary comes with its cache entry, made by the process that parsed it: on a
+        cold run, encoding was as much of this process's time as the rest of its part in parsing."""
         if not work:
             return []
+        task = partial(_summarize_chunk, encode=encode)
         if not self.isolate:
-            return _summarize_chunk(work)
+            return task(work)
         try:
             if len(work) < PARALLEL_MIN_FILES and not self._workers.running:
                 try:
-                    return in_child(_summarize_chunk, work, PARSE_TIMEOUT)
+                    return in_child(task, work, PARSE_TIMEOUT)
                 except ChildFailed:
-                    return [isolated_summary(item) for item in work]
-            return _parse_in_workers(self._workers, work)
+                    return [(isolated_summary(item), None) for item in work]
+            return _parse_in_workers(self._workers, work, task)
         except OSError:  # no child could start (a process limit): parse here, without the crash isolation
-            return _summarize_chunk(work)
+            return task(work)
 
     def close(self) -> None:
         """The analysis is over: stop its workers (a later load of a module starts a pool for itself)."""
         self._workers.close()
 
 
-Scanned = tuple[bool | None, frozenset[str], bytes]
-_MISS: Scanned = (False, frozenset(), b"")  # one object for every miss: a worker's answer pickles it once
+# Whether it holds a token (None: unreadable), which ones (when recorded), its bytes (a hit's), and its stamp as
+# the read opened it (when recorded: the scan index and the run's record take it, see replay.stat_inputs)
+Scanned = tuple["bool | None", frozenset[str], bytes, "Stamp | None"]
+_MISS: Scanned = (False, frozenset(), b"", None)  # one object for every unrecorded miss: pickled once
 
 
 def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool,
                 graph: lookahead.Graph | None) -> tuple[list[Scanned], lookahead.Graph | None]:
     """For each file: whether it contains a token (None if unreadable), which tokens it contains when
-    ``record`` asks (for the scan cache; an empty set otherwise), and its bytes when it has any; and
-    ``graph``, with the lookahead edges of every file read added (a worker's copy goes back to the parent)."""
+    ``record`` asks (for the scan cache; an empty set otherwise), its bytes when it has any, and its stamp as
+    it was opened when ``record`` asks; and ``graph``, with the lookahead edges of every file read added (a
+    worker's copy goes back to the parent)."""
+    from ppaux_lint.cache.scan_index import stamp
+
     contains_any = searcher(encoded(tokens))
     each = [(t, t.encode("utf-8")) for t in tokens] if record else []
     out: list[Scanned] = []
     for path in paths:
         try:
-            data = _read(path)
+            data, status = _read(path)
         except OSError:
-            out.append((None, frozenset(), b""))
+            out.append((None, frozenset(), b"", None))
             continue
         text = searchable(data)  # its bytes, unless a coding cookie names another codec than UTF-8
         if graph is not None:
             lookahead.add_edges(text, graph)
         if contains_any(text):
-            out.append((True, frozenset(t for t, raw in each if raw in text), data))
+            out.append((True, frozenset(t for t, raw in each if raw in text), data, stamp(status) if record else None))
         else:
-            out.append(_MISS)
+            out.append((False, frozenset(), b"", stamp(status)) if record else _MISS)
     return out, graph
 
 
@@ -233,9 +246,10 @@ def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str],
     return out
 
 
-def _read(path: str) -> bytes:
-    """A regular file's bytes: a FIFO swapped in after discovery is an OSError, not a read that never ends."""
-    return read_regular_file(path)
+def _read(path: str) -> tuple[bytes, os.stat_result]:
+    """A regular file's bytes, and its stat as it was opened: a FIFO swapped in after discovery is an OSError,
+    not a read that never ends."""
+    return read_regular_file_stat(path)
 
 
 def _failed(source: SourceFile, reason: str) -> FileSummary:
@@ -258,20 +272,28 @@ def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
         return _failed(source, f"internal error while summarizing: {type(exc).__name__}: {exc}")
 
 
-def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
-    return [_summarize_one(item) for item in chunk]
+Parsed = tuple[FileSummary, "bytes | None"]  # a summary, and its cache entry when asked for (summaries.py)
 
 
-def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]]) -> list[FileSummary]:
+def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]], encode: bool = False) -> list[Parsed]:
+    summaries = [_summarize_one(item) for item in chunk]
+    if not encode:
+        return [(summary, None) for summary in summaries]
+    from ppaux_lint.cache.summaries import summary_entry
+
+    return [(summary, None if _is_crash(summary) else summary_entry(summary)) for summary in summaries]
+
+
+def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]],
+                      task: Callable[[list[tuple[SourceFile, bytes]]], list[Parsed]]) -> list[Parsed]:
     """Parse in worker processes; a chunk whose worker dies is redone file by file, each alone, so the one
     file that crashes the parser becomes a PPA000 and the others still get summaries."""
     chunks = _chunks([len(data) for _, data in work], workers.jobs)
-    out: list[FileSummary | None] = [None] * len(work)
-    for chunk, result in zip(chunks, workers.map(_summarize_chunk, [[work[i] for i in c] for c in chunks]),
-                             strict=True):
-        done = result if not isinstance(result, Failed) else [isolated_summary(work[i]) for i in chunk]
-        for index, summary in zip(chunk, done, strict=True):
-            out[index] = summary
+    out: list[Parsed | None] = [None] * len(work)
+    for chunk, result in zip(chunks, workers.map(task, [[work[i] for i in c] for c in chunks]), strict=True):
+        done = result if not isinstance(result, Failed) else [(isolated_summary(work[i]), None) for i in chunk]
+        for index, parsed in zip(chunk, done, strict=True):
+            out[index] = parsed
     return out  # type: ignore[return-value]  # every index is in exactly one chunk
 
 

@@ -14,7 +14,7 @@ An internal of the cache's owner (``owner.py``), which makes the directory befor
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import functools
 import json
 import re
 from pathlib import Path
@@ -26,6 +26,11 @@ from ppaux_lint.facts import summary as summary_module
 from ppaux_lint.facts.summary import SUMMARY_FORMAT, FileSummary
 from ppaux_lint.support.fileio import atomic_write, read_regular_file
 
+try:  # the module hashlib takes blake2b from: importing hashlib also loads OpenSSL, 3 ms of every run
+    from _blake2 import blake2b
+except ImportError:  # an interpreter without it (not CPython)
+    from hashlib import blake2b
+
 if TYPE_CHECKING:
     from ppaux_lint.project.discover import SourceFile
 
@@ -36,16 +41,26 @@ VERSIONED = re.compile(r"[0-9][\w.+!-]*-[0-9]+")
 SCAN, SUMMARIES = "scan.json", "summaries"
 ENTRY = re.compile(r"[0-9a-f]{32}\.json")
 
-SUMMARY_CODEC = codec.Codec(value for value in vars(summary_module).values()
-                            if isinstance(value, type) and dataclasses.is_dataclass(value))
-"""Reads back exactly the summary model's records, and nothing else."""
+
+
+@functools.cache
+def summary_codec() -> codec.Codec:
+    """Reads back exactly the summary model's records, and nothing else. Made on the first read: a cold run
+    reads no summary, and making it is most of this module's import."""
+    return codec.Codec(value for value in vars(summary_module).values()
+                       if isinstance(value, type) and dataclasses.is_dataclass(value))
 
 
 def content_key(data: bytes, path: str, module: str, is_package: bool, config_key: str) -> str:
-    digest = hashlib.blake2b(data, digest_size=16)
+    digest = blake2b(data, digest_size=16)
     digest.update(f"\0{path}\0{module}\0{is_package}\0{config_key}\0{SUMMARY_FORMAT}".encode("utf-8",
                                                                                             "surrogateescape"))
     return digest.hexdigest()
+
+
+def summary_entry(summary: FileSummary) -> bytes:
+    """What a summary's entry holds."""
+    return json.dumps(codec.encode(summary), separators=(",", ":")).encode()
 
 
 class Entries:
@@ -67,7 +82,7 @@ class Entries:
         miss."""
         try:
             raw = read_regular_file(self.summaries / f"{key}.json")
-            value = SUMMARY_CODEC.decode(json.loads(raw))
+            value = summary_codec().decode(json.loads(raw))
         except (OSError, ValueError, RecursionError):
             return None
         if not isinstance(value, FileSummary) or value.format != SUMMARY_FORMAT:
@@ -75,8 +90,9 @@ class Entries:
         return value if (value.path, value.module, value.is_package) == (
             source.path, source.module, source.is_package) else None
 
-    def put_summary(self, key: str, summary: FileSummary) -> None:
-        atomic_write(self.summaries / f"{key}.json", json.dumps(codec.encode(summary), separators=(",", ":")).encode())
+    def put_summary(self, key: str, summary: FileSummary, entry: bytes | None = None) -> None:
+        """``entry``: ``summary_entry(summary)``, when the process that made the summary encoded it already."""
+        atomic_write(self.summaries / f"{key}.json", entry if entry is not None else summary_entry(summary))
 
     def load_scan(self) -> dict[str, Any]:
         try:

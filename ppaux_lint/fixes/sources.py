@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ppaux_lint.facts.summarize.syntax import blocks
 from ppaux_lint.fixes.syntax import plain_dotted
 from ppaux_lint.support.encoding import source_encoding
 
@@ -80,8 +81,7 @@ def _class_defs(body: list[ast.stmt]) -> Iterable[ast.ClassDef]:
         for node in stack.pop():
             if isinstance(node, ast.ClassDef):
                 yield node
-            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                block = getattr(node, name, None)
-                if isinstance(block, list) and block and isinstance(block[0], (ast.stmt, ast.excepthandler,
-                                                                              ast.match_case)):
+            for name in blocks(type(node)):
+                block = getattr(node, name)
+                if block:
                     stack.append(block)

@@ -18,9 +18,10 @@ _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_ext
 def plain_dotted(node: ast.expr | None) -> str:
     """``summarize.dotted``, except that a subscript names nothing: to the fixes ``Tensor[...]`` is not the
     class ``Tensor``, just as a subscripted annotation names no class to the summaries."""
-    if node is None or any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
-        return ""
-    return dotted(node)
+    head = node
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    return dotted(node) if isinstance(head, ast.Name) else ""  # only a plain chain names something
 
 
 def is_none(node: ast.expr | None) -> bool:

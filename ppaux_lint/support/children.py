@@ -153,6 +153,8 @@ class Child:
 
     @classmethod
     def _fork(cls, task: Task | None) -> Child:
+        import pickle  # noqa: F401 - here, once, rather than in every child it is forked into
+
         owner = os.getpid()
         path = standard_library_path()  # here: computing it may import, which the child must not do first
         tasks_read, tasks_write = os.pipe()

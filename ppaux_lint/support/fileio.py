@@ -20,6 +20,12 @@ TEMPORARY_MARK = ".ppaux-lint."
 def read_regular_file(path: str | Path) -> bytes:
     """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
     never end; O_NONBLOCK keeps even the open from waiting for a FIFO's writer."""
+    return read_regular_file_stat(path)[0]
+
+
+def read_regular_file_stat(path: str | Path) -> tuple[bytes, os.stat_result]:
+    """``read_regular_file``, with the file's stat as it was opened, before it was read: what a cache that
+    trusts stats must pair with what it learns from the bytes."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         status = os.fstat(fd)
@@ -31,11 +37,11 @@ def read_regular_file(path: str | Path) -> bytes:
         # read on a network file system, a /proc file that says 0) reads on to the end.
         data = os.read(fd, status.st_size + 1)
         if len(data) == status.st_size:
-            return data
+            return data, status
         parts = [data]
         while more := os.read(fd, _READ_SIZE):
             parts.append(more)
-        return b"".join(parts)
+        return b"".join(parts), status
     finally:
         os.close(fd)
 

@@ -133,7 +133,7 @@ class Failure(Exception):
 
 def check_one(data: bytes, scratch: Path, deep: bool) -> None:
     from ppaux_lint.cache import codec
-    from ppaux_lint.cache.summaries import SUMMARY_CODEC
+    from ppaux_lint.cache.summaries import summary_codec
     from ppaux_lint.facts.summarize import summarize_source
     from ppaux_lint.index.project_index import ProjectIndex
     from ppaux_lint.project.config import Config
@@ -159,7 +159,7 @@ def check_one(data: bytes, scratch: Path, deep: bool) -> None:
         with open(source.path, "rb") as handle:
             raw = handle.read()
         summary = summarize_source(raw, source.path, source.module, source.is_package)
-        if SUMMARY_CODEC.decode(json.loads(json.dumps(codec.encode(summary)))) != summary:
+        if summary_codec().decode(json.loads(json.dumps(codec.encode(summary)))) != summary:
             raise Failure("summary does not survive the cache codec")
         if pickle.loads(pickle.dumps(summary)) != summary:
             raise Failure("summary does not survive pickle")

@@ -22,7 +22,7 @@ from ppaux_lint import __version__
 from ppaux_lint.cache import codec
 from ppaux_lint.cache.directory import CACHE_DIR_NAME
 from ppaux_lint.cache.scan_index import RESCAN_COST
-from ppaux_lint.cache.summaries import SUMMARY_CODEC
+from ppaux_lint.cache.summaries import summary_codec
 from ppaux_lint.facts.summary import SUMMARY_FORMAT, FileSummary
 
 from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, copy_fixture, key, run, write_tree
@@ -275,7 +275,7 @@ def test_two_runs_at_once_agree_and_leave_a_readable_cache(project: Path) -> Non
     entries = _entries(project)
     assert entries and not list((project / CACHE_DIR_NAME).rglob("*.tmp"))
     for entry in entries:
-        summary = SUMMARY_CODEC.decode(json.loads(entry.read_bytes()))
+        summary = summary_codec().decode(json.loads(entry.read_bytes()))
         assert isinstance(summary, FileSummary) and summary.format == SUMMARY_FORMAT, entry
     assert json.loads((_cache_dir(project) / "scan.json").read_text())["files"]
     with chdir(project):
@@ -316,7 +316,7 @@ def test_codec_rejects_what_it_did_not_write() -> None:
                   {"!": "Span", "line": 1.5, "column": 1, "end_line": 1, "end_column": 1},
                   {"!": "Span", "line": 1, "column": 1, "end_line": 1}, {"a": 1}, {"!": None}, {"!": ["x"]}):
         with pytest.raises(codec.DecodeError):
-            SUMMARY_CODEC.decode(value)
+            summary_codec().decode(value)
 
 
 def _rmtree(path: Path) -> None:

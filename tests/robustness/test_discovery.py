@@ -96,7 +96,7 @@ def test_an_unreadable_file_is_a_ppa000(tmp_path: Path, monkeypatch: pytest.Monk
     root = _project(tmp_path, **{"pkg/secret.py": BROKEN_OUTPUT})
     real = store._read
 
-    def denied(path: str) -> bytes:
+    def denied(path: str) -> tuple[bytes, os.stat_result]:
         if path.endswith("secret.py"):
             raise PermissionError(13, "Permission denied", path)
         return real(path)

@@ -290,3 +290,50 @@ def test_a_file_edited_while_the_analysis_runs_is_analysed_again(root: Path, mon
     check(root)
     monkeypatch.undo()
     assert not check(root).replayed
+
+
+def test_a_file_edited_right_after_the_cold_scan_read_it_is_analysed_again(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a cold run the record takes each file's stat from the scan, as the scan opened the file, before it
+    read it (``Record.stat_inputs``): an edit landing just after that read fails the next replay."""
+    from ppaux_lint.cache import store
+
+    real = store._read
+    edited: list[str] = []
+
+    def read_then_edit(path: str) -> tuple[bytes, os.stat_result]:
+        read = real(path)
+        if path.endswith("broken.py") and not edited:
+            edited.append(path)
+            _touch(Path(path), BROKEN_OUTPUT.replace("class Broken", "class Edited"))
+        return read
+
+    monkeypatch.setattr(store, "_read", read_then_edit)
+    first = check(root)
+    monkeypatch.undo()
+    assert edited and {f.symbol.rsplit(".", 1)[-1] for f in first.findings if f.code == "PPA001"} >= {"Broken"}
+    second = check(root)
+    assert not second.replayed
+    assert "Edited" in {f.symbol.rsplit(".", 1)[-1] for f in second.findings if f.code == "PPA001"}
+
+
+def test_a_file_the_cold_scan_could_not_read_never_replays(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan took no stat of a file it could not open, so the record holds one that matches nothing, and
+    the file, readable again, is analysed rather than replayed as unreadable."""
+    from ppaux_lint.cache import store
+
+    real = store._read
+
+    def denied(path: str) -> tuple[bytes, os.stat_result]:
+        if path.endswith("broken.py"):
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(store, "_read", denied)
+    first = check(root)
+    monkeypatch.undo()
+    assert any(f.code == "PPA000" and f.path.endswith("broken.py") for f in first.findings)
+    second = check(root)
+    assert not second.replayed
+    assert {f.code for f in second.findings if f.path.endswith("broken.py")} == {"PPA001"}
+    assert check(root).replayed  # and once stat before a read, it replays again

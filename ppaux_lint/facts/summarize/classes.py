@@ -19,6 +19,7 @@ from ppaux_lint.facts.summarize.syntax import (
     SCOPES,
     TRY_STATEMENTS,
     Scope,
+    blocks,
     called_name,
     dotted,
     is_none,
@@ -175,8 +176,10 @@ def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt,
             else:
                 yield stmt, target  # type: ignore[misc]
         if nested or not isinstance(stmt, SCOPES):
-            stack.extend(reversed([child for child in ast.iter_child_nodes(stmt)
-                                   if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case))]))
+            children: list[ast.AST] = []
+            for field in blocks(type(stmt)):  # all the children it enters, without visiting every expression
+                children.extend(getattr(stmt, field))
+            stack.extend(reversed(children))
 
 
 def _is_name(node: ast.AST, name: str) -> bool:

@@ -1,9 +1,9 @@
 """How a method returns: the mapping ``to_pp_tensors`` builds, the object ``from_pp_tensors`` constructs.
 
 Produces ``MethodSummary.returns`` (``ReturnFact``, with the ``KeyFact`` and
-``ValueFact`` of a returned dict) and ``MethodSummary.is_generator``. One walk
-of the body finds both, since a ``yield`` anywhere changes what every
-``return`` means. Values are judged in ``values``, falling off the end in ``flow``.
+``ValueFact`` of a returned dict) and ``MethodSummary.is_generator``, since a
+``yield`` anywhere changes what every ``return`` means: the returns are found among
+the body's statements, a ``yield`` by a walk of every node only in a file that spells one. Values are judged in ``values``, falling off the end in ``flow``.
 A conditional expression is followed into its branches, since each is a value the
 method can return (``return {"a": t} if t is not None else {}``), and so are the operands of
 ``or`` and ``and`` that can be the result, each marked with when it is (``return self._live() or {}``
@@ -21,7 +21,7 @@ from functools import partial
 
 from ppaux_lint.facts.summarize.built import SEQUENCES, Locals
 from ppaux_lint.facts.summarize.flow import can_fall_through
-from ppaux_lint.facts.summarize.syntax import dotted, is_none, source, walk_scope
+from ppaux_lint.facts.summarize.syntax import dotted, is_none, source, walk_scope, walk_statements
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import LocalNames, key_fact, keyword_key, value_fact
 from ppaux_lint.facts.summarize.values import receiver as receiver_of
@@ -39,12 +39,12 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     is_generator = False
     receiver = receiver_of(node)
     built = Locals(node.body, receiver, positions, names)
-    for child in walk_scope(node.body):
-        if isinstance(child, (ast.Yield, ast.YieldFrom)):
-            is_generator = True
-        elif isinstance(child, ast.Return):
+    for child in walk_statements(node.body):  # a return is a statement: no expression needs a visit for it
+        if isinstance(child, ast.Return):
             local = partial(built.fact, child)
             facts.extend(_Returned(receiver, positions, local, names).facts(child.value, positions.span(child)))
+    if "yield" in positions.text:  # a yield is an expression, anywhere: looked for only where the file has one
+        is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
     if can_fall_through(node.body):
         facts.append(ReturnFact("none", positions.name_span(node), implicit=True))
     return tuple(facts), is_generator
