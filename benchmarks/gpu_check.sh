@@ -91,7 +91,7 @@ for transport in ("local", "dist", "torchrun"):
             bad += 1
             print(f"{transport}: {row['symbol']}: {row['status']} on {row['device']} ({row['message']})")
     print(f"{transport}: {len(rows)} classes, {sum(r['status'] == 'pass' for r in rows)} pass")
-# On CUDA the driven rows are driven in bfloat16 and float16 too (runtime/drive.py): a passing driven row
+# On CUDA the driven rows are driven in bfloat16 and float16 too (runtime/driving/drive.py): a passing driven row
 # names those drives, so a half-precision path that was skipped would show here.
 for row in json.loads((out / "sample-cuda-local.json").read_text()):
     if row["example"].startswith("driven") and row["status"] == "pass" and "bfloat16" not in row["message"]:

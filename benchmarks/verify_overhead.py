@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ppaux_lint.runtime.roundtrip import Steps, receive_half, send_half
-from ppaux_lint.runtime.transport import local_transfer
+from ppaux_lint.runtime.sending.roundtrip import Steps, receive_half, send_half
+from ppaux_lint.runtime.sending.transport import local_transfer
 
 
 @dataclass

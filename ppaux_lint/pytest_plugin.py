@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ppaux_lint.runtime.helpers import CHOICES as HELPERS_CHOICES
-from ppaux_lint.runtime.plan import DEFAULT_TIMEOUT
+from ppaux_lint.runtime.run.plan import DEFAULT_TIMEOUT
+from ppaux_lint.runtime.terms.helpers import CHOICES as HELPERS_CHOICES
 
 if TYPE_CHECKING:
-    from ppaux_lint.runtime.plan import Plan
-    from ppaux_lint.runtime.results import VerifyResult
-    from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
-    from ppaux_lint.runtime.verify import Session
+    from ppaux_lint.runtime.run.plan import Plan
+    from ppaux_lint.runtime.run.verify import Session
+    from ppaux_lint.runtime.terms.results import VerifyResult
+    from ppaux_lint.runtime.terms.targets import ClassRef, VerifyTarget
 
 MARKER = "ppaux_verify"
 GROUP = "ppaux-verify"  # the collector between a file and its rows, and the middle of every row's node id
@@ -168,7 +168,7 @@ class _Verify:
         Given no paths, pytest collects its ``testpaths``, which often leave out the sources (``tests`` only);
         the classes are then looked for in the whole project, as ``ppaux-lint verify`` at its root would.
         """
-        from ppaux_lint.runtime.plan import plan_verify
+        from ppaux_lint.runtime.run.plan import plan_verify
         from ppaux_lint.support.errors import UsageError
 
         option = self.config.getoption
@@ -309,7 +309,7 @@ class VerifyItem(pytest.Item):
         self.add_marker(MARKER)
 
     def setup(self) -> None:
-        from ppaux_lint.runtime.results import ERROR, SKIP
+        from ppaux_lint.runtime.terms.results import ERROR, SKIP
 
         self.verdict = self.config.pluginmanager.get_plugin(_PLUGIN).run(self.target)
         self.user_properties += [("device", self.verdict.device), ("transport", self.verdict.transport),
@@ -320,7 +320,7 @@ class VerifyItem(pytest.Item):
             pytest.skip(self.verdict.message)
 
     def runtest(self) -> None:
-        from ppaux_lint.runtime.results import FAIL
+        from ppaux_lint.runtime.terms.results import FAIL
 
         if self.verdict.status == FAIL:
             raise RowVerdict(self.verdict.message)

@@ -10,14 +10,21 @@ that the top level holds only packages and the three entry modules; and that eac
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 
 grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter, in the dev extra")
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ppaux_lint"
 TOP_LEVEL_MODULES = {"__init__.py", "__main__.py", "pytest_plugin.py"}  # the package, python -m, pytest11
+RUNTIME = "ppaux_lint.runtime"
 
 
 def cycles(graph) -> list[list[str]]:
@@ -86,14 +93,34 @@ def test_the_top_level_holds_only_packages_and_the_entry_modules() -> None:
     assert modules == TOP_LEVEL_MODULES
 
 
+def runtime_floors() -> list[str]:
+    """The sub-packages and modules of ``runtime/`` on the floors of its layers contract, top to bottom."""
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = (c for c in config["tool"]["importlinter"]["contracts"] if c.get("containers") == [RUNTIME])
+    return [part.strip() for floor in contract["layers"] for part in floor.split("|")]
+
+
+def test_every_module_of_the_runtime_stands_on_one_of_its_floors() -> None:
+    """A module added beside the sub-packages would be on no floor of the contract, so nothing would hold its
+    imports: every one of them belongs in the sub-package that does what it does (issue 34)."""
+    runtime = PACKAGE / "runtime"
+    parts = {p.stem for p in runtime.glob("*.py") if p.name != "__init__.py"}
+    parts |= {p.name for p in runtime.iterdir() if (p / "__init__.py").is_file()}
+    assert parts == set(runtime_floors())
+
+
 def floors() -> list[Path]:
-    return sorted(p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
+    """The packages of ``ppaux_lint/``, and the runtime's sub-packages but ``stand_ins``, whose modules are
+    SGLang's, stood in."""
+    packages = [p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()]
+    runtime = [PACKAGE / "runtime" / part for part in runtime_floors() if part not in ("stand_ins", "core")]
+    return sorted(packages + runtime)
 
 
-@pytest.mark.parametrize("floor", floors(), ids=lambda p: p.name)
+@pytest.mark.parametrize("floor", floors(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_each_floor_says_what_it_takes_gives_and_never_imports(floor: Path) -> None:
     doc = ast.get_docstring(ast.parse((floor / "__init__.py").read_text(encoding="utf-8"))) or ""
     words = doc.lower()
     assert all(word in words for word in ("take", "give", "never")), (
-        f"{floor.name}/__init__.py's docstring must say what the stage takes, what it gives, and what it must "
-        f"never import")
+        f"{floor.relative_to(PACKAGE).as_posix()}/__init__.py's docstring must say what the stage takes, what it "
+        f"gives, and what it must never import")

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ppaux_lint.runtime.helpers import CHOICES as HELPERS_CHOICES
-from ppaux_lint.runtime.plan import DEFAULT_TIMEOUT, VerifyUsageError
+from ppaux_lint.runtime.run.plan import DEFAULT_TIMEOUT, VerifyUsageError
+from ppaux_lint.runtime.terms.helpers import CHOICES as HELPERS_CHOICES
 from ppaux_lint.support.command import guarded
 
 if TYPE_CHECKING:
-    from ppaux_lint.runtime.plan import Plan
-    from ppaux_lint.runtime.results import VerifyResult
+    from ppaux_lint.runtime.run.plan import Plan
+    from ppaux_lint.runtime.terms.results import VerifyResult
 
 
 @click.command("verify")
@@ -68,12 +68,12 @@ def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: 
 def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,
             strict: bool, timeout: float | None, config_path: Path | None, helpers: str | None,
             explore: int | None, seed: int | None, attn_tp_size: int | None) -> int:
-    from ppaux_lint.runtime.launch import Launch
+    from ppaux_lint.runtime.torchrun.launch import Launch
 
     launch = Launch.from_env(os.environ) if transport == "dist" else None
 
     def plan() -> Plan:
-        from ppaux_lint.runtime.plan import plan_verify
+        from ppaux_lint.runtime.run.plan import plan_verify
 
         if junit_xml is not None and (launch is None or launch.rank == 0) and not junit_xml.resolve().parent.is_dir():
             raise VerifyUsageError(f"--junit-xml: cannot write {junit_xml}: its directory does not exist")
@@ -91,8 +91,8 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
         return _report(planned, results, output_format, junit_xml, strict)
 
     show = output_format == "full" and sys.stderr.isatty()
-    if launch is not None:  # started by torchrun: its ranks are the stages (see runtime/launch.py)
-        from ppaux_lint.runtime.launch import run_launched
+    if launch is not None:  # started by torchrun: its ranks are the stages (see runtime/torchrun/launch.py)
+        from ppaux_lint.runtime.torchrun.launch import run_launched
 
         return run_launched(launch, plan, report, lambda targets, run: _with_progress(targets, show, run), device)
     planned = plan()
@@ -102,8 +102,8 @@ def _verify(paths: list[Path], device: str, transport: str, output_format: str, 
 def _report(plan: Plan, results: list[VerifyResult], output_format: str, junit_xml: Path | None,
             strict: bool) -> int:
     """Print the results, write the JUnit report, and return the exit code."""
-    from ppaux_lint.runtime.report import render_json, render_table, write_junit
-    from ppaux_lint.runtime.results import exit_code
+    from ppaux_lint.runtime.run.report import render_json, render_table, write_junit
+    from ppaux_lint.runtime.terms.results import exit_code
 
     if output_format == "json":
         click.echo(render_json(results), nl=False)

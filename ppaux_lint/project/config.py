@@ -34,7 +34,7 @@ DEFAULT_HELPER_MODULES = (
     "ppaux_lint.runtime",
     "ppaux_lint.runtime.core",
 )
-# Whose PP helpers judge a verify run (``--helpers``, ``[tool.ppaux-lint.verify] helpers``; runtime/helpers.py
+# Whose PP helpers judge a verify run (``--helpers``, ``[tool.ppaux-lint.verify] helpers``; runtime/terms/helpers.py
 # says what each means). Here, not in the runtime, so that reading a config imports nothing of the runtime.
 HELPERS_CHOICES = ("auto", "bundled", "sglang")
 

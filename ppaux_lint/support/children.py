@@ -410,7 +410,7 @@ def _ignore_interrupts() -> None:
 def die_with_parent(owner: int) -> None:
     """Have the kernel SIGKILL this process when its parent, ``owner``, dies (Linux; elsewhere nothing
     happens); if it died already, before the request took hold, exit now (this process has another parent).
-    Also how verify's children tie themselves to their driver (``runtime/procs.py``)."""
+    Also how verify's children tie themselves to their driver (``runtime/guard/procs.py``)."""
     import ctypes
     import signal
 

@@ -106,7 +106,7 @@ def test_a_failing_round_trip_shows_the_test_s_line_and_the_error_not_ppaux_lint
     result.stdout.fnmatch_lines([
         ">       rebuilt = pp_round_trip(GoodOutput(torch.tensor([1.0, 2.0])), SwappingObserver())",
         "*",
-        "E       ppaux_lint.runtime.direct.RoundTripFailed: the rebuilt 'values' differs: values differ first at *; *",
+        "E       ppaux_lint.runtime.caller.direct.RoundTripFailed: the rebuilt 'values' differs: values differ first at *; *",
         "",
         "tests/test_acme.py:13: RoundTripFailed",
     ])

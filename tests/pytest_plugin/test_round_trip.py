@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from ppaux_lint.runtime import RoundTripFailed, round_trip  # noqa: E402
-from ppaux_lint.runtime.devices import DeviceError  # noqa: E402
+from ppaux_lint.runtime.terms.devices import DeviceError  # noqa: E402
 
 
 @dataclass

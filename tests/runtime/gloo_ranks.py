@@ -4,7 +4,7 @@ Two PP stages of ``attn_tp_size`` ranks each (2 or 4 processes): stage 0's atten
 stage 1's rank r with ``torch.distributed.send`` or ``isend``, a tensor whose numel divides by the size as
 its row r of ``reshape(attn_tp_size, -1)`` and any other whole; stage 1 receives into the matching row of a
 fresh buffer, all-gathers the rows over its own attention-TP group and reshapes them back. This is written
-from the behaviour the contract describes, independently of ``ppaux_lint.runtime.transport``, so that the
+from the behaviour the contract describes, independently of ``ppaux_lint.runtime.sending.transport``, so that the
 test can hold that module's rule against what torch really refuses. Nothing here is collected by pytest.
 """
 

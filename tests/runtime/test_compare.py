@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 numpy = pytest.importorskip("numpy")
 
-from ppaux_lint.runtime.compare import differences, flatten, tensor_difference  # noqa: E402
+from ppaux_lint.runtime.sending.compare import differences, flatten, tensor_difference  # noqa: E402
 
 
 @dataclass

@@ -104,7 +104,7 @@ def test_the_parent_and_the_outputs_are_not_blamed(rows):
 
 def test_only_observers_whose_after_sample_calls_sglangs_combiners_are_found(module_project, rows):
     from ppaux_lint.check.engine import analyze
-    from ppaux_lint.runtime.composites import composite_returners
+    from ppaux_lint.runtime.terms.composites import composite_returners
 
     analysis = analyze([str(module_project.root)])
     observers = [fqn for fqn, info in analysis.classes.items() if info.is_observer]

@@ -46,7 +46,7 @@ def rows(result):
 
 
 def test_devices_resolve():
-    from ppaux_lint.runtime.devices import resolve_device
+    from ppaux_lint.runtime.terms.devices import resolve_device
 
     assert resolve_device("auto") == resolve_device("cuda") == "cuda:0"
     assert resolve_device(f"cuda:{torch.cuda.device_count() - 1}") == f"cuda:{torch.cuda.device_count() - 1}"

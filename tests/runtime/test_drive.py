@@ -12,9 +12,8 @@ from .conftest import plugin_module
 
 torch = pytest.importorskip("torch")
 
-from ppaux_lint.runtime.batch_info import SamplingInfoStandIn, sampling_info  # noqa: E402
-from ppaux_lint.runtime.consume import Scene, consume, first_difference, snapshot  # noqa: E402
-from ppaux_lint.runtime.drive import (  # noqa: E402
+from ppaux_lint.runtime.driving.batch_info import SamplingInfoStandIn, sampling_info  # noqa: E402
+from ppaux_lint.runtime.driving.drive import (  # noqa: E402
     GREEDY,
     REAL_VOCAB,
     Drive,
@@ -24,7 +23,8 @@ from ppaux_lint.runtime.drive import (  # noqa: E402
     make_logits,
     run_sampler,
 )
-from ppaux_lint.runtime.roundtrip import Outcome, Steps  # noqa: E402
+from ppaux_lint.runtime.sending.consume import Scene, consume, first_difference, snapshot  # noqa: E402
+from ppaux_lint.runtime.sending.roundtrip import Outcome, Steps  # noqa: E402
 
 CPU = torch.device("cpu")
 
@@ -445,8 +445,8 @@ def test_explore_drives_the_observer_with_drawn_batches_and_shrinks(project, run
 
 
 def test_consume_raising_at_some_batches_fails_and_at_every_batch_is_said():
-    from ppaux_lint.runtime.examples import Example
-    from ppaux_lint.runtime.trip import _consume_verdict
+    from ppaux_lint.runtime.driving.examples import Example
+    from ppaux_lint.runtime.hosts.trip import _consume_verdict
 
     one, two = (Example(None, False, f"driven at batch {n}", Scene((n,))) for n in (1, 2))
     assert _consume_verdict([(one, ""), (two, "")]) == []

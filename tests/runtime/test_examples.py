@@ -16,7 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from ppaux_lint.runtime.examples import (  # noqa: E402
+from ppaux_lint.runtime.driving.examples import (  # noqa: E402
     HOW_TO_PROVIDE,
     ExampleFailed,
     ExampleUnavailable,

@@ -19,7 +19,7 @@ from .test_drive import CAPPED
 torch = pytest.importorskip("torch")
 pytest.importorskip("hypothesis")
 
-from ppaux_lint.runtime import explore  # noqa: E402 - after the skips: it needs torch and hypothesis
+from ppaux_lint.runtime.driving import explore  # noqa: E402 - after the skips: it needs torch and hypothesis
 
 B = "bugs.pairs."
 RUN = ("--device", "cpu", "--explore", "50", "--seed", "7")

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ppaux_lint.runtime.targets import ClassRef, VerifyTarget, targets_from_analysis
+from ppaux_lint.runtime.terms.targets import ClassRef, VerifyTarget, targets_from_analysis
 
 FACTORIES = '''
 import torch
@@ -116,7 +116,7 @@ def test_a_factory_class_is_taken_from_the_module_level_name_that_holds_it(plug)
     assert scaled.observer.exposed == ("plug.made:Scaled2",) and not scaled.observer.unimportable
     assert scaled.output.symbol == M + "Out"  # the static pass follows the factory to pair it
     assert scaled.producer.symbol == scaled.symbol
-    from ppaux_lint.runtime.loader import exposed_instance, load_class
+    from ppaux_lint.runtime.driving.loader import exposed_instance, load_class
 
     cls = load_class(scaled.observer)
     assert cls.__qualname__ == "make_observer.<locals>.Scaled" and cls is importlib.import_module("plug.made").Scaled2
@@ -124,7 +124,7 @@ def test_a_factory_class_is_taken_from_the_module_level_name_that_holds_it(plug)
 
 
 def test_an_instance_at_module_level_is_the_observer_driven_and_its_output_is_reached_through_it(plug):
-    from ppaux_lint.runtime.loader import exposed_instance, load_class, returned_type
+    from ppaux_lint.runtime.driving.loader import exposed_instance, load_class, returned_type
 
     observer = plug[M + "make_pair.<locals>.InnerObserver"]
     assert observer.observer.exposed == ("plug.made:OBSERVER",)
@@ -146,7 +146,7 @@ def test_a_class_no_module_level_name_reaches_is_a_skip_that_says_what_to_bind(p
 
 
 def test_a_name_that_holds_something_else_is_a_skip_not_an_error(plug):
-    from ppaux_lint.runtime.loader import Unimportable, exposed_instance, load_class
+    from ppaux_lint.runtime.driving.loader import Unimportable, exposed_instance, load_class
 
     wrong = ClassRef(M + "make_observer.<locals>.Scaled", "plug.made", "make_observer.<locals>.Scaled",
                      exposed=("plug.made:OBSERVER",))

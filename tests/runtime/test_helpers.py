@@ -21,7 +21,7 @@ from .conftest import SGLANG_VERSION, plugin_module, sglang_modules_set_aside
 torch = pytest.importorskip("torch")
 
 from ppaux_lint.runtime import core  # noqa: E402
-from ppaux_lint.runtime.helpers import (  # noqa: E402
+from ppaux_lint.runtime.terms.helpers import (  # noqa: E402
     SGLANG_MODULE,
     STAND_INS,
     STAND_INS_LABEL,

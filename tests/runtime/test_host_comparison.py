@@ -21,7 +21,7 @@ torch = pytest.importorskip("torch")
 numpy = pytest.importorskip("numpy")
 
 from ppaux_lint.runtime import RoundTripFailed, round_trip  # noqa: E402
-from ppaux_lint.runtime.drive import default_drives  # noqa: E402
+from ppaux_lint.runtime.driving.drive import default_drives  # noqa: E402
 
 from .test_compare import HOSTS  # noqa: E402
 
@@ -113,12 +113,13 @@ def test_a_plugin_that_patches_torch_at_import_still_fails_a_lossy_round_trip(pr
 def test_every_module_that_imports_the_project_s_code_takes_the_comparison_s_functions_first():
     """The project's code is imported only through ``loader.py``; each module that calls it must have brought in
     ``compare.py`` (which takes torch's and numpy's functions) by the time it can, in a process of its own."""
-    runtime = Path(__file__).resolve().parents[2] / "ppaux_lint" / "runtime"
-    importers = sorted(f"ppaux_lint.runtime.{path.stem}" for path in runtime.glob("*.py")
-                       if "from ppaux_lint.runtime.loader import" in path.read_text(encoding="utf-8"))
+    package = Path(__file__).resolve().parents[2] / "ppaux_lint"
+    importers = sorted(".".join(("ppaux_lint", *path.relative_to(package).with_suffix("").parts))
+                       for path in (package / "runtime").rglob("*.py")
+                       if "from ppaux_lint.runtime.driving.loader import" in path.read_text(encoding="utf-8"))
     assert importers
     for module in importers:
-        probe = f"import sys, {module}; print('ppaux_lint.runtime.compare' in sys.modules)"
+        probe = f"import sys, {module}; print('ppaux_lint.runtime.sending.compare' in sys.modules)"
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
         assert done.stdout.strip() == "True", module
 

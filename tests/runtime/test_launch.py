@@ -1,4 +1,4 @@
-"""``verify --transport dist`` inside torchrun: the launch's ranks are the PP stages (``runtime/launch.py``).
+"""``verify --transport dist`` inside torchrun: the launch's ranks are the PP stages (``runtime/torchrun/launch.py``).
 
 Nodes are simulated on this machine: two torchrun processes on 127.0.0.1 (``--nnodes 2 --node-rank R``),
 each in its own working copy of the plugin and with its own host label, and one ``--standalone`` launch of

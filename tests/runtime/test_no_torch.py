@@ -22,8 +22,8 @@ def test_the_linter_never_imports_torch():
     done = run_python("""
         import sys
         import ppaux_lint, ppaux_lint.cli.main, ppaux_lint.cli.verify
-        import ppaux_lint.runtime, ppaux_lint.runtime.targets, ppaux_lint.runtime.verify
-        import ppaux_lint.runtime.report, ppaux_lint.runtime.worker
+        import ppaux_lint.runtime, ppaux_lint.runtime.terms.targets, ppaux_lint.runtime.run.verify
+        import ppaux_lint.runtime.run.report, ppaux_lint.runtime.hosts.worker
         print("torch" in sys.modules)
     """)
     assert done.returncode == 0, done.stderr

@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from ppaux_lint.runtime.targets import ClassRef, VerifyTarget  # noqa: E402
-from ppaux_lint.runtime.trip import IN_PROCESS, run_request  # noqa: E402
+from ppaux_lint.runtime.hosts.trip import IN_PROCESS, run_request  # noqa: E402
+from ppaux_lint.runtime.terms.targets import ClassRef, VerifyTarget  # noqa: E402
 
 MODULE = '''
 from __future__ import annotations

@@ -16,11 +16,11 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from ppaux_lint.runtime.helpers import BUNDLED_HELPERS
-from ppaux_lint.runtime.report import render_json, render_table, summary_line, write_junit
-from ppaux_lint.runtime.results import DRIVEN, ERROR, FAIL, PASS, RECEIVING, SENDING, SKIP, VerifyResult
-from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, ClassRef, VerifyTarget
-from ppaux_lint.runtime.verify import _row
+from ppaux_lint.runtime.run.report import render_json, render_table, summary_line, write_junit
+from ppaux_lint.runtime.run.verify import _row
+from ppaux_lint.runtime.terms.helpers import BUNDLED_HELPERS
+from ppaux_lint.runtime.terms.results import DRIVEN, ERROR, FAIL, PASS, RECEIVING, SENDING, SKIP, VerifyResult
+from ppaux_lint.runtime.terms.targets import OBSERVER, OUTPUT, ClassRef, VerifyTarget
 
 NOT_A_TENSOR = "driven at batch 1: add_auxiliary_output_to_pp_tensors: RuntimeError: auxiliary PP output 'k' is not a tensor"
 OUT = ClassRef("p.m.Out", "p.m", "Out")

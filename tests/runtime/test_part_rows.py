@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ppaux_lint.index.model import OBSERVER, OUTPUT
-from ppaux_lint.runtime.parts import part_verdict
-from ppaux_lint.runtime.results import FAIL, PASS, SKIP, VerifyResult
-from ppaux_lint.runtime.targets import VerifySettings, build_targets
+from ppaux_lint.runtime.run.parts import part_verdict
+from ppaux_lint.runtime.terms.results import FAIL, PASS, SKIP, VerifyResult
+from ppaux_lint.runtime.terms.targets import VerifySettings, build_targets
 
 from .test_targets import by_symbol, info
 

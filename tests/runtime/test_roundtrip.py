@@ -7,10 +7,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from ppaux_lint.runtime.core import PP_OUTPUT_KEY_PREFIX  # noqa: E402
-from ppaux_lint.runtime.roundtrip import Outcome  # noqa: E402
-from ppaux_lint.runtime.targets import ClassRef, VerifyTarget  # noqa: E402
-from ppaux_lint.runtime.transport import local_transfer  # noqa: E402
-from ppaux_lint.runtime.trip import IN_PROCESS, run_request  # noqa: E402
+from ppaux_lint.runtime.hosts.trip import IN_PROCESS, run_request  # noqa: E402
+from ppaux_lint.runtime.sending.roundtrip import Outcome  # noqa: E402
+from ppaux_lint.runtime.sending.transport import local_transfer  # noqa: E402
+from ppaux_lint.runtime.terms.targets import ClassRef, VerifyTarget  # noqa: E402
 
 MODULE = '''
 from dataclasses import dataclass

@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import pytest
 
-from ppaux_lint.runtime.helpers import BUNDLED_HELPERS
-from ppaux_lint.runtime.results import ANNOTATIONS, DRIVEN, FAIL, OWN, PASS, SENDING, SKIP, VerifyResult
-from ppaux_lint.runtime.targets import OBSERVER, OUTPUT, ClassRef, VerifyTarget
-from ppaux_lint.runtime.verify import _row
+from ppaux_lint.runtime.run.verify import _row
+from ppaux_lint.runtime.terms.helpers import BUNDLED_HELPERS
+from ppaux_lint.runtime.terms.results import ANNOTATIONS, DRIVEN, FAIL, OWN, PASS, SENDING, SKIP, VerifyResult
+from ppaux_lint.runtime.terms.targets import OBSERVER, OUTPUT, ClassRef, VerifyTarget
 
 from .conftest import plain_output, plugin_module
 

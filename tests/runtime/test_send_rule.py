@@ -24,8 +24,8 @@ torch = pytest.importorskip("torch")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
     pytest.skip("torch.distributed with gloo is not available", allow_module_level=True)
 
-from ppaux_lint.runtime.roundtrip import Outcome  # noqa: E402
-from ppaux_lint.runtime.transport import local_transfer, loopback_env, pack  # noqa: E402
+from ppaux_lint.runtime.sending.roundtrip import Outcome  # noqa: E402
+from ppaux_lint.runtime.sending.transport import local_transfer, loopback_env, pack  # noqa: E402
 
 from .gloo_ranks import OPS, STARTUP, run_rank, views  # noqa: E402
 
@@ -254,7 +254,7 @@ def test_attention_tp_size_must_be_positive_in_the_config(run_cli, tmp_path):
 
 
 def test_the_flag_wins_over_the_config_and_the_config_over_the_default(tmp_path):
-    from ppaux_lint.runtime.plan import plan_verify
+    from ppaux_lint.runtime.run.plan import plan_verify
 
     assert plan_verify([tmp_path], device="cpu").attn_tp_size == 1
     (tmp_path / "pyproject.toml").write_text("[tool.ppaux-lint.verify]\nattn-tp-size = 4\n")
@@ -263,7 +263,7 @@ def test_the_flag_wins_over_the_config_and_the_config_over_the_default(tmp_path)
 
 
 def test_a_front_end_without_click_gets_the_same_refusal_of_size_0(tmp_path):
-    from ppaux_lint.runtime.plan import VerifyUsageError, plan_verify
+    from ppaux_lint.runtime.run.plan import VerifyUsageError, plan_verify
 
     with pytest.raises(VerifyUsageError) as caught:
         plan_verify([tmp_path], device="cpu", attn_tp_size=0, option_prefix="--ppaux-")

@@ -26,8 +26,8 @@ from .conftest import sglang_modules_set_aside
 
 torch = pytest.importorskip("torch")
 
-from ppaux_lint.runtime.batch_info import sampling_info  # noqa: E402
-from ppaux_lint.runtime.drive import GREEDY, Drive, make_logits, run_sampler  # noqa: E402
+from ppaux_lint.runtime.driving.batch_info import sampling_info  # noqa: E402
+from ppaux_lint.runtime.driving.drive import GREEDY, Drive, make_logits, run_sampler  # noqa: E402
 
 SAMPLER = "sglang/srt/layers/sampler.py"
 BATCH_INFO = "sglang/srt/sampling/sampling_batch_info.py"
@@ -121,7 +121,7 @@ def test_sglangs_sampled_path_without_filters_returns_int32_too(sglang_sampler):
 
 @pytest.mark.parametrize("greedy", [False, True], ids=["sampled", "greedy"])
 def test_where_sglang_is_installed_the_drives_get_its_own_sampling_batch_info(sglang_wheel, monkeypatch, greedy):
-    from ppaux_lint.runtime import batch_info
+    from ppaux_lint.runtime.driving import batch_info
 
     module = _load(sglang_wheel, BATCH_INFO)
     monkeypatch.setitem(sys.modules, batch_info.SGLANG_MODULE, module)

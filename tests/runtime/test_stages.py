@@ -8,14 +8,14 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ppaux_lint.runtime.launch import Launch, announce_exit, merge_targets
-from ppaux_lint.runtime.plan import VerifyUsageError
-from ppaux_lint.runtime.results import ERROR, FAIL, PASS, RECEIVING, SENDING, SKIP, VerifyResult
-from ppaux_lint.runtime.targets import ClassRef, VerifyTarget
+from ppaux_lint.runtime.run.plan import VerifyUsageError
+from ppaux_lint.runtime.terms.results import ERROR, FAIL, PASS, RECEIVING, SENDING, SKIP, VerifyResult
+from ppaux_lint.runtime.terms.targets import ClassRef, VerifyTarget
+from ppaux_lint.runtime.torchrun.launch import Launch, announce_exit, merge_targets
 
 pytest.importorskip("torch")
 
-from ppaux_lint.runtime.stages import HalfResult, World, combine  # after the skip: it needs torch
+from ppaux_lint.runtime.torchrun.stages import HalfResult, World, combine  # after the skip: it needs torch
 
 ENV = {"WORLD_SIZE": "3", "RANK": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "node-a", "MASTER_PORT": "29500"}
 WORLD = World(rank=0, size=3, hosts=("node-a", "node-b", "node-c"), store=("node-a", 29500), namespace="ns",
@@ -75,7 +75,7 @@ def test_the_ranks_plans_merge_with_rank_0s_first_then_the_senders():
 def test_nccl_only_when_every_rank_has_a_gpu_of_its_own(monkeypatch):
     import torch.distributed as dist
 
-    from ppaux_lint.runtime.launch import _backend
+    from ppaux_lint.runtime.torchrun.launch import _backend
 
     monkeypatch.setattr(dist, "is_nccl_available", lambda: True)
     assert _backend([("a", "cuda:0"), ("b", "cuda:0")]) == "nccl"
@@ -129,7 +129,7 @@ ROWS = [VerifyResult("plug.m.Out", PASS, "ok", "cpu", "dist", ranks=(2, 0), host
 
 
 def test_json_names_what_each_row_crossed_only_under_a_launcher():
-    from ppaux_lint.runtime.report import render_json
+    from ppaux_lint.runtime.run.report import render_json
 
     launched = json.loads(render_json(ROWS))
     assert [(r["ranks"], r["hosts"]) for r in launched] == [([2, 0], ["node-c", "node-a"]), ([], [])]
@@ -141,7 +141,7 @@ def test_json_names_what_each_row_crossed_only_under_a_launcher():
 def test_junit_and_table_name_the_ranks(tmp_path):
     from rich.console import Console
 
-    from ppaux_lint.runtime.report import render_table, write_junit
+    from ppaux_lint.runtime.run.report import render_table, write_junit
 
     write_junit(ROWS, tmp_path / "junit.xml")
     case = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite/testcase")

@@ -22,13 +22,13 @@ from .conftest import plugin_module, sglang_modules_set_aside
 pytest.importorskip("torch")
 
 from ppaux_lint.runtime import core, stand_ins
-from ppaux_lint.runtime.helpers import (
+from ppaux_lint.runtime.run.report import STAND_INS_NOTE
+from ppaux_lint.runtime.terms.helpers import (
     STAND_INS,
     STAND_INS_LABEL,
     HelpersUnavailable,
     load_helpers,
 )
-from ppaux_lint.runtime.report import STAND_INS_NOTE
 
 pytestmark = pytest.mark.skipif(stand_ins.sglang_installed(), reason="sglang is installed here")
 

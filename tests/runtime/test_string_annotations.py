@@ -19,7 +19,7 @@ from .conftest import plugin_module
 
 torch = pytest.importorskip("torch")
 
-from ppaux_lint.runtime.examples import build_examples, optional_tensor_parameters, synthesize  # noqa: E402
+from ppaux_lint.runtime.driving.examples import build_examples, optional_tensor_parameters, synthesize  # noqa: E402
 
 if TYPE_CHECKING:
     from torch import Tensor  # for the type checker only: at run time these annotations cannot resolve

@@ -10,7 +10,7 @@ from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ClassSummary, Span
 from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
 from ppaux_lint.rules import all_rules
-from ppaux_lint.runtime.targets import (
+from ppaux_lint.runtime.terms.targets import (
     VerifySettings,
     VerifyTarget,
     build_targets,
@@ -223,7 +223,7 @@ def test_a_forward_output_is_skipped_and_a_pp_output_beside_it_is_not(tmp_path, 
 
 def test_the_worker_imports_each_module_from_where_its_name_starts(tmp_path):
     from ppaux_lint.project.discover import SourceFile
-    from ppaux_lint.runtime.plan import import_roots
+    from ppaux_lint.runtime.run.plan import import_roots
 
     files = [SourceFile(str(tmp_path / "src" / "acme" / "steer" / "base.py"), "acme.steer.base", False),
              SourceFile(str(tmp_path / "src" / "acme" / "steer" / "__init__.py"), "acme.steer", True),

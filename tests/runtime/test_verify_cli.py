@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ppaux_lint.runtime.helpers import STAND_INS_LABEL
+from ppaux_lint.runtime.terms.helpers import STAND_INS_LABEL
 
 from .conftest import observer_class, output_class, plain_output, plugin_module
 

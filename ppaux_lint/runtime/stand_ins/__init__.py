@@ -12,7 +12,7 @@ The finder goes last on ``sys.meta_path`` and answers for the top-level ``sglang
 when nothing else found one: a real SGLang, installed or in the project, always wins. Once it has served
 ``sglang``, the ordinary path machinery finds the submodules in the stand-in directory. It is installed
 where plugin code runs, never in the ``ppaux-lint`` driver: in verify's worker and receiving rank (the
-``stand-ins`` source of ``helpers.py``), and in a pytest process that asks for it (``pytest_plugin.py``).
+``stand-ins`` source of ``terms/helpers.py``), and in a pytest process that asks for it (``pytest_plugin.py``).
 Torch-free, so that the driver and pytest can ask whether SGLang is installed at no cost.
 """
 

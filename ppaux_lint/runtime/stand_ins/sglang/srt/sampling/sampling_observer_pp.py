@@ -2,7 +2,7 @@
 
 Not copies: a plugin class that subclasses ``PipelineParallelAuxiliaryOutput`` from here subclasses the very
 Protocol the bundled helpers check against, as a subclass of SGLang's is checked against SGLang's, so the
-judgement on it is the one SGLang's helpers would give (see ``ppaux_lint/runtime/helpers.py``). The
+judgement on it is the one SGLang's helpers would give (see ``ppaux_lint/runtime/terms/helpers.py``). The
 protocols SGLang's module imports are importable from it too, as from SGLang's.
 """
 
