@@ -3,7 +3,8 @@
 Produces ``MethodSummary.returns`` (``ReturnFact``, with the ``KeyFact`` and
 ``ValueFact`` of a returned dict) and ``MethodSummary.is_generator``, since a
 ``yield`` anywhere changes what every ``return`` means: the returns are found among
-the body's statements, a ``yield`` by a walk of every node only in a file that spells one. Values are judged in ``values``, falling off the end in ``flow``.
+the body's statements, a ``yield`` by a walk of every node only in a file that spells
+one. Values are judged in ``values``, falling off the end in ``flow``.
 A conditional expression is followed into its branches, since each is a value the
 method can return (``return {"a": t} if t is not None else {}``), and so are the operands of
 ``or`` and ``and`` that can be the result, each marked with when it is (``return self._live() or {}``
