@@ -7,6 +7,7 @@ plain absence), never two.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,6 +41,20 @@ class Absence:
 
 
 def absence(index: ProjectIndex, info: ClassInfo, method: str, role: str) -> Absence | None:
+    """``_absence``, asked once per class, method and role of an index: PPA001, PPA002, PPA017 and PPA018 all ask
+    it of every class (14,400 times on the monorepo benchmark, a tenth of its rules' time)."""
+    answers = _ANSWERS.setdefault(index, {})
+    key = (info.fqn, method, role)
+    if key not in answers:
+        answers[key] = _absence(index, info, method, role)
+    return answers[key]
+
+
+_ANSWERS: weakref.WeakKeyDictionary[ProjectIndex, dict[tuple[str, str, str], Absence | None]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _absence(index: ProjectIndex, info: ClassInfo, method: str, role: str) -> Absence | None:
     """How ``method`` is missing from a class in ``role``, or None when it is there or cannot be known.
 
     A Protocol stub counts whatever the class's role (the explicit PP base makes it a PP implementer).
