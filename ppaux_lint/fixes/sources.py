@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from ppaux_lint.facts.summarize.syntax import blocks
+from ppaux_lint.facts.summarize.syntax import walk_statements
 from ppaux_lint.fixes.syntax import plain_dotted
 from ppaux_lint.support.encoding import source_encoding
 
@@ -76,12 +76,4 @@ class Sources:
 def _class_defs(body: list[ast.stmt]) -> Iterable[ast.ClassDef]:
     """Every class statement, at any depth: only statement lists are searched, never expressions, which are
     most of a tree's nodes and can hold no class."""
-    stack = [body]
-    while stack:
-        for node in stack.pop():
-            if isinstance(node, ast.ClassDef):
-                yield node
-            for name in blocks(type(node)):
-                block = getattr(node, name)
-                if block:
-                    stack.append(block)
+    return (node for node in walk_statements(body, into_scopes=True) if isinstance(node, ast.ClassDef))

@@ -16,10 +16,8 @@ from collections.abc import Iterator, Sequence
 
 from ppaux_lint.facts.summarize.methods import summarize_method
 from ppaux_lint.facts.summarize.syntax import (
-    SCOPES,
     TRY_STATEMENTS,
     Scope,
-    blocks,
     called_name,
     dotted,
     is_none,
@@ -27,6 +25,7 @@ from ppaux_lint.facts.summarize.syntax import (
     source,
     string,
     walk_scope,
+    walk_statements,
 )
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import ClassSummary, Decorator, Field, MemberAssign, MethodSummary
@@ -156,9 +155,7 @@ def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt,
     its statement; ``nested`` also enters the functions and classes defined there. Only statements store to an
     attribute, so reading their targets rather than every expression keeps this cheap (a ``:=`` binds a name
     only, and is not seen here)."""
-    stack: list[ast.AST] = list(reversed(body))
-    while stack:
-        stmt = stack.pop()
+    for stmt in walk_statements(body, into_scopes=nested):
         if isinstance(stmt, (ast.Assign, ast.Delete)):
             targets = list(stmt.targets)
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
@@ -175,11 +172,6 @@ def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt,
                 targets.append(target.value)
             else:
                 yield stmt, target  # type: ignore[misc]
-        if nested or not isinstance(stmt, SCOPES):
-            children: list[ast.AST] = []
-            for field in blocks(type(stmt)):  # all the children it enters, without visiting every expression
-                children.extend(getattr(stmt, field))
-            stack.extend(reversed(children))
 
 
 def _is_name(node: ast.AST, name: str) -> bool:

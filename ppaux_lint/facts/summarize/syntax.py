@@ -88,15 +88,15 @@ def blocks(kind: type) -> tuple[str, ...]:
     return tuple(field for field in kind._fields if field in _BLOCKS)
 
 
-def walk_statements(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
+def walk_statements(nodes: Sequence[ast.AST], into_scopes: bool = False) -> Iterator[ast.AST]:
     """The statements (and handlers and cases) under ``nodes`` in the order ``walk_scope`` meets them, without
-    entering nested functions or classes or visiting any expression: what a search for a kind of statement
-    (``return``) needs, at a fraction of a walk of every node."""
+    visiting any expression, and entering nested functions and classes only ``into_scopes``: what a search for a
+    kind of statement (a ``return``, a store, a class) needs, at a fraction of a walk of every node."""
     stack = list(reversed(nodes))
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, SCOPES):
+        if into_scopes or not isinstance(node, SCOPES):
             children: list[ast.AST] = []
             for field in blocks(type(node)):
                 children.extend(getattr(node, field))
