@@ -85,7 +85,7 @@ def test_findings_in_colour_load_rich(project: Path) -> None:
 
 
 def test_an_edited_file_is_parsed_without_a_pool(tmp_path: Path) -> None:
-    """The run after an edit parses the one file in a bare fork (workers.in_child) and writes its record
+    """The run after an edit parses the one file in one worker (a bare fork) and writes its record
     without ``tempfile``: neither the process pool nor its imports belong in the commonest miss."""
     root = _warm_copy(tmp_path)
     with (root / FINDINGS_FILE).open("a", encoding="utf-8") as handle:

@@ -166,8 +166,11 @@ class SummaryStore:
 
     def _parse(self, work: list[tuple[SourceFile, bytes]], encode: bool) -> list[Parsed]:
         """Parse outside this process where forking is cheap, so that a parser crash on one hostile
-        file becomes that file's PPA000 instead of the end of the run; in parallel when there is
-        enough work to share, else in one child of its own (workers.py says why, and how each starts).
+        file becomes that file's PPA000 instead of the end of the run, in the run's workers (workers.py says
+        how each starts), even for one file: they stay up for the run, so each module the index loads on demand
+        later is one message to a worker rather than a fork of its own (eleven forks were most of a cold run of
+        the 1,000-file synthetic project). A worker that dies or hangs costs only its files, each then parsed
+        in a child of its own (``isolated_summary``).
         With ``encode``, each summary comes with its cache entry, made by the process that parsed it: on a
         cold run, encoding was as much of this process's time as the rest of its part in parsing."""
         if not work:
@@ -176,11 +179,6 @@ class SummaryStore:
         if not self.isolate:
             return task(work)
         try:
-            if len(work) < PARALLEL_MIN_FILES and not self._workers.running:
-                try:
-                    return in_child(task, work, PARSE_TIMEOUT)
-                except ChildFailed:
-                    return [(isolated_summary(item), None) for item in work]
             return _parse_in_workers(self._workers, work, task)
         except OSError:  # no child could start (a process limit): parse here, without the crash isolation
             return task(work)
@@ -290,7 +288,8 @@ def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]],
     file that crashes the parser becomes a PPA000 and the others still get summaries."""
     chunks = _chunks([len(data) for _, data in work], workers.jobs)
     out: list[Parsed | None] = [None] * len(work)
-    for chunk, result in zip(chunks, workers.map(task, [[work[i] for i in c] for c in chunks]), strict=True):
+    results = workers.map(task, [[work[i] for i in c] for c in chunks], PARSE_TIMEOUT)
+    for chunk, result in zip(chunks, results, strict=True):
         done = result if not isinstance(result, Failed) else [(isolated_summary(work[i]), None) for i in chunk]
         for index, parsed in zip(chunk, done, strict=True):
             out[index] = parsed

@@ -353,15 +353,16 @@ def _await_readable(fd: int, deadline: float) -> None:
             return
 
 
-def readable(children: Iterable[Child]) -> list[Child]:
-    """Those of ``children`` with an answer to read (or whose pipe ended), once at least one has."""
+def readable(children: Iterable[Child], timeout: float | None = None) -> list[Child]:
+    """Those of ``children`` with an answer to read (or whose pipe ended), once at least one has, or none once
+    ``timeout`` seconds have passed."""
     import select
 
     by_fd = {child.answers: child for child in children}
     watch = select.poll()
     for fd in by_fd:
         watch.register(fd, select.POLLIN)
-    return [by_fd[fd] for fd, _ in watch.poll()]
+    return [by_fd[fd] for fd, _ in watch.poll(None if timeout is None else max(0, timeout) * 1000)]
 
 
 @contextlib.contextmanager

@@ -8,9 +8,11 @@ process is still small, so they never carry the summaries gathered later. After 
 over, though fix planning may still load a module) each use starts workers of its own again, so nothing
 outlives the call that needed it.
 
-A little work (the file an editor saved, the one module a fix planner loads) does not pay for several
-workers: ``in_child`` runs it in one child of its own, on Linux a bare fork that costs about as much as the
-parse itself.
+A little work starts no more workers than it has tasks: the one file an editor saved starts one worker, and
+the modules the index then loads on demand are messages to it (a fork each made eleven forks most of a cold
+run of a 1,000-file project). ``in_child`` runs one task in a child of its own, on Linux a bare fork: the
+store's retry of each file of a task whose worker died. ``map`` kills a worker that holds a task longer than
+its ``timeout`` (a parser that never returns), and fails only that task.
 
 How a child starts, what it may import, and how it dies with this process: ``children.py``. Here, a child
 that dies (a parser's segfault, an abort, an exception) fails the task it held, and only that task; the
@@ -53,13 +55,15 @@ class Workers:
         """Whether workers are up: more work goes to them rather than to a process of its own."""
         return bool(self._children)
 
-    def map(self, function: Callable[[Argument], Result], tasks: Sequence[Argument]) -> list[Result | Failed]:
+    def map(self, function: Callable[[Argument], Result], tasks: Sequence[Argument],
+            timeout: float | None = None) -> list[Result | Failed]:
         """``function(task)`` for each task, computed by up to ``jobs`` workers, in the order of ``tasks``;
-        ``Failed`` for a task whose worker died. Where no child can be started, computed here."""
+        ``Failed`` for a task whose worker died, or (killed) took more than ``timeout`` seconds over it. Where no
+        child can be started, computed here."""
         if not children.supported():
             return [function(task) for task in tasks]
         try:
-            return self._map(function, tasks)
+            return self._map(function, tasks, timeout)
         except BaseException:
             self.stop(kill=True)
             raise
@@ -67,10 +71,12 @@ class Workers:
             if self._closed:
                 self.stop()
 
-    def _map(self, function: Callable[[Argument], Result], tasks: Sequence[Argument]) -> list[Result | Failed]:
+    def _map(self, function: Callable[[Argument], Result], tasks: Sequence[Argument],
+             timeout: float | None) -> list[Result | Failed]:
         results: list[Result | Failed | None] = [None] * len(tasks)
         pending = list(range(len(tasks)))[::-1]  # popped from the end: the first task first
         busy: dict[Child, int] = {}
+        deadlines: dict[Child, float] = {}
         while pending or busy:
             while len(self._children) < min(self.jobs, len(busy) + len(pending)):
                 self._children.append(Child.start())
@@ -82,7 +88,10 @@ class Workers:
                     results[index] = Failed(self._drop(child))
                     continue
                 busy[child] = index
-            for child in children.readable(busy) if busy else ():
+                if timeout is not None:
+                    deadlines[child] = time.monotonic() + timeout
+            wait = min(deadlines[c] for c in busy) - time.monotonic() if busy and timeout is not None else None
+            for child in children.readable(busy, wait) if busy else ():
                 index = busy.pop(child)
                 try:
                     results[index] = child.receive()
@@ -90,6 +99,10 @@ class Workers:
                     results[index] = Failed(str(unreadable))  # the worker itself is well, and stays
                 except ChildGone:
                     results[index] = Failed(self._drop(child))
+            now = time.monotonic()
+            for child in [c for c in busy if timeout is not None and deadlines[c] <= now]:
+                results[busy.pop(child)] = Failed("timed out")  # a hung task: its worker goes, the others stay
+                self._drop(child)
         return results  # type: ignore[return-value]  # every slot is filled: each pass answers or fails a task
 
     def _drop(self, child: Child) -> str:

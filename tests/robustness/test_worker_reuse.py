@@ -1,0 +1,69 @@
+"""The run's workers are reused: the modules the index loads on demand are messages to a worker that is up,
+not a fork each, and a hung task costs only its own worker.
+
+On the 1,000-file synthetic benchmark, eleven forks (the first parse, then one per module loaded on demand)
+were most of a cold run; ``workers.in_child`` is left for the retries of files whose worker died.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+import ppaux_lint.support.children as children
+from ppaux_lint.support.workers import Failed, Workers
+
+from ._support import AUX, by_file, run, write_tree
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="parse isolation forks workers on Linux only")
+
+MIXINS = 4
+
+
+def _project(root):
+    """An output whose MRO runs through four plain mixins, each in a module no prefilter token is in: the
+    index loads each one on demand."""
+    files = {"pkg/__init__.py": ""}
+    for i in range(MIXINS):
+        files[f"pkg/mixin{i}.py"] = f"class Mixin{i}:\n    def helper{i}(self):\n        return {i}\n"
+    imports = "".join(f"from pkg.mixin{i} import Mixin{i}\n" for i in range(MIXINS))
+    bases = ", ".join(f"Mixin{i}" for i in range(MIXINS))
+    files["pkg/out.py"] = (f"from {AUX} import DeviceAuxiliaryOutput\n{imports}\n\n"
+                           f"class Out({bases}, DeviceAuxiliaryOutput):\n    pass\n")
+    return write_tree(root, files)
+
+
+def test_modules_loaded_on_demand_reuse_the_workers(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path / "proj")
+    starts: list[object] = []
+    start = children.Child.start.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, task=None):
+        starts.append(task)
+        return start(cls, task)
+
+    monkeypatch.setattr(children.Child, "start", classmethod(counted))
+    findings = run(root, no_cache=True).findings
+    assert by_file(findings, root) == {"pkg/out.py": {"PPA001"}}  # the mixins were read: none sends anything
+    assert len(starts) <= (os.cpu_count() or 1), f"{len(starts)} children started for one parse and {MIXINS} modules loaded on demand"
+
+
+def _sleepy(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_a_hung_task_fails_alone_and_the_pool_goes_on() -> None:
+    workers = Workers(2)
+    try:
+        began = time.monotonic()
+        results = workers.map(_sleepy, [0.0, 600.0, 0.01, 0.0], timeout=1.0)
+        assert time.monotonic() - began < 30
+        assert results[1] == Failed("timed out")
+        assert [results[i] for i in (0, 2, 3)] == [0.0, 0.01, 0.0]
+        assert workers.map(_sleepy, [0.0]) == [0.0]  # a new worker takes the hung one's place
+    finally:
+        workers.close()
