@@ -63,6 +63,25 @@ def test_styles_show_where_rich_would_style(monkeypatch: pytest.MonkeyPatch, env
     assert (make_console(file=out).color_system is not None) is shows  # as the styled report's console has it
 
 
+@pytest.mark.parametrize("term", ["xterm-256color", "xterm", "linux", "screen", "vt100", ""])
+@pytest.mark.parametrize("colorterm", ["", "truecolor"])
+def test_styled_report_without_rich_is_what_rich_writes(monkeypatch: pytest.MonkeyPatch, term: str,
+                                                        colorterm: str) -> None:
+    """Lines without a tab are styled without rich (the usual report in a terminal): byte for byte what rich
+    writes for every style the report uses, whatever colour system rich would pick. A line with a tab goes
+    through rich itself."""
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("TERM", term)
+    monkeypatch.setenv("COLORTERM", colorterm)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    lines = [[(f"{style or 'plain'} [b]x[/b] :smile: 語", style), ("", style), (" · ", "")] for style in styled.SGR]
+    lines += [[("", "")], [], LINES[0]]
+    out = io.StringIO()
+    styled.write(lines, out)
+    assert out.getvalue() == _by_rich(lines, force_terminal=True)
+    assert out.getvalue().count("\x1b[") == 2 * (len(styled.SGR) + 2)  # each styled piece on and off
+
+
 def test_styled_report_prints_markup_and_emoji_codes_literally(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TTY_COMPATIBLE", "1")
     monkeypatch.delenv("NO_COLOR", raising=False)
