@@ -12,6 +12,6 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()):
     sys.path.pop(0)
 
-from ppaux_lint.cli.main import main  # after the sys.path repair, on purpose
+from ppaux_lint.cli.main import entry  # after the sys.path repair, on purpose
 
-main()
+entry()

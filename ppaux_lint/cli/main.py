@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -127,6 +128,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
     from ppaux_lint.project.loading import Options
 
     ctx.obj[notices.GITHUB] = output_format == "github"  # how warnings and errors are written from now on
+    ctx.obj[_AT_ONCE] = True  # nothing of check's is left to clean up at exit (``entry``)
     stdin = _stdin_path(paths, stdin_filename)
     if stdin is not None:
         paths = (stdin,)
@@ -424,10 +426,33 @@ def server(ctx: click.Context) -> None:
 
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+_AT_ONCE = "exit at once"  # the run's state says the process may end without the interpreter's teardown
+
+
+def entry() -> None:
+    """The console script's and ``python -m ppaux_lint``'s way in: ``main``, then, after ``check``, the end of the
+    process without the interpreter's teardown, which frees every object one by one: 9 ms of a 70 ms check of one
+    file, 15 ms of a cold check of 1,000 files (mypy ends the same way). ``check`` has written and closed all it
+    writes, its workers are gone and no thread is left. Other commands (``verify`` and torch's own exit hooks,
+    the server) end as Python does; so does ``main`` called from a program or a test."""
+    state: dict[str, object] = {}
+    try:
+        main(state=state)
+    except SystemExit as done:
+        if not state.get(_AT_ONCE):
+            raise
+        code = done.code if isinstance(done.code, int) else EXIT_CLEAN if done.code is None else EXIT_ERROR
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                stream.flush()
+        os._exit(code)
+
+
+def main(argv: Sequence[str] | None = None, state: dict[str, object] | None = None) -> None:
     streams.prepare()  # closed or failing standard streams: one line and exit 2 (support/streams.py)
     args = list(sys.argv[1:] if argv is None else argv)
-    state = {notices.GITHUB: notices.asks_for_github(args)}  # until ``check`` knows (notices.py)
+    state = {} if state is None else state
+    state[notices.GITHUB] = notices.asks_for_github(args)  # until ``check`` knows (notices.py)
     try:
         with collector.tuned():
             code = cli.main(args=args, prog_name="ppaux-lint", standalone_mode=False, obj=state)
