@@ -28,6 +28,8 @@ from .conftest import plugin_module, sglang_modules_set_aside
 
 pytest.importorskip("torch")
 
+pytest_plugins = ["pytester"]
+
 if importlib.util.find_spec("orjson") is not None:
     pytest.skip("orjson is installed, so SGLang's import of it cannot fail here", allow_module_level=True)
 
@@ -166,3 +168,26 @@ def test_verify_falls_back_to_what_bundled_gives_and_warns_once(project, tmp_pat
 
 def _without_times(rows: list[dict]) -> list[dict]:
     return [{key: value for key, value in row.items() if key != "seconds"} for row in rows]
+
+
+def test_round_trip_warns_as_verify_does(importable, tmp_path):
+    from ppaux_lint.runtime.caller.direct import round_trip
+
+    site = partial_site(tmp_path, "helpers-only")
+    importable(site)
+    namespace: dict = {}
+    exec(compile(PLUGIN, str(tmp_path / "plugin.py"), "exec"), namespace)
+    with pytest.warns(RuntimeWarning) as caught:
+        rebuilt = round_trip(namespace["Out"](), namespace["Obs"]())
+    assert [str(w.message) for w in caught] == [WARNING]
+    assert isinstance(rebuilt, namespace["Out"])
+
+
+def test_pytest_says_it_once_in_its_header(pytester: pytest.Pytester, monkeypatch, tmp_path):
+    site = partial_site(tmp_path / "site", "helpers-only")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, (str(site), os.environ.get("PYTHONPATH")))))
+    pytester.makepyprojecttoml('[project]\nname = "plug"\nversion = "0"\n')
+    pytester.makepyfile(**{"plug/__init__": "", "plug/m": PLUGIN})
+    result = pytester.runpytest_subprocess("--ppaux-verify", "plug", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert result.stdout.lines.count(f"ppaux-lint: warning: {WARNING}") == 1
