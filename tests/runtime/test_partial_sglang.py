@@ -39,6 +39,7 @@ WARNING = (
     "sglang.srt.utils.common; a package SGLang imports is not installed: was sglang installed with --no-deps?); "
     "verify judges with the bundled core instead (docs/verify.md says what verify needs of an SGLang install)"
 )
+MANUAL = Path(__file__).resolve().parents[2] / "docs" / "verify.md"
 NO_ORJSON = r"^No module named 'orjson'$"
 PACKAGE_INIT = ("from sglang.srt.environ import redirect_third_party_caches\n"
                 "from sglang.srt.utils.hf_transformers_patches import apply_all\n")
@@ -156,6 +157,7 @@ def test_verify_falls_back_to_what_bundled_gives_and_warns_once(project, tmp_pat
 
     auto, bundled = verify(), verify("--helpers", "bundled")
     assert auto.stderr.splitlines() == [f"ppaux-lint: warning: {WARNING}"]
+    assert f"\nppaux-lint: warning: {WARNING}\n" in MANUAL.read_text(encoding="utf-8")  # quoted as it is
     assert bundled.stderr == ""
     rows = json.loads(auto.stdout)
     assert _without_times(rows) == _without_times(json.loads(bundled.stdout))
