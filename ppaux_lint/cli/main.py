@@ -405,6 +405,7 @@ def rules_command(output_format: str) -> None:
                                for r in all_rules()], indent=2))
         return
     from rich.table import Table
+    from rich.text import Text
 
     from ppaux_lint.report.console import make_console
 
@@ -412,7 +413,7 @@ def rules_command(output_format: str) -> None:
     for column in ("Code", "Name", "Fix", "Summary"):
         table.add_column(column, overflow="fold")
     for r in all_rules():
-        table.add_row(r.code, r.name, r.fix, r.summary)
+        table.add_row(*map(Text, (r.code, r.name, r.fix, r.summary)))  # literally: a summary may quote `[]`
     make_console(width=max(120, make_console().width)).print(table)
 
 

@@ -135,7 +135,7 @@ def _with_progress(targets, show: bool, run):
     from ppaux_lint.report.console import make_console
 
     columns = (TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))
+               TextColumn("{task.description}", markup=False))  # the class, as written
     with Progress(*columns, console=make_console(stderr=True), transient=True) as progress:
         task = progress.add_task("", total=len(targets))
         return run(lambda target: progress.update(task, description=target.symbol),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -77,6 +78,8 @@ def round_trip(output: Any, observer: Any, *, device: str = "cpu", transport: st
         raise ValueError(f"explore runs over the {LOCAL} transport only")
     target = torch.device(resolve_device(device))
     judges = load_helpers(helpers)
+    if judges.warning:  # an installed SGLang that does not import: say so, as verify does
+        warnings.warn(judges.warning, RuntimeWarning, stacklevel=2)
 
     def judged(value: Any) -> Any:
         steps = Steps()

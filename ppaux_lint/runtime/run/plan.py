@@ -131,7 +131,7 @@ def plan_verify(
         timeout=timeout or settings.timeout or DEFAULT_TIMEOUT,
         paths=roots,
         helpers=judges,
-        warnings=list(analysis.discovery.warnings),
+        warnings=[*analysis.discovery.warnings, *([judges.warning] if judges.warning else [])],
         explore=_exploration(count, settings.seed if seed is None else seed),
         attn_tp_size=attn_tp_size or settings.attn_tp_size or 1,
     )

@@ -30,12 +30,11 @@ def render_json(results: Sequence[VerifyResult]) -> str:
 def render_table(results: Sequence[VerifyResult], console: Console, helpers: str) -> None:
     """The table, then a footer with the counts and ``helpers``, the label of the helpers that judged.
 
-    Every text from a row (its class, message and reproducer) is printed as it is, never read as Rich markup:
-    an exception's words may hold ``[/]``. Rows from a launched run (``torchrun/launch.py``) add the ranks each one
-    crossed, sender first: ``2→0``. After
-    the table, each counterexample that ``--explore`` shrank comes as a ``ppaux_example`` to paste. Where
-    SGLang is not installed, the footer says what judged instead (``STAND_INS_NOTE``): a pass there is a pass
-    against the contract, not against an installed SGLang.
+    Every text (a row's cells and reproducer, the footer and its note) is printed as it is, never read as Rich
+    markup: an exception's words may hold ``[/]``. Rows from a launched run (``torchrun/launch.py``) add the
+    ranks each one crossed, sender first: ``2→0``. After the table, each counterexample that ``--explore`` shrank
+    comes as a ``ppaux_example`` to paste. Where SGLang is not installed, the footer says what judged instead
+    (``STAND_INS_NOTE``): a pass there is a pass against the contract, not against an installed SGLang.
     """
     table = Table(show_edge=False, header_style="bold", expand=False)
     launched = any(r.ranks is not None for r in results)
@@ -45,8 +44,8 @@ def render_table(results: Sequence[VerifyResult], console: Console, helpers: str
                          ratio=3 if column == "Message" else None)
     for r in results:
         ranks = ("→".join(map(str, r.ranks or ())),) if launched else ()
-        table.add_row(Text(r.symbol), Text(r.status, style=_STYLES[r.status]), r.device, *ranks,
-                      str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s", Text(r.message))
+        middle = (r.device, *ranks, str(len(r.tensors)) if r.tensors else "", f"{r.seconds:.2f}s")
+        table.add_row(Text(r.symbol), Text(r.status, style=_STYLES[r.status]), *map(Text, middle), Text(r.message))
     console.print(table)
     for r in results:
         if r.reproducer:
@@ -54,7 +53,7 @@ def render_table(results: Sequence[VerifyResult], console: Console, helpers: str
             console.print(Text(r.reproducer), soft_wrap=True)
     console.print(Text(summary_line(results, helpers)))
     if helpers == STAND_INS_LABEL:
-        console.print(STAND_INS_NOTE)
+        console.print(Text(STAND_INS_NOTE))
 
 
 def summary_line(results: Sequence[VerifyResult], helpers: str) -> str:

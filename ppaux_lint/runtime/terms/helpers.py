@@ -9,6 +9,13 @@ check and fails calling ``None`` (a ``TypeError``), while the bundled core sees 
 its ``RuntimeError``. Only SGLang's own module can give SGLang's answer there, and only it follows SGLang
 when a release changes the helpers; hence ``auto``, which takes it whenever it imports.
 
+An SGLang that is installed but cannot be imported (``pip install sglang --no-deps`` leaves out packages its
+``__init__`` imports) is no reason to stop under ``auto``, but it must not pass in silence: the fallback
+carries a warning that names what failed, which the front end prints once (its workers are handed the bundled
+core and never try SGLang's module themselves). The failed attempt is undone, and every process that loads
+helpers makes the plugin's own failing imports of SGLang raise the real error, not ``KeyError: 'sglang'``
+(``sglang_imports``).
+
 Where SGLang is not installed at all, the plugin's own ``import sglang...`` would fail before anything is
 judged; there ``auto`` and ``bundled`` resolve to the ``stand-ins`` source: the bundled core, in processes
 that also serve ppaux-lint's stand-ins for SGLang's protocol modules (``stand_ins``). Its label says so on
@@ -25,12 +32,13 @@ import importlib
 import importlib.metadata
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 from ppaux_lint.project.config import HELPERS_CHOICES as CHOICES
 from ppaux_lint.runtime import stand_ins
+from ppaux_lint.runtime.terms import sglang_imports
 
 AUTO, BUNDLED, SGLANG = CHOICES
 STAND_INS = "stand-ins"
@@ -53,10 +61,12 @@ class Helpers:
     """One implementation of the helpers: ``source`` (``bundled``, ``stand-ins`` or ``sglang``) says which
     module a process loads, ``label`` is what the report shows (``bundled``, ``bundled (sglang stand-ins)``,
     ``sglang 0.5.23``). The module is looked up, not held, so that this value crosses to worker processes as
-    two strings."""
+    two strings. ``warning`` says why ``auto`` fell back from an installed SGLang ("" otherwise): the driver's
+    to print once, never sent to a worker."""
 
     source: str
     label: str
+    warning: str = field(default="", compare=False)
 
     @property
     def module(self) -> ModuleType:
@@ -95,6 +105,7 @@ def load_helpers(choice: str, roots: Sequence[str] = ()) -> Helpers:
     the import system, not by importing it, here or in the project's import ``roots``) ``auto`` and
     ``bundled`` give the ``stand-ins`` source, and loading that source installs the stand-ins in this process.
     """
+    sglang_imports.install()
     if choice == STAND_INS:
         stand_ins.install()
         return _bundled(STAND_IN_HELPERS)
@@ -106,19 +117,50 @@ def load_helpers(choice: str, roots: Sequence[str] = ()) -> Helpers:
         return _bundled(STAND_IN_HELPERS)
     if choice == BUNDLED:
         return _bundled(BUNDLED_HELPERS)
+    before = set(sys.modules)
     try:
         module = importlib.import_module(SGLANG_MODULE)
     except Exception as exc:  # noqa: BLE001 - whatever its import raises, SGLang's module cannot be used
-        problem = f"cannot import {SGLANG_MODULE}: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        version = _sglang_version()
+        sglang_imports.forget_added(before)
+        problem = f"cannot import {SGLANG_MODULE}: {_import_failure(exc)}"
     else:
         missing = [name for name in _NEEDED if not hasattr(module, name)]
         if not missing:
             return Helpers(SGLANG, f"sglang {_sglang_version()}")
+        version = _sglang_version()
         problem = (f"{SGLANG_MODULE} ({getattr(module, '__file__', None) or 'no file'}) has no "
                    f"{', '.join(missing)}, so it is not SGLang's helper module")
     if choice == SGLANG:
         raise HelpersUnavailable(problem)
-    return _bundled(BUNDLED_HELPERS)
+    return _bundled(Helpers(BUNDLED, BUNDLED, warning=(
+        f"SGLang {version} is installed but its helpers cannot be used: {problem}; verify judges with the "
+        "bundled core instead (docs/verify.md says what verify needs of an SGLang install)")))
+
+
+def _import_failure(exc: BaseException) -> str:
+    """What an import of SGLang's helper module raised, on one line: the exception, then the SGLang module it
+    was raised in where that is another one, and, where a package outside SGLang is missing, that SGLang was
+    installed without its dependencies."""
+    where = _raised_in(exc)
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    notes = [*([f"raised in {where}"] if where and where != SGLANG_MODULE else []),
+             *(["a package SGLang imports is not installed: was sglang installed with --no-deps?"]
+               if missing and not sglang_imports.is_sglang(missing) else [])]
+    words = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    return f"{words} ({'; '.join(notes)})" if notes else words
+
+
+def _raised_in(exc: BaseException) -> str | None:
+    """The innermost SGLang module on the traceback of ``exc``: where its import went wrong."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_globals.get("__name__")
+        if isinstance(name, str) and sglang_imports.is_sglang(name):
+            found = name
+        tb = tb.tb_next
+    return found
 
 
 def _bundled(helpers: Helpers) -> Helpers:
