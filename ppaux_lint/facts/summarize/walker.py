@@ -136,7 +136,8 @@ def _split_statement(stmt: ast.stmt) -> tuple[list[ast.AST], list[list[ast.stmt]
     """A compound statement's own expressions, and the statement lists nested in it."""
     expressions: list[ast.AST] = []
     bodies: list[list[ast.stmt]] = []
-    for name, value in ast.iter_fields(stmt):
+    for name in type(stmt)._fields:  # ``ast.iter_fields`` without its generator: once per statement of a file
+        value = getattr(stmt, name, None)
         if name in _BODY_FIELDS and isinstance(value, list):
             bodies.append(value)
         elif name == "handlers":
