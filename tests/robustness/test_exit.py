@@ -68,3 +68,13 @@ def test_check_ends_at_once_when_its_reader_went_away(tmp_path: Path) -> None:
     errors = process.stderr.read().decode()
     assert process.wait(timeout=300) in (1, 2), errors
     assert "Traceback" not in errors and "TEARDOWN" not in errors
+
+
+def test_a_profiled_check_ends_as_python_does(tmp_path: Path) -> None:
+    """A profiler writes what it saw at the interpreter's exit: ``python -m cProfile -m ppaux_lint check``."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/plain.py": "x = 1\n"})
+    out = tmp_path / "check.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "ppaux_lint", "check", "."],
+                          cwd=root, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert out.is_file() and out.stat().st_size > 0
