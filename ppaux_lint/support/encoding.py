@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)?")
+_BOM = b"\xef\xbb\xbf"
 
 
 def source_encoding(data: bytes) -> str:
     """The encoding of ``data``: its BOM's or its cookie's, else UTF-8. SyntaxError for a cookie or BOM that
     Python refuses, as ``tokenize.detect_encoding`` raises it."""
-    import tokenize
-
     lines = []
     position = 0
     for _ in range(2):
@@ -28,5 +27,15 @@ def source_encoding(data: bytes) -> str:
             break
         lines.append(line)
         position += len(line)
+    head = b"".join(lines)
+    if b"coding" not in head:  # no cookie can be there (tokenize's pattern needs the word): most files
+        try:
+            head.decode("utf-8")  # what tokenize asks of those lines, or it refuses the file
+        except UnicodeDecodeError:
+            pass
+        else:
+            return "utf-8-sig" if head.startswith(_BOM) else "utf-8"
+    import tokenize
+
     supply = iter(lines)
     return tokenize.detect_encoding(lambda: next(supply, b""))[0]
