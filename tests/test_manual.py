@@ -92,3 +92,17 @@ def test_the_manual_builds_strictly_with_a_page_per_rule(tmp_path):
         assert rule.name in page
     index = (site / "rules" / "index.html").read_text(encoding="utf-8")
     assert all(f'href="{rule.code}/"' in index for rule in all_rules())
+
+
+def test_the_readme_names_every_command_ci_runs():
+    """The README says what ``.ci/run`` runs after installing; it once said "exactly this" (the test command) while
+    the script also ran ruff, lint-imports and the manual's build. Each command is named by its words up to the
+    first long option (``mkdocs build --strict``'s ``--site-dir`` is the script's own business)."""
+    script = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    after_install = script.rpartition("pip install")[2].partition("\n")[2]
+    commands = [line.partition("#")[0].split() for line in after_install.splitlines()]
+    named = [" ".join(words[:next((i for i, w in enumerate(words) if w.startswith("--")), len(words))])
+             for words in commands if words]
+    assert "python -m pytest" in named
+    paragraph = next(p for p in README.read_text(encoding="utf-8").split("\n\n") if p.startswith("`.ci/run`"))
+    assert [command for command in named if f"`{command}" not in paragraph] == []
