@@ -92,6 +92,27 @@ def test_the_manual_builds_strictly_with_a_page_per_rule(tmp_path):
         assert rule.name in page
     index = (site / "rules" / "index.html").read_text(encoding="utf-8")
     assert all(f'href="{rule.code}/"' in index for rule in all_rules())
+    published_as_the_project_s_pages(site)
+
+
+def published_as_the_project_s_pages(site: Path) -> None:
+    """The site as GitHub Pages serves it, under a sub-path (``https://owner.github.io/ppaux-lint/``): the sitemap
+    lists every page at its address, the 404 page (served for any missing address, at any depth) links
+    nowhere relatively, and no page loads web fonts, without which offline the box-drawing of the quoted
+    tables lost its alignment."""
+    homepage = re.search(r'^Homepage = "https://github\.com/([^/"]+)/([^/"]+)"$',
+                         (REPO / "pyproject.toml").read_text(encoding="utf-8"), re.MULTILINE)
+    site_url = f"https://{homepage.group(1)}.github.io/{homepage.group(2)}/"
+    pages = sorted(page.parent.relative_to(site).as_posix() for page in site.rglob("index.html")
+                   if page.parent.name != "search")
+    addresses = re.findall(r"<loc>([^<]*)</loc>", (site / "sitemap.xml").read_text(encoding="utf-8"))
+    assert sorted(addresses) == sorted(site_url + ("" if page == "." else page + "/") for page in pages)
+    links = re.findall(r'(?:href|src)="([^"]*)"', (site / "404.html").read_text(encoding="utf-8"))
+    sub_path = f"/{homepage.group(2)}/"
+    assert links and [link for link in links if not link.startswith(("https://", "#", sub_path))] == []
+    loading_fonts = [page.name for page in site.rglob("*") if page.suffix in (".html", ".css", ".js")
+                     and re.search(r"fonts\.(googleapis|gstatic)\.com", page.read_text(encoding="utf-8"))]
+    assert loading_fonts == []
 
 
 def test_the_readme_names_every_command_ci_runs():
