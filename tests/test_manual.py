@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from ppaux_lint.cli.main import cli
+from ppaux_lint.project.config import ConfigError, parse_config
 from ppaux_lint.rules import all_rules, rule_document
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,6 +56,29 @@ def test_the_rules_index_table_lists_the_catalogue():
 def test_the_rules_index_has_the_line_the_table_replaces():
     text = (REPO / "docs" / "rules" / "index.md").read_text(encoding="utf-8")
     assert len(rule_pages_hook().TABLE_MARKER.findall(text)) == 1
+
+
+def config_keys_hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("config_keys", REPO / "docs" / "hooks" / "config_keys.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_configuration_page_tables_every_key_the_parser_reads():
+    """docs/configuration.md holds the table the parser's keys make (``python docs/hooks/config_keys.py``
+    rewrites it), and its keys are exactly those the parser accepts: the ones an unknown key's error lists."""
+    hook = config_keys_hook()
+    page = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert hook.table_in(page) == hook.config_table()
+    tabled = re.findall(r"^\| `([^`]+)` \|", hook.table_in(page), re.MULTILINE)
+    accepted = []
+    for prefix, table in (("", {"typo": 1}), ("protocols.", {"protocols": {"typo": 1}}),
+                          ("verify.", {"verify": {"typo": 1}})):
+        with pytest.raises(ConfigError, match=r"known keys: ") as error:
+            parse_config(table, None)
+        accepted += [prefix + key for key in str(error.value).rpartition("known keys: ")[2].rstrip(")").split(", ")]
+    assert sorted(tabled) == sorted(accepted)
 
 
 def test_the_readme_stays_short():
