@@ -151,3 +151,21 @@ def test_the_readme_names_every_command_ci_runs():
     assert "python -m pytest" in named
     paragraph = next(p for p in README.read_text(encoding="utf-8").split("\n\n") if p.startswith("`.ci/run`"))
     assert [command for command in named if f"`{command}" not in paragraph] == []
+
+
+NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_the_quick_start_s_check_gives_what_the_page_quotes(page, monkeypatch):
+    """The first command a newcomer runs: its exit code, its count of findings in words, the finding the page
+    shows whole (a run of the output) and its closing lines (the output's end) are the tool's."""
+    monkeypatch.chdir(REPO)
+    text = (REPO / page).read_text(encoding="utf-8")
+    command = re.search(r"^\$ pip install -e \. && (ppaux-lint check [^\n]*)$", text, re.MULTILINE).group(1)
+    said = re.search(r"It exits (\d) with (\w+) findings.*?```text\n(.*?)\n\.\.\.\n(.*?)```", text, re.DOTALL)
+    result = CliRunner().invoke(cli, ["check", "--no-cache", *command.split()[2:]])
+    assert result.exit_code == int(said.group(1))
+    assert f"Found {NUMBERS.index(said.group(2))} errors." in result.stdout
+    assert said.group(3) + "\n" in result.stdout
+    assert result.stdout.endswith(said.group(4))
