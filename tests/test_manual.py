@@ -8,6 +8,7 @@ the README's own links, which MkDocs never reads, are checked here.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -169,3 +170,27 @@ def test_the_quick_start_s_check_gives_what_the_page_quotes(page, monkeypatch):
     assert f"Found {NUMBERS.index(said.group(2))} errors." in result.stdout
     assert said.group(3) + "\n" in result.stdout
     assert result.stdout.endswith(said.group(4))
+
+
+def quoted_verify_runs() -> list[tuple[str, str, str]]:
+    """Each ``ppaux-lint verify`` of a bundled fixture that the README or docs/verify.md quote: the page, the
+    command and what the page shows it printing."""
+    runs = []
+    for page in ("README.md", "docs/verify.md"):
+        text = (REPO / page).read_text(encoding="utf-8")
+        for command, shown in re.findall(r"^\$ (ppaux-lint verify fixtures/[^\n]*)\n(.*?)(?=^\$ |^```)", text,
+                                         re.MULTILINE | re.DOTALL):
+            runs.append((page, command, shown))
+    return runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("page", "command", "shown"), quoted_verify_runs(),
+                         ids=lambda value: value if "\n" not in value else "")
+def test_the_quoted_verify_runs_end_as_the_pages_say(page, command, shown):
+    """The counts under a quoted verify table ("24 classes verified: 10 pass, 12 fail ...") and the line after
+    them are the run's own."""
+    pytest.importorskip("torch")
+    done = subprocess.run([sys.executable, "-m", "ppaux_lint", *command.split()[1:]], cwd=REPO, capture_output=True,
+                          text=True, timeout=300, check=False, env={**os.environ, "COLUMNS": "300"})
+    assert done.stdout.splitlines()[-2:] == shown.strip().splitlines()[-2:], done.stderr
