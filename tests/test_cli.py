@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 
+import click
 import pytest
 from click.testing import CliRunner
 from lintkit import IMPORT_AUX, locate, make_project, run_console
@@ -583,3 +584,33 @@ def test_a_run_collects_garbage_rarely_and_restores_the_collector(project, monke
         cli_module.main(["check", str(project)])
     assert during == [THRESHOLDS]
     assert gc.get_threshold() == before
+
+
+def test_bare_ppaux_lint_prints_the_help_line_by_line(capsys):
+    """A newcomer's first command: the help as ``--help`` prints it, on standard error, and exit code 2 (as ruff),
+    not the whole help squeezed into one "error:" line."""
+    from ppaux_lint.cli import main as cli_module
+
+    def run(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as done:
+            cli_module.main(list(args))
+        return (done.value.code, *capsys.readouterr())
+
+    code, out, err = run()
+    assert (code, out) == (2, "")
+    assert run("--help") == (0, err, "")
+    assert err.startswith("Usage: ppaux-lint [OPTIONS] COMMAND [ARGS]...\n")
+    assert "\nCommands:\n" in err and "ppaux-lint: error" not in err
+
+
+def test_the_command_list_shows_each_command_s_first_paragraph_whole(monkeypatch):
+    """``--help`` lists each command with the whole first paragraph of its help, however it wraps: click cut
+    ``rule``'s at "(e.g." and the longer ones at the end of a line."""
+    monkeypatch.setenv("COLUMNS", "80")
+    listing = invoke("--help").stdout.partition("\nCommands:\n")[2]
+    listed = {name: " ".join(text.split())
+              for name, text in re.findall(r"^  (\S+) +(.*(?:\n {4,}\S.*)*)", listing, re.MULTILINE)}
+    ctx = click.Context(cli)
+    commands = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
+    assert listed == {name: " ".join(command.help.split("\n\n")[0].split()) for name, command in commands.items()}
+    assert "Explain the rule CODE (e.g. PPA001)." in listed.values()

@@ -70,6 +70,26 @@ class _Commands(click.Group):
             self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """A bare ``ppaux-lint`` prints the help as ``--help`` does, line by line, on standard error and exits 2,
+        as ruff does: click raises it as a usage error, which ``main`` would squeeze into one "error:" line."""
+        if not args and not ctx.resilient_parsing:
+            click.echo(ctx.get_help(), err=True, color=ctx.color)
+            ctx.exit(EXIT_ERROR)
+        return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List each command with the whole first paragraph of its help, wrapped: click cuts it to one line, and
+        at the first word that ends in a full stop ("Explain the rule CODE (e.g.")."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.short_help or " ".join((command.help or "").split("\n\n")[0].split())))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context):
         """A Ctrl-C anywhere in a command (its report too) is one line and exit code 130; click's own
         handling would print an empty line first."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,28 +93,6 @@ class Config:
         return ""
 
 
-_STRING_LIST = "a list of strings"
-_KEYS: dict[str, str] = {
-    "select": _STRING_LIST,
-    "ignore": _STRING_LIST,
-    "exclude": _STRING_LIST,
-    "extend-exclude": _STRING_LIST,
-    "per-file-ignores": "a table of glob = list of codes",
-    "protocols": "a table",
-    "structural": "a boolean",
-    "cache-dir": "a string",
-    "src": _STRING_LIST,
-    "verify": "a table",
-}
-_PROTOCOL_KEYS = {"output": "output", "observer": "observer", "pp-output": "pp_output",
-                  "pp-observer": "pp_observer", "helper-modules": "helper_modules",
-                  "forward-observer": "forward_observer"}
-_VERIFY_KEYS = {"examples": "a table of strings", "devices": "a table of strings",
-                "pairs": "a table of strings", "timeout": "a number", "helpers": "auto, bundled or sglang",
-                "explore": "a non-negative integer", "seed": "a non-negative integer",
-                "attn-tp-size": "a positive integer"}
-
-
 def load_config(root: Path, explicit: Path | None = None) -> Config:
     """The config at ``explicit``, else ``root/pyproject.toml``, else defaults."""
     if explicit is None and not (root / "pyproject.toml").is_file():
@@ -173,36 +152,46 @@ def tool_table(data: dict[str, Any], path: Path) -> Any:
     return tool.get("ppaux-lint")
 
 
+@dataclass(frozen=True)
+class Key:
+    """One key of a table of the configuration: how the parser reads it and how the manual describes it.
+
+    The parser knows a key only through its entry in :data:`KEYS`, :data:`PROTOCOL_KEYS` or :data:`VERIFY_KEYS`
+    (an unknown key is an error listing these), and the manual's table of keys (docs/configuration.md, made by
+    docs/hooks/config_keys.py) is printed from the same entries, so the two cannot drift. A new key is one entry
+    here, a field of the dataclass its table fills (``Config``, ``Protocols`` or ``VerifySettings``; its name is
+    the key's with ``_`` for ``-``), and the table in the manual regenerated.
+    """
+
+    name: str  # as written in TOML
+    kind: str  # its type, for the manual
+    default: str  # for the manual: what an absent key means
+    meaning: str  # for the manual: one sentence, Markdown
+    read: Callable[[Any, str, str], Any]  # (value, dotted name, where) -> what the dataclass holds; ConfigError
+
+    @property
+    def field(self) -> str:
+        return self.name.replace("-", "_")
+
+
 def parse_config(table: Any, path: Path | None) -> Config:
     where = f"{path}: " if path else ""
     if not isinstance(table, dict):
         raise ConfigError(f"{where}[tool.ppaux-lint] must be a table")
-    for key, value in table.items():
-        expected = _KEYS.get(key)
-        if expected is None:
-            known = ", ".join(sorted(_KEYS))
-            raise ConfigError(f"{where}unknown key 'tool.ppaux-lint.{key}' (known keys: {known})")
-        if expected == _STRING_LIST:
-            _require_strings(value, f"tool.ppaux-lint.{key}", where)
-    structural = table.get("structural", True)
-    if not isinstance(structural, bool):
-        raise ConfigError(f"{where}'tool.ppaux-lint.structural' must be a boolean, not {_kind(structural)}")
-    cache_dir = table.get("cache-dir")
-    if cache_dir is not None and not isinstance(cache_dir, str):
-        raise ConfigError(f"{where}'tool.ppaux-lint.cache-dir' must be a string, not {_kind(cache_dir)}")
-    return Config(
-        path=path,
-        select=tuple(table.get("select", ())),
-        ignore=tuple(table.get("ignore", ())),
-        exclude=tuple(table.get("exclude", ())),
-        extend_exclude=tuple(table.get("extend-exclude", ())),
-        per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), where),
-        protocols=_protocols(table.get("protocols", {}), where),
-        structural=structural,
-        cache_dir=cache_dir,
-        src=tuple(table.get("src", ())),
-        verify=_verify(table.get("verify", {}), where),
-    )
+    return Config(path=path, **_read_table(table, KEYS, "tool.ppaux-lint", where))
+
+
+def _read_table(table: dict, keys: tuple[Key, ...], name: str, where: str) -> dict[str, Any]:
+    """The dataclass fields that ``table``'s keys set, each read by its :class:`Key`; an absent key keeps its
+    field's default, an unknown one is an error listing the known ones."""
+    known = {key.name: key for key in keys}
+    fields: dict[str, Any] = {}
+    for item, value in table.items():
+        key = known.get(item)
+        if key is None:
+            raise ConfigError(f"{where}unknown key '{name}.{item}' (known keys: {', '.join(sorted(known))})")
+        fields[key.field] = key.read(value, f"{name}.{item}", where)
+    return fields
 
 
 def _kind(value: Any) -> str:
@@ -210,71 +199,138 @@ def _kind(value: Any) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)
 
 
-def _require_strings(value: Any, key: str, where: str) -> tuple[str, ...]:
+def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}'{key}' must be a list of strings, not {_kind(value)}")
     return tuple(value)
 
 
-def _require_table(value: Any, key: str, where: str) -> dict:
+def _table(value: Any, key: str, where: str) -> dict:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}'{key}' must be a table, not {_kind(value)}")
     return value
 
 
-def _per_file_ignores(value: Any, where: str) -> dict[str, tuple[str, ...]]:
+def _boolean(value: Any, key: str, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}'{key}' must be a boolean, not {_kind(value)}")
+    return value
+
+
+def _string(value: Any, key: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}'{key}' must be a string, not {_kind(value)}")
+    return value
+
+
+def _per_file_ignores(value: Any, key: str, where: str) -> dict[str, tuple[str, ...]]:
     from ppaux_lint.project.globs import Globs  # here: a replayed run reads configs, and compiles no glob
 
-    table = _require_table(value, "tool.ppaux-lint.per-file-ignores", where)
+    table = _table(value, key, where)
     for glob in table:
         try:
             Globs([glob])
         except ValueError as exc:
-            raise ConfigError(f"{where}invalid glob {glob!r} in 'tool.ppaux-lint.per-file-ignores': {exc}") from None
-    return {glob: _require_strings(codes, f"tool.ppaux-lint.per-file-ignores.{glob}", where)
-            for glob, codes in table.items()}
+            raise ConfigError(f"{where}invalid glob {glob!r} in '{key}': {exc}") from None
+    return {glob: _strings(codes, f"{key}.{glob}", where) for glob, codes in table.items()}
 
 
-def _protocols(value: Any, where: str) -> Protocols:
-    table = _require_table(value, "tool.ppaux-lint.protocols", where)
-    extra: dict[str, tuple[str, ...]] = {}
-    for key, names in table.items():
-        attr = _PROTOCOL_KEYS.get(key)
-        if attr is None:
-            known = ", ".join(sorted(_PROTOCOL_KEYS))
-            raise ConfigError(f"{where}unknown key 'tool.ppaux-lint.protocols.{key}' (known keys: {known})")
-        extra[attr] = _require_strings(names, f"tool.ppaux-lint.protocols.{key}", where)
+def _protocols(value: Any, key: str, where: str) -> Protocols:
+    """SGLang's roots, and after them the ones the table adds."""
+    extra = _read_table(_table(value, key, where), PROTOCOL_KEYS, key, where)
     defaults = Protocols()
-    return Protocols(**{attr: getattr(defaults, attr) + extra.get(attr, ()) for attr in _PROTOCOL_KEYS.values()})
+    return Protocols(**{k.field: getattr(defaults, k.field) + extra.get(k.field, ()) for k in PROTOCOL_KEYS})
 
 
-def _verify(value: Any, where: str) -> VerifySettings:
-    table = _require_table(value, "tool.ppaux-lint.verify", where)
-    tables: dict[str, dict[str, str]] = {}
-    for key, item in table.items():
-        expected = _VERIFY_KEYS.get(key)
-        name = f"tool.ppaux-lint.verify.{key}"
-        if expected is None:
-            known = ", ".join(sorted(_VERIFY_KEYS))
-            raise ConfigError(f"{where}unknown key '{name}' (known keys: {known})")
-        if key == "timeout":
-            if isinstance(item, bool) or not isinstance(item, (int, float)) or item <= 0:
-                raise ConfigError(f"{where}'{name}' must be a positive number, not {_kind(item)}")
-            continue
-        if key in ("explore", "seed", "attn-tp-size"):
-            least = 1 if key == "attn-tp-size" else 0
-            if isinstance(item, bool) or not isinstance(item, int) or item < least:
-                shown = repr(item) if type(item) is int else _kind(item)
-                raise ConfigError(f"{where}'{name}' must be {_VERIFY_KEYS[key]}, not {shown}")
-            continue
-        if key == "helpers":
-            if item not in HELPERS_CHOICES:
-                raise ConfigError(f"{where}'{name}' must be one of {', '.join(HELPERS_CHOICES)}, not {item!r}")
-            continue
-        entries = _require_table(item, name, where)
-        for sub, text in entries.items():
-            if not isinstance(text, str):
-                raise ConfigError(f"{where}'{name}.{sub}' must be a string, not {_kind(text)}")
-        tables[key] = dict(entries)
-    return VerifySettings(timeout=table.get("timeout"), helpers=table.get("helpers"), explore=table.get("explore"),
-                          seed=table.get("seed"), attn_tp_size=table.get("attn-tp-size"), **tables)
+def _verify(value: Any, key: str, where: str) -> VerifySettings:
+    return VerifySettings(**_read_table(_table(value, key, where), VERIFY_KEYS, key, where))
+
+
+def _positive_number(value: Any, key: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"{where}'{key}' must be a positive number, not {_kind(value)}")
+    return value
+
+
+def _integer(least: int) -> Callable[[Any, str, str], int]:
+    """A reader of integers of at least ``least`` (0 or 1)."""
+    expected = "a non-negative integer" if least == 0 else "a positive integer"
+
+    def read(value: Any, key: str, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            shown = repr(value) if type(value) is int else _kind(value)
+            raise ConfigError(f"{where}'{key}' must be {expected}, not {shown}")
+        return value
+
+    return read
+
+
+def _helpers(value: Any, key: str, where: str) -> str:
+    if value not in HELPERS_CHOICES:
+        raise ConfigError(f"{where}'{key}' must be one of {', '.join(HELPERS_CHOICES)}, not {value!r}")
+    return value
+
+
+def _names(value: Any, key: str, where: str) -> dict[str, str]:
+    """A table of strings (class -> factory, device or observer)."""
+    entries = _table(value, key, where)
+    for sub, text in entries.items():
+        if not isinstance(text, str):
+            raise ConfigError(f"{where}'{key}.{sub}' must be a string, not {_kind(text)}")
+    return dict(entries)
+
+
+def _roots(names: tuple[str, ...]) -> str:
+    return ", ".join(f"`{name}`" for name in names) + " (always kept; the key adds to them)"
+
+
+STRINGS = "list of strings"
+PROTOCOL_KEYS = (
+    Key("output", STRINGS, _roots(DEFAULT_OUTPUT_ROOTS), "Classes whose subclasses are auxiliary outputs.", _strings),
+    Key("observer", STRINGS, _roots(DEFAULT_OBSERVER_ROOTS), "Classes whose subclasses are sampling observers.",
+        _strings),
+    Key("pp-output", STRINGS, _roots(DEFAULT_PP_OUTPUT_ROOTS),
+        "PP protocols of outputs: a class that inherits one but never overrides `to_pp_tensors` is PPA018.",
+        _strings),
+    Key("pp-observer", STRINGS, _roots(DEFAULT_PP_OBSERVER_ROOTS),
+        "PP protocols of observers: a class that inherits one but never overrides `from_pp_tensors` is PPA018.",
+        _strings),
+    Key("helper-modules", STRINGS, _roots(DEFAULT_HELPER_MODULES),
+        "Modules whose `add_...`/`pop_...` PP helpers PPA020 follows.", _strings),
+    Key("forward-observer", STRINGS, _roots(DEFAULT_FORWARD_OBSERVER_ROOTS),
+        "Classes whose subclasses are forward observers (SGLang refuses them under PP).", _strings),
+)
+VERIFY_KEYS = (
+    Key("examples", "table of strings", "none",
+        "Per class (`pkg.mod.Class`), a factory (`pkg.factories:make`) that builds the example verify sends.",
+        _names),
+    Key("devices", "table of strings", "none", "Per class, the device its round trip runs on (`cuda:1`).", _names),
+    Key("pairs", "table of strings", "none", "Per output class, the observer that rebuilds it.", _names),
+    Key("timeout", "number > 0", "60", "Seconds each class's round trip may take; `--timeout` wins.",
+        _positive_number),
+    Key("helpers", "`auto`, `bundled` or `sglang`", "`auto`",
+        "Whose PP helpers judge the round trip; `--helpers` wins.", _helpers),
+    Key("explore", "integer ≥ 0", "0", "Variants sent per class after its example passes; `--explore` wins.",
+        _integer(0)),
+    Key("seed", "integer ≥ 0", "a random seed, printed", "The seed the variants are drawn from; `--seed` wins.",
+        _integer(0)),
+    Key("attn-tp-size", "integer ≥ 1", "1",
+        "Send as SGLang does between stages of this attention-TP size; `--attn-tp-size` wins.", _integer(1)),
+)
+KEYS = (
+    Key("select", STRINGS, "all rules", "Only these rule codes or prefixes.", _strings),
+    Key("ignore", STRINGS, "none", "Skip these rule codes or prefixes.", _strings),
+    Key("exclude", STRINGS, "`.git`, `.venv`, `venv`, `build`, `dist`, `__pycache__`, `site-packages`, ...",
+        "Gitignore-style patterns of paths not to check; replaces the default excludes.", _strings),
+    Key("extend-exclude", STRINGS, "none", "Patterns excluded on top of `exclude`.", _strings),
+    Key("per-file-ignores", "table: glob → list of codes", "none",
+        "Rule codes or prefixes to skip in the files a glob matches.", _per_file_ignores),
+    Key("protocols", "table", "SGLang's classes", "Extra roots for forks: the keys below.", _protocols),
+    Key("structural", "boolean", "`true`",
+        "Recognise classes by their methods too, not only by inheritance.", _boolean),
+    Key("cache-dir", "string", "`.ppaux_lint_cache`",
+        "The cache's directory, read from the project root's table ([Reliability](reliability.md)).", _string),
+    Key("src", STRINGS, "`src/` and the packaging config's",
+        "Source roots, relative to the config's directory ([The project model](project-model.md)).", _strings),
+    Key("verify", "table", "none", "Settings of `verify`: the keys below ([verify](verify.md)).", _verify),
+)
