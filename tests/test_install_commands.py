@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -52,3 +58,51 @@ def test_the_manual_starts_with_the_readme_s_two_commands() -> None:
     manual = console_commands((REPO / "docs" / "getting-started.md").read_text(encoding="utf-8"))
     assert manual[:2] == readme[:2]
     assert readme[0].startswith("pip install -e . && ppaux-lint check") and "pytest" in readme[1], readme[:2]
+
+
+# Issue 35, item 1: there is no ``ppaux-lint`` on PyPI, so every install the manual and the messages give is
+# either from a clone (``pip install -e .``) or from the repository's git URL. tests/test_distribution.py runs
+# one of each form as written (the git URL swapped for a local clone); these hold every other one to a form.
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+URL = PYPROJECT["urls"]["Repository"]
+EXTRAS = set(PYPROJECT["optional-dependencies"])
+PIP_INSTALL = re.compile(r"""pip install((?: -e)? (?:'[^']*'|"[^"]*"|[^\s`'")]+))""")
+FROM_A_CLONE = re.compile(r"-e \.(?:\[(?P<extras>[\w,]+)\])?")
+FROM_GIT = re.compile(r"ppaux-lint(?:\[(?P<extras>[\w,]+)\])? @ git\+" + re.escape(URL))
+
+
+def manual_pages() -> list[Path]:
+    return [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("**/*.md"))]
+
+
+def ppaux_lint_installs(text: str) -> list[str]:
+    """What each ``pip install`` of ppaux-lint in ``text`` installs (``-e .``, a requirement), unquoted."""
+    targets = [" ".join(shlex.split(m.group(1))) for m in PIP_INSTALL.finditer(text)]
+    return [t for t in targets if t.startswith(("-e .", "ppaux-lint", "ppaux_lint", "git+", "."))]
+
+
+def test_every_install_of_ppaux_lint_in_the_manual_is_from_a_clone_or_the_git_url() -> None:
+    seen = []
+    for page in manual_pages():
+        for target in ppaux_lint_installs(page.read_text(encoding="utf-8")):
+            form = FROM_A_CLONE.fullmatch(target) or FROM_GIT.fullmatch(target)
+            assert form, f"{page.relative_to(REPO)}: pip install {target} (no such distribution on PyPI)"
+            assert set(filter(None, (form["extras"] or "").split(","))) <= EXTRAS, (page, target)
+            seen.append(target)
+    assert any(FROM_GIT.fullmatch(t) for t in seen) and "-e ." in seen, seen
+
+
+def test_the_messages_give_the_git_url_install_of_the_extra() -> None:
+    """The messages build their command with ``pip_install``: its URL is pyproject's, and no message spells
+    a ``pip install`` of ppaux-lint of its own."""
+    from ppaux_lint.runtime import MISSING_TORCH
+    from ppaux_lint.support.install import REPOSITORY, pip_install
+
+    assert REPOSITORY == URL
+    assert FROM_GIT.fullmatch(ppaux_lint_installs(pip_install("runtime"))[0])["extras"] == "runtime"
+    assert MISSING_TORCH.endswith(pip_install("runtime"))
+    for source in (REPO / "ppaux_lint").rglob("*.py"):
+        if source == REPO / "ppaux_lint" / "support" / "install.py":
+            continue
+        spelled = ppaux_lint_installs(source.read_text(encoding="utf-8"))
+        assert not spelled, f"{source.relative_to(REPO)} spells its own install: {spelled}"

@@ -440,7 +440,7 @@ def rules_command(output_format: str) -> None:
 @cli.command()
 @click.pass_context
 def server(ctx: click.Context) -> None:
-    """Run the language server on stdin/stdout (needs the `lsp` extra: pip install 'ppaux-lint[lsp]')."""
+    """Run the language server on stdin/stdout (needs pygls: the `lsp` extra of ppaux-lint)."""
     from ppaux_lint.server import serve
 
     ctx.exit(guarded(ctx, serve))

@@ -34,7 +34,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-MISSING_TORCH = "ppaux-lint's runtime checks need PyTorch: pip install 'ppaux-lint[runtime]'"
+from ppaux_lint.support.install import pip_install
+
+MISSING_TORCH = f"ppaux-lint's runtime checks need PyTorch: {pip_install('runtime')}"
 
 __all__ = [
     "PP_OUTPUT_KEY_PREFIX",

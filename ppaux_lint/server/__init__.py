@@ -12,6 +12,7 @@ runtime (an editor never runs torch), and nothing but the command line imports i
 from __future__ import annotations
 
 from ppaux_lint.support.errors import UsageError
+from ppaux_lint.support.install import pip_install
 
 _PROTOCOL_PACKAGES = {"pygls", "lsprotocol", "cattrs"}
 
@@ -23,5 +24,5 @@ def serve() -> int:
     except ImportError as error:
         if (error.name or "").partition(".")[0] not in _PROTOCOL_PACKAGES:
             raise
-        raise UsageError("the language server needs pygls 2: pip install 'ppaux-lint[lsp]'") from None
+        raise UsageError(f"the language server needs pygls 2: {pip_install('lsp')}") from None
     return run()

@@ -16,7 +16,8 @@ from .projects import write_project
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.slow
 
-NEEDS_TORCH = "ppaux-lint's runtime checks need PyTorch: pip install 'ppaux-lint[[]runtime[]]'"  # as a glob
+NEEDS_TORCH = ("ppaux-lint's runtime checks need PyTorch: "  # as a glob
+               "pip install 'ppaux-lint[[]runtime[]] @ git+https://github.com/ppaux-lint/ppaux-lint'")
 
 PLAIN = '''
 import sys

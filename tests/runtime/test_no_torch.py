@@ -37,7 +37,7 @@ def test_the_helpers_name_the_runtime_extra():
         except ImportError as exc:
             print(exc)
     """))
-    assert "pip install 'ppaux-lint[runtime]'" in done.stdout
+    assert "pip install 'ppaux-lint[runtime] @ git+https://github.com/ppaux-lint/ppaux-lint'" in done.stdout
 
 
 def test_verify_exits_2_naming_the_runtime_extra(tmp_path):
@@ -47,5 +47,6 @@ def test_verify_exits_2_naming_the_runtime_extra(tmp_path):
     """))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "ppaux-lint: error: ppaux-lint's runtime checks need PyTorch: pip install 'ppaux-lint[runtime]'"
+        "ppaux-lint: error: ppaux-lint's runtime checks need PyTorch: "
+        "pip install 'ppaux-lint[runtime] @ git+https://github.com/ppaux-lint/ppaux-lint'"
     ]

@@ -29,7 +29,7 @@ def test_server_without_pygls_names_the_extra(tmp_path):
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == ("ppaux-lint: error: the language server needs pygls 2: "
-                             "pip install 'ppaux-lint[lsp]'\n")
+                             "pip install 'ppaux-lint[lsp] @ git+https://github.com/ppaux-lint/ppaux-lint'\n")
 
 
 def test_check_on_stdin_never_imports_pygls(tmp_path):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ppaux_lint.runtime.terms.helpers import Helpers
 from ppaux_lint.support.errors import UsageError
+from ppaux_lint.support.install import pip_install
 
 if TYPE_CHECKING:
     from ppaux_lint.runtime.run.verify import Exploration, Session
@@ -123,7 +124,7 @@ def plan_verify(
         raise VerifyUsageError(f"{option_prefix}attn-tp-size must be at least 1, not {attn_tp_size}")
     count = settings.explore if explore is None else explore
     if count and importlib.util.find_spec("hypothesis") is None:
-        raise VerifyUsageError(f"{option_prefix}explore needs hypothesis: pip install 'ppaux-lint[runtime]'")
+        raise VerifyUsageError(f"{option_prefix}explore needs hypothesis: {pip_install('runtime')}")
     return Plan(
         targets=targets,
         device=run_device,
