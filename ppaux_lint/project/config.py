@@ -73,6 +73,8 @@ class Config:
     path: Path | None = None  # the pyproject.toml it came from
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()  # added to ``select`` (or to --select), as ruff's
+    extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -96,6 +98,8 @@ _STRING_LIST = "a list of strings"
 _KEYS: dict[str, str] = {
     "select": _STRING_LIST,
     "ignore": _STRING_LIST,
+    "extend-select": _STRING_LIST,
+    "extend-ignore": _STRING_LIST,
     "exclude": _STRING_LIST,
     "extend-exclude": _STRING_LIST,
     "per-file-ignores": "a table of glob = list of codes",
@@ -194,6 +198,8 @@ def parse_config(table: Any, path: Path | None) -> Config:
         path=path,
         select=tuple(table.get("select", ())),
         ignore=tuple(table.get("ignore", ())),
+        extend_select=tuple(table.get("extend-select", ())),
+        extend_ignore=tuple(table.get("extend-ignore", ())),
         exclude=tuple(table.get("exclude", ())),
         extend_exclude=tuple(table.get("extend-exclude", ())),
         per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), where),
