@@ -210,6 +210,21 @@ def test_output_file_holds_the_report_and_keeps_the_exit_code(project, fmt):
     assert "Found 3 errors." in (root / "stats.txt").read_text(encoding="utf-8")
 
 
+def test_output_file_from_the_config(project, monkeypatch):
+    """``output-file`` in the config, relative to its directory; --output-file wins."""
+    root = project('[tool.ppaux-lint]\noutput-file = "reports/ppaux.json"\n')
+    (root / "reports").mkdir()
+    (root / "src").joinpath("elsewhere").mkdir()
+    monkeypatch.chdir(root / "src")
+    result = invoke("check", "--output-format", "json")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert len(json.loads((root / "reports/ppaux.json").read_text(encoding="utf-8"))) == 3
+    assert invoke("check", "--output-file", "elsewhere/r.txt").exit_code == 1
+    assert "Found 3 errors." in (root / "src/elsewhere/r.txt").read_text(encoding="utf-8")
+    shown = invoke("check", "--show-settings").stdout
+    assert f'output-file = "{root / "reports/ppaux.json"}"' in shown
+
+
 def test_output_file_refuses_sources_and_directories(project):
     root = project()
     before = (root / "src/pkg/mod.py").read_bytes()

@@ -202,7 +202,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         _warn(ctx, fixes.failure_warnings(outcome.failed, outcome.unwritten))
         analysis, fixed = outcome.analysis, outcome.fixed
     checked = Checked(guarded(ctx, lambda: with_fixes(analysis)), analysis.discovery.warnings,
-                      len(analysis.discovery.targets), dict(analysis.overlays), unjudged=len(analysis.unjudged()))
+                      len(analysis.discovery.targets), dict(analysis.overlays), unjudged=len(analysis.unjudged()),
+                      output_file=analysis.project.config.output_path)
     _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet, out=out,
             fixed=fixed if show_fixes else [], fixed_count=len(fixed), unsafe=unsafe_fixes, output_file=output_file)
 
@@ -243,6 +244,7 @@ def _report(ctx: click.Context, checked, output_format: str, *, exit_zero: bool,
     exit with check's code."""
     from ppaux_lint.report import renderer
 
+    output_file = output_file or checked.output_file
     if output_file is not None:
         import io
 

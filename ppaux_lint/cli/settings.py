@@ -79,6 +79,8 @@ def _values(config: Config, options: Options, project, requires_python: str | No
     yield "--exclude", list(options.exclude), "--exclude" if options.exclude else _DEFAULT
     yield "force-exclude", options.force_exclude, "--force-exclude" if options.force_exclude else _DEFAULT
     yield "structural", config.structural, own(not config.structural, "structural")
+    yield "output-file", str(config.output_path) if config.output_path else None, own(config.output_file,
+                                                                                      "output-file")
     cache_from = "--cache-dir" if options.cache_dir else _origin(project.config)(project.config.cache_dir, "cache-dir")
     yield "cache-dir", str(cache_directory(project, options.cache_dir)), \
         cache_from + (" (not used: --no-cache)" if options.no_cache else "")

@@ -81,8 +81,16 @@ class Config:
     protocols: Protocols = Protocols()
     structural: bool = True
     cache_dir: str | None = None
+    output_file: str | None = None  # where ``check`` writes its report (--output-file wins)
     src: tuple[str, ...] = ()  # source roots, relative to the config's directory (as ruff's ``src``)
     verify: VerifySettings = VerifySettings()
+
+    @property
+    def output_path(self) -> Path | None:
+        """``output-file``, relative to the config's directory (as ruff resolves its paths)."""
+        if self.output_file is None:
+            return None
+        return self.path.parent / self.output_file if self.path is not None else Path(self.output_file)
 
     @property
     def where(self) -> str:
@@ -106,6 +114,7 @@ _KEYS: dict[str, str] = {
     "protocols": "a table",
     "structural": "a boolean",
     "cache-dir": "a string",
+    "output-file": "a string",
     "src": _STRING_LIST,
     "verify": "a table",
 }
@@ -191,9 +200,10 @@ def parse_config(table: Any, path: Path | None) -> Config:
     structural = table.get("structural", True)
     if not isinstance(structural, bool):
         raise ConfigError(f"{where}'tool.ppaux-lint.structural' must be a boolean, not {_kind(structural)}")
-    cache_dir = table.get("cache-dir")
-    if cache_dir is not None and not isinstance(cache_dir, str):
-        raise ConfigError(f"{where}'tool.ppaux-lint.cache-dir' must be a string, not {_kind(cache_dir)}")
+    for key in ("cache-dir", "output-file"):
+        value = table.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ConfigError(f"{where}'tool.ppaux-lint.{key}' must be a string, not {_kind(value)}")
     return Config(
         path=path,
         select=tuple(table.get("select", ())),
@@ -205,7 +215,8 @@ def parse_config(table: Any, path: Path | None) -> Config:
         per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), where),
         protocols=_protocols(table.get("protocols", {}), where),
         structural=structural,
-        cache_dir=cache_dir,
+        cache_dir=table.get("cache-dir"),
+        output_file=table.get("output-file"),
         src=tuple(table.get("src", ())),
         verify=_verify(table.get("verify", {}), where),
     )
