@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -315,3 +317,10 @@ def test_help_lists_the_exit_code_policy(command):
     assert result.exit_code == 0
     listed = result.stdout[result.stdout.index("Exit codes:"):].splitlines()[1:]
     assert [line.split(None, 1) for line in listed if line.strip()] == [[str(c), m] for c, m in EXIT_CODES]
+
+
+def test_the_manual_states_the_same_exit_codes():
+    manual = (Path(__file__).parents[1] / "docs" / "usage.md").read_text(encoding="utf-8")
+    section = manual[manual.index("## Exit codes"):].split("\n## ", 1)[0]
+    for code, _ in EXIT_CODES:
+        assert re.search(rf"\b{code} ", section), code
