@@ -15,27 +15,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from lintkit import IMPORT_AUX
+from test_cli import SOURCE
 
 from ppaux_lint.cli.main import cli
 from ppaux_lint.support.command import EXIT_CODES
 
-SOURCE = IMPORT_AUX + textwrap.dedent('''
-
-    class Missing(DeviceAuxiliaryOutput):
-        pass
-
-
-    class Empty(DeviceAuxiliaryOutput):
-        def copy_to_host(self, copy_tensor):
-            return self
-
-        def to_pp_tensors(self):
-            return {}
-
-
-    def peek(tensors):
-        return tensors["__sampling_observer_output__.x"]
-    ''')  # PPA001 on Missing, PPA010 on Empty's return, PPA021 in peek
+# SOURCE: PPA001 on Missing, PPA010 on Empty's return, PPA021 in peek
 
 NEAR_MISS = IMPORT_AUX + textwrap.dedent('''
 
