@@ -33,6 +33,22 @@ NEAR_MISS = IMPORT_AUX + textwrap.dedent('''
     ''')  # PPA017, whose fix (a rename) is safe
 
 
+DATACLASS_OUTPUT = textwrap.dedent('''\
+    from dataclasses import dataclass
+
+    import torch
+    from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
+
+
+    @dataclass
+    class Out(DeviceAuxiliaryOutput):
+        x: torch.Tensor
+
+        def copy_to_host(self, copy_tensor):
+            return Out(copy_tensor(self.x))
+    ''')  # PPA001, whose fix (a generated to_pp_tensors) is unsafe
+
+
 def invoke(*args: str):
     return CliRunner().invoke(cli, list(args))
 
@@ -109,6 +125,16 @@ def test_statistics_marks_fixable_rules_and_totals(lint_project):
     data = json.loads(invoke("check", "--statistics", "--output-format", "json").stdout)
     assert [(r["code"], r["count"], r["fixable"]) for r in data] == [
         ("PPA001", 1, False), ("PPA010", 1, False), ("PPA017", 1, True), ("PPA021", 1, False)]
+
+
+def test_statistics_counts_unsafe_fixes_only_with_unsafe_fixes(lint_project):
+    lint_project({"pkg/mod.py": DATACLASS_OUTPUT})
+    safe_only = invoke("check", "--statistics").stdout.splitlines()
+    assert safe_only == ["1\tPPA001\toutput-missing-to-pp-tensors", "Found 1 error.",
+                         "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."]
+    unsafe = invoke("check", "--statistics", "--unsafe-fixes").stdout.splitlines()
+    assert unsafe == ["1\tPPA001\t[*] output-missing-to-pp-tensors", "Found 1 error.",
+                      "[*] 1 fixable with the `--fix --unsafe-fixes` options."]
 
 
 def test_statistics_without_fixes_has_no_marker_column(project):
