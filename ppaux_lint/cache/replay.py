@@ -75,7 +75,8 @@ class Record:
 
     def __init__(self, base: Path, project: Project, options: Options, given: list[Path]) -> None:
         self._command = repr((_RECORD_FORMAT, __version__, sys.version, os.getcwd(), [str(p) for p in given],
-                              options.config_path, options.select, options.ignore, options.exclude,
+                              options.config_path, options.select, options.ignore, options.extend_select,
+                              options.extend_ignore, options.exclude,
                               options.force_exclude, options.prefilter, project))
         name = f"{zlib.crc32(self._command.encode('utf-8', 'surrogateescape')):08x}"  # a clash only costs a miss
         self.directory = base / RUNS

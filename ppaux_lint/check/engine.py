@@ -20,7 +20,7 @@ from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.project.config import Config, Protocols
 from ppaux_lint.project.discover import Discovery, SourceFile, file_key
-from ppaux_lint.project.loading import Options, Project, asked, discover_files, load_project
+from ppaux_lint.project.loading import Options, Project, asked, discover_files, load_project, selection_sources
 from ppaux_lint.rules import CheckContext, run_checks
 from ppaux_lint.scan.lookahead import Graph, reach
 from ppaux_lint.scan.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
@@ -133,10 +133,7 @@ def _pass(discovery: Discovery, path: str) -> Pass:
 
 
 def _selection(config: Config, options: Options) -> Selection:
-    key = f"{config.where}: 'tool.ppaux-lint.{{}}'"
-    return Selection.build(select=[(options.select, "--select")] if options.select else
-                           [(config.select, key.format("select"))],
-                           ignore=[(config.ignore, key.format("ignore")), (options.ignore, "--ignore")])
+    return Selection.build(**selection_sources(config, options))
 
 
 def _by_config(findings: list[Finding], discovery: Discovery) -> dict[Path | None, list[Finding]]:

@@ -44,12 +44,14 @@ class Selection:
     ignore: tuple[str, ...]
 
     @classmethod
-    def build(cls, select: Sequence[tuple[Sequence[str], str]],
-              ignore: Sequence[tuple[Sequence[str], str]]) -> Selection:
+    def build(cls, select: Sequence[tuple[Sequence[str], str]], ignore: Sequence[tuple[Sequence[str], str]],
+              extend_select: Sequence[tuple[Sequence[str], str]] = ()) -> Selection:
         """From (codes, where they came from) pairs, so that an unknown code is reported with its source:
-        the flag, or the config file and key."""
-        selected = tuple(code for codes, where in select for code in _validate(codes, where))
-        return cls(selected or ("ALL",), tuple(code for codes, where in ignore for code in _validate(codes, where)))
+        the flag, or the config file and key. ``extend_select`` adds to ``select``, or to every rule when
+        ``select`` is empty (as ruff's ``extend-select``, which never narrows the default)."""
+        selected = tuple(code for codes, where in select for code in _validate(codes, where)) or ("ALL",)
+        extended = tuple(code for codes, where in extend_select for code in _validate(codes, where))
+        return cls(selected + extended, tuple(code for codes, where in ignore for code in _validate(codes, where)))
 
     def enabled(self, code: str) -> bool:
         """As in ruff, the more specific of a matching select and ignore wins."""

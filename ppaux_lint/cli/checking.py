@@ -34,6 +34,7 @@ class Checked:
     overlays: dict[str, bytes] = field(default_factory=dict)
     replayed: bool = False
     unjudged: int = 0
+    output_file: Path | None = None  # the project config's ``output-file``, where --output-file is not given
 
 
 def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
@@ -45,21 +46,21 @@ def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
     replayed = cache.replay(given)
     if replayed is not None:
         return Checked(replayed.findings, replayed.warnings, replayed.files_checked, replayed=True,
-                       unjudged=replayed.unjudged)
+                       unjudged=replayed.unjudged, output_file=project.config.output_path)
     from ppaux_lint.check.engine import analyze
 
     discovery = discover_files(given, options, project)
     cache.stat_inputs(discovery)  # before the analysis reads anything (replay.py says why)
-    checked = _checked(analyze(given, options, project, discovery, cache), discovery)
+    checked = _checked(analyze(given, options, project, discovery, cache), discovery, project.config.output_path)
     # Recorded with the analysis gone: the record's encoding adds nothing to the peak.
     cache.record(checked.findings, checked.warnings, checked.files_checked, checked.unjudged)
     return checked
 
 
-def _checked(analysis: Analysis, discovery: Discovery) -> Checked:
+def _checked(analysis: Analysis, discovery: Discovery, output_file: Path | None) -> Checked:
     """What ``check`` reports of ``analysis``, which its caller then no longer holds."""
     return Checked(with_fixes(analysis), discovery.warnings, len(discovery.targets), dict(analysis.overlays),
-                   unjudged=len(analysis.unjudged()))
+                   unjudged=len(analysis.unjudged()), output_file=output_file)
 
 
 def with_fixes(analysis: Analysis) -> list[Finding]:

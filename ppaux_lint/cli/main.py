@@ -31,6 +31,7 @@ from ppaux_lint.support.command import (
     ExitError,
     Interrupted,
     OutputFailed,
+    exit_codes_help,
     guarded,
     one_line,
 )
@@ -100,7 +101,8 @@ class _Commands(click.Group):
 
 
 @click.group(cls=_Commands, lazy={"verify": "ppaux_lint.cli.verify:verify"},  # torch-free until it runs
-             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog=exit_codes_help())
 @click.version_option(__version__, "--version", "-V", prog_name="ppaux-lint")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 @click.pass_context
@@ -109,12 +111,16 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.ensure_object(dict)["debug"] = debug  # the run's state: ``main`` may have put its own dict there
 
 
-@cli.command()
+@cli.command(epilog=exit_codes_help())
 @click.argument("paths", nargs=-1, type=_Path(path_type=Path, readable=False))
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="full", show_default=True,
               help="How to print findings.")
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (comma-separated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes (comma-separated).")
+@click.option("--extend-select", multiple=True, metavar="CODES",
+              help="Also these rule codes or prefixes, on top of --select or the config's select.")
+@click.option("--extend-ignore", multiple=True, metavar="CODES",
+              help="Also skip these rule codes or prefixes, on top of the config's ignore.")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Also exclude paths matching this gitignore-style pattern.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes even to files passed explicitly.")
@@ -124,7 +130,15 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--cache-dir", type=_Path(path_type=Path, file_okay=False, readable=False),
               help="Where to keep the cache (default: .ppaux_lint_cache at the project root).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
+@click.option("--statistics", is_flag=True,
+              help="Print the number of findings per rule, with a [*] where they are fixable, instead of the findings.")
+@click.option("--output-file", type=_Path(path_type=Path, dir_okay=False, writable=True), metavar="PATH",
+              help="Write the report to PATH instead of standard output (replaced atomically).")
+@click.option("--show-files", is_flag=True, help="List the files that would be checked, and check nothing.")
+@click.option("--show-settings", is_flag=True,
+              help="Print the settings that apply to the first of PATHS, and where each came from; check nothing.")
+@click.option("--add-noqa", is_flag=True,
+              help="Add a `# noqa: CODE` comment for each finding on the line that silences it.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.option("--fix", "apply_fix", is_flag=True, help="Apply fixes (safe ones; unsafe ones too with --unsafe-fixes).")
 @click.option("--diff", "show_diff", is_flag=True,
@@ -139,7 +153,9 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
           ignore: tuple[str, ...], exclude: tuple[str, ...], force_exclude: bool, config_path: Path | None,
           no_cache: bool, cache_dir: Path | None, exit_zero: bool, statistics: bool, quiet: bool,
           apply_fix: bool = False, show_diff: bool = False, unsafe_fixes: bool = False,
-          show_fixes: bool = False, stdin_filename: Path | None = None) -> None:
+          show_fixes: bool = False, stdin_filename: Path | None = None, extend_select: tuple[str, ...] = (),
+          extend_ignore: tuple[str, ...] = (), output_file: Path | None = None, show_files: bool = False,
+          show_settings: bool = False, add_noqa: bool = False) -> None:
     """Check PATHS (default: the current directory) for classes that cannot cross a PP stage.
 
     `-` checks standard input, named by --stdin-filename, against the rest of the project on disk, as an
@@ -149,17 +165,34 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
 
     ctx.obj[notices.GITHUB] = output_format == "github"  # how warnings and errors are written from now on
     ctx.obj[_AT_ONCE] = True  # nothing of check's is left to clean up at exit (``entry``)
+    _refuse_conflicts(apply_fix=apply_fix, show_diff=show_diff, add_noqa=add_noqa, show_files=show_files,
+                      show_settings=show_settings, stdin=stdin_filename is not None)
     stdin = _stdin_path(paths, stdin_filename)
     if stdin is not None:
         paths = (stdin,)
     overlays = {str(stdin.absolute()): _read_stdin()} if stdin is not None else {}
-    options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore), exclude=exclude,
+    options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore),
+                      extend_select=_codes(extend_select), extend_ignore=_codes(extend_ignore), exclude=exclude,
                       force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir, overlays=overlays)
+    if show_files or show_settings:  # what a run would check, or by which settings: nothing is read or checked
+        from ppaux_lint.cli import settings
+
+        show = settings.show_files if show_files else settings.show_settings
+        _warn(ctx, guarded(ctx, lambda: show(list(paths), options, sys.stdout)))
+        ctx.exit(EXIT_CLEAN)
+    if add_noqa:
+        from ppaux_lint.cli.add_noqa import add_noqa as add
+
+        added = guarded(ctx, lambda: add(list(paths), options))
+        _warn(ctx, added.warnings)
+        click.echo(f"Added {added.count} noqa directive{'s' if added.count != 1 else ''}.")
+        ctx.exit(EXIT_CLEAN)
     if not (show_diff or apply_fix):  # a plain check: replayed when nothing changed since the same one (replay.py)
         with _progress(output_format in ("full", "concise") and not quiet):
             checked = guarded(ctx, lambda: check_project(list(paths), options))
         _warn(ctx, checked.warnings)
-        return _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet)
+        return _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet,
+                       unsafe=unsafe_fixes, output_file=output_file)
     from ppaux_lint import fixes  # the fix machinery, only when fixes are to be applied or shown
     from ppaux_lint.check.engine import analyze
 
@@ -189,9 +222,24 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         _warn(ctx, fixes.failure_warnings(outcome.failed, outcome.unwritten))
         analysis, fixed = outcome.analysis, outcome.fixed
     checked = Checked(guarded(ctx, lambda: with_fixes(analysis)), analysis.discovery.warnings,
-                      len(analysis.discovery.targets), dict(analysis.overlays), unjudged=len(analysis.unjudged()))
+                      len(analysis.discovery.targets), dict(analysis.overlays), unjudged=len(analysis.unjudged()),
+                      output_file=analysis.project.config.output_path)
     _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet, out=out,
-            fixed=fixed if show_fixes else [], fixed_count=len(fixed), unsafe=unsafe_fixes)
+            fixed=fixed if show_fixes else [], fixed_count=len(fixed), unsafe=unsafe_fixes, output_file=output_file)
+
+
+def _refuse_conflicts(**asked: bool) -> None:
+    """Options that ask for different runs: --add-noqa writes comments where --fix or --diff would change code
+    (and has no file to write for standard input); --show-files and --show-settings check nothing."""
+    on = [name for name, value in asked.items() if value]
+    for alone in ("add_noqa", "show_files", "show_settings"):
+        if alone in on and len(on) > 1:
+            others = ", ".join(_FLAGS[name] for name in on if name != alone)
+            raise ExitError(f"{_FLAGS[alone]} cannot be used with {others}")
+
+
+_FLAGS = {"apply_fix": "--fix", "show_diff": "--diff", "add_noqa": "--add-noqa", "show_files": "--show-files",
+          "show_settings": "--show-settings", "stdin": "--stdin-filename"}
 
 
 def _warn(ctx: click.Context, warnings: Sequence[str]) -> None:
@@ -210,14 +258,21 @@ def _verbatim(text: str, output_format: str) -> str:
 
 
 def _report(ctx: click.Context, checked, output_format: str, *, exit_zero: bool, statistics: bool, quiet: bool,
-            out=None, fixed: list | None = None, fixed_count: int = 0, unsafe: bool = False) -> None:
-    """Print what ``check`` found (and fixed) as ``output_format`` asks, then exit with check's code."""
+            out=None, fixed: list | None = None, fixed_count: int = 0, unsafe: bool = False,
+            output_file: Path | None = None) -> None:
+    """Print what ``check`` found (and fixed) as ``output_format`` asks, or write it to ``output_file``, then
+    exit with check's code."""
     from ppaux_lint.report import renderer
 
+    output_file = output_file or checked.output_file
+    if output_file is not None:
+        import io
+
+        out = io.StringIO()
     out = out or sys.stdout
     findings = checked.findings
     if statistics:
-        _print_statistics(findings, output_format, out)
+        _print_statistics(findings, output_format, out, unsafe=unsafe)
     else:
         render = renderer(output_format)
         if output_format == "full":  # the only format that quotes source lines: the overlay's, where checked
@@ -231,6 +286,10 @@ def _report(ctx: click.Context, checked, output_format: str, *, exit_zero: bool,
                 _print_fixed(fixed, out)
             _print_summary(findings, checked.files_checked, out, fixed=fixed_count, unsafe=unsafe,
                            unjudged=checked.unjudged)
+    if output_file is not None:
+        from ppaux_lint.cli.output_file import write_report
+
+        write_report(output_file, out.getvalue())
     ctx.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
 
 
@@ -333,18 +392,24 @@ def _unknown_classes(unjudged: int) -> str:
     return f"{unjudged} unknown class{'es' if unjudged != 1 else ''}"
 
 
-def _print_statistics(findings, output_format: str, out) -> None:
+def _print_statistics(findings, output_format: str, out, unsafe: bool = False) -> None:
+    """As ruff's: per rule its count, code, ``[*]`` where ``--fix`` (with ``--unsafe-fixes`` when given) fixes
+    some of its findings, and name; then the summary's totals. JSON: a list of code, name, count, fixable."""
     from ppaux_lint.rules import by_code
 
     counts = Counter(f.code for f in findings)
-    rows = [(code, counts[code], by_code(code).name) for code in sorted(counts)]
+    fixable = {f.code for f in findings if f.fix is not None and (f.fix.safe or unsafe)}
+    rows = [(code, counts[code], by_code(code).name, code in fixable) for code in sorted(counts)]
     if output_format == "json":
-        json.dump([{"code": c, "name": n, "count": k} for c, k, n in rows], out, indent=2)
+        json.dump([{"code": c, "name": n, "count": k, "fixable": x} for c, k, n, x in rows], out, indent=2)
         out.write("\n")
         return
-    width = max((len(str(k)) for _, k, _ in rows), default=1)
-    for code, count, name in rows:
-        out.write(f"{count:>{width}}\t{code}\t{name}\n")
+    width = max((len(str(k)) for _, k, _, _ in rows), default=1)
+    for code, count, name, can_fix in rows:
+        marker = ("[*] " if can_fix else "[ ] ") if fixable else ""
+        out.write(f"{count:>{width}}\t{code}\t{marker}{name}\n")
+    if findings and output_format in ("full", "concise"):
+        _print_summary(findings, 0, out, unsafe=unsafe)
 
 
 @cli.command()

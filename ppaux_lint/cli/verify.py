@@ -17,14 +17,14 @@ import click
 
 from ppaux_lint.runtime.run.plan import DEFAULT_TIMEOUT, VerifyUsageError
 from ppaux_lint.runtime.terms.helpers import CHOICES as HELPERS_CHOICES
-from ppaux_lint.support.command import guarded
+from ppaux_lint.support.command import exit_codes_help, guarded
 
 if TYPE_CHECKING:
     from ppaux_lint.runtime.run.plan import Plan
     from ppaux_lint.runtime.terms.results import VerifyResult
 
 
-@click.command("verify")
+@click.command("verify", epilog=exit_codes_help())
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Where the round trips run; auto means CUDA when it is there.")

@@ -74,14 +74,24 @@ class Config:
     path: Path | None = None  # the pyproject.toml it came from
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()  # added to ``select`` (or to --select), as ruff's
+    extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     protocols: Protocols = Protocols()
     structural: bool = True
     cache_dir: str | None = None
+    output_file: str | None = None  # where ``check`` writes its report (--output-file wins)
     src: tuple[str, ...] = ()  # source roots, relative to the config's directory (as ruff's ``src``)
     verify: VerifySettings = VerifySettings()
+
+    @property
+    def output_path(self) -> Path | None:
+        """``output-file``, relative to the config's directory (as ruff resolves its paths)."""
+        if self.output_file is None:
+            return None
+        return self.path.parent / self.output_file if self.path is not None else Path(self.output_file)
 
     @property
     def where(self) -> str:
@@ -320,6 +330,9 @@ VERIFY_KEYS = (
 KEYS = (
     Key("select", STRINGS, "all rules", "Only these rule codes or prefixes.", _strings),
     Key("ignore", STRINGS, "none", "Skip these rule codes or prefixes.", _strings),
+    Key("extend-select", STRINGS, "none",
+        "Rule codes or prefixes added to `select` (or to `--select`), as ruff's; never narrows it.", _strings),
+    Key("extend-ignore", STRINGS, "none", "Rule codes or prefixes skipped on top of `ignore`.", _strings),
     Key("exclude", STRINGS, "`.git`, `.venv`, `venv`, `build`, `dist`, `__pycache__`, `site-packages`, ...",
         "Gitignore-style patterns of paths not to check; replaces the default excludes.", _strings),
     Key("extend-exclude", STRINGS, "none", "Patterns excluded on top of `exclude`.", _strings),
@@ -330,6 +343,8 @@ KEYS = (
         "Recognise classes by their methods too, not only by inheritance.", _boolean),
     Key("cache-dir", "string", "`.ppaux_lint_cache`",
         "The cache's directory, read from the project root's table ([Reliability](reliability.md)).", _string),
+    Key("output-file", "string", "none (standard output)",
+        "Where `check` writes its report, relative to the config's directory; `--output-file` wins.", _string),
     Key("src", STRINGS, "`src/` and the packaging config's",
         "Source roots, relative to the config's directory ([The project model](project-model.md)).", _strings),
     Key("verify", "table", "none", "Settings of `verify`: the keys below ([verify](verify.md)).", _verify),

@@ -42,6 +42,8 @@ class Options:
     config_path: Path | None = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     force_exclude: bool = False
     no_cache: bool = False
@@ -53,6 +55,21 @@ class Options:
     # Start no worker processes: the language server analyses in a thread, and a process forked from a
     # threaded one can inherit a lock another thread held (stdout's, mid-write) and hang on exit.
     in_process: bool = False
+
+
+def selection_sources(config: Config, options: Options) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    """Which codes each of select, extend-select and ignore holds, and where each came from, in ruff's
+    precedence: ``--select`` replaces the config's ``select`` and ``extend-select``; ``--extend-select``, the
+    config's ``ignore`` and ``extend-ignore``, ``--ignore`` and ``--extend-ignore`` add to what is there."""
+    key = f"{config.where}: 'tool.ppaux-lint.{{}}'"
+    sources = {
+        "select": [(options.select, "--select")] if options.select else [(config.select, key.format("select"))],
+        "extend_select": ([] if options.select else [(config.extend_select, key.format("extend-select"))])
+        + [(options.extend_select, "--extend-select")],
+        "ignore": [(config.ignore, key.format("ignore")), (config.extend_ignore, key.format("extend-ignore")),
+                   (options.ignore, "--ignore"), (options.extend_ignore, "--extend-ignore")],
+    }
+    return {name: [(codes, where) for codes, where in pairs if codes] for name, pairs in sources.items()}
 
 
 def load_project(paths: Sequence[Path], options: Options) -> Project:

@@ -12,9 +12,9 @@ from lsprotocol import types
 
 from ppaux_lint.facts.findings import Edit
 from ppaux_lint.fixes import fix_round, plan_fixes
+from ppaux_lint.fixes.noqa import noqa_edit
 from ppaux_lint.server.diagnostics import diagnostic
 from ppaux_lint.server.linting import Result
-from ppaux_lint.server.noqa import noqa_edit
 
 UNSAFE = "(unsafe) "
 

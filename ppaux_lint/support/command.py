@@ -17,6 +17,13 @@ import click
 from ppaux_lint.support.errors import UsageError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+# What each code means, as ``--help`` lists it (``exit_codes_help``): the one statement of the policy.
+EXIT_CODES = (
+    (EXIT_CLEAN, "no findings (verify: no failure)"),
+    (EXIT_FINDINGS, "findings (verify: a failure)"),
+    (EXIT_ERROR, "a usage, configuration or internal error, or output that cannot be written"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+)
 PREFIX = "ppaux-lint: error: "
 
 T = TypeVar("T")
@@ -46,6 +53,11 @@ class Interrupted(ExitError):
 
     def __init__(self) -> None:
         super().__init__("interrupted")
+
+
+def exit_codes_help() -> str:
+    """The epilog of ``--help``: click keeps a paragraph that starts with ``\\b`` as it is written."""
+    return "\b\nExit codes:\n" + "\n".join(f"  {code:<3}  {meaning}" for code, meaning in EXIT_CODES)
 
 
 def debugging(ctx: click.Context) -> bool:

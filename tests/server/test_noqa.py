@@ -12,7 +12,7 @@ from lintkit import IMPORT_AUX
 from ppaux_lint.check.engine import Analysis, Options, analyze
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes import apply_edits
-from ppaux_lint.server.noqa import noqa_edit
+from ppaux_lint.fixes.noqa import noqa_edit
 from ppaux_lint.server.positions import Lines
 
 MISSING = IMPORT_AUX + textwrap.dedent("""
