@@ -26,12 +26,16 @@ REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 
 
-def rule_pages_hook() -> ModuleType:
-    """The hook as MkDocs loads it: a file, not a module of any package."""
-    spec = importlib.util.spec_from_file_location("rule_pages", REPO / "docs" / "hooks" / "rule_pages.py")
+def docs_hook(name: str) -> ModuleType:
+    """A hook as MkDocs loads it: a file of docs/hooks, not a module of any package."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "docs" / "hooks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def rule_pages_hook() -> ModuleType:
+    return docs_hook("rule_pages")
 
 
 def test_every_rule_has_a_generated_page_that_is_its_document():
@@ -60,10 +64,7 @@ def test_the_rules_index_has_the_line_the_table_replaces():
 
 
 def config_keys_hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("config_keys", REPO / "docs" / "hooks" / "config_keys.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return docs_hook("config_keys")
 
 
 def test_the_configuration_page_tables_every_key_the_parser_reads():
