@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ppaux_lint.project.python_versions import OLDEST_GRAMMAR
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
 
@@ -80,6 +81,7 @@ class Config:
     structural: bool = True
     cache_dir: str | None = None
     src: tuple[str, ...] = ()  # source roots, relative to the config's directory (as ruff's ``src``)
+    target_version: int | None = None  # the Python 3 minor version to parse for ("py311": 11); None: requires-python
     verify: VerifySettings = VerifySettings()
 
     @property
@@ -103,8 +105,10 @@ _KEYS: dict[str, str] = {
     "structural": "a boolean",
     "cache-dir": "a string",
     "src": _STRING_LIST,
+    "target-version": 'a Python version as ruff spells it ("py310")',
     "verify": "a table",
 }
+_TARGET_VERSION = re.compile(r"py3(\d{1,2})")
 _PROTOCOL_KEYS = {"output": "output", "observer": "observer", "pp-output": "pp_output",
                   "pp-observer": "pp_observer", "helper-modules": "helper_modules",
                   "forward-observer": "forward_observer"}
@@ -192,6 +196,7 @@ def parse_config(table: Any, path: Path | None) -> Config:
         raise ConfigError(f"{where}'tool.ppaux-lint.cache-dir' must be a string, not {_kind(cache_dir)}")
     return Config(
         path=path,
+        target_version=_target_version(table.get("target-version"), where),
         select=tuple(table.get("select", ())),
         ignore=tuple(table.get("ignore", ())),
         exclude=tuple(table.get("exclude", ())),
@@ -203,6 +208,18 @@ def parse_config(table: Any, path: Path | None) -> Config:
         src=tuple(table.get("src", ())),
         verify=_verify(table.get("verify", {}), where),
     )
+
+
+def _target_version(value: Any, where: str) -> int | None:
+    """``"py311"`` -> 11; the oldest accepted is the oldest grammar ``ast`` reads (``python_versions``)."""
+    if value is None:
+        return None
+    match = _TARGET_VERSION.fullmatch(value) if isinstance(value, str) else None
+    if match is None or int(match.group(1)) < OLDEST_GRAMMAR:
+        shown = repr(value) if isinstance(value, str) else _kind(value)
+        raise ConfigError(f"{where}'tool.ppaux-lint.target-version' must be {_KEYS['target-version']}, from"
+                          f" py3{OLDEST_GRAMMAR} on, not {shown}")
+    return int(match.group(1))
 
 
 def _kind(value: Any) -> str:
