@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ppaux_lint.project.python_versions import OLDEST_GRAMMAR
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
 
@@ -214,6 +213,8 @@ def _target_version(value: Any, where: str) -> int | None:
     """``"py311"`` -> 11; the oldest accepted is the oldest grammar ``ast`` reads (``python_versions``)."""
     if value is None:
         return None
+    from ppaux_lint.project.python_versions import OLDEST_GRAMMAR  # here: a replayed run reads configs
+
     match = _TARGET_VERSION.fullmatch(value) if isinstance(value, str) else None
     if match is None or int(match.group(1)) < OLDEST_GRAMMAR:
         shown = repr(value) if isinstance(value, str) else _kind(value)

@@ -20,7 +20,6 @@ from typing import NamedTuple
 from ppaux_lint.project.config import Config
 from ppaux_lint.project.excludes import GITIGNORE, GitIgnores, is_within
 from ppaux_lint.project.layout import ModuleName, PyProjects, SourceRoots, is_marked, own_project
-from ppaux_lint.project.python_versions import target
 from ppaux_lint.project.scopes import Scopes
 from ppaux_lint.support.errors import UsageError
 
@@ -70,6 +69,8 @@ class Discovery:
             return config.target_version
         known = self._targets.get(directory)
         if known is None:
+            from ppaux_lint.project.python_versions import target  # here: a replayed run parses nothing
+
             known = self._targets[directory] = target(None, self.requires_python(path))
         return known
 

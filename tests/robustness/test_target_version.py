@@ -95,6 +95,6 @@ def test_the_target_is_the_oldest_python_allowed(requires: str | None, configure
 
 @pytest.mark.parametrize("value", ["3.11", "py2", "py36", "py3", 311, ["py311"]])
 def test_a_target_version_ruff_would_not_read_is_refused(value: object) -> None:
-    with pytest.raises(ConfigError, match="'tool.ppaux-lint.target-version' must be a Python version"):
+    with pytest.raises(ConfigError, match=r"'tool\.ppaux-lint\.target-version' must be a Python version"):
         parse_config({"target-version": value}, None)
     assert parse_config({"target-version": "py314"}, None).target_version == 14
