@@ -17,7 +17,7 @@ stops there, and the summaries' entries and the store are imported when a store 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,13 +90,14 @@ class ProjectCache:
 
     # -- summaries and scans, for the engine ------------------------------------------------------
     def summaries(self, files: Sequence[SourceFile], overlays: Mapping[str, bytes] | None = None,
-                  jobs: int | None = None, isolate: bool | None = None) -> SummaryStore:
-        """The run's source of summaries for ``files`` (``overlays`` read instead of some; ``jobs`` and
-        ``isolate`` as the store takes them), backed by this cache."""
+                  jobs: int | None = None, isolate: bool | None = None,
+                  target: Callable[[str], int] | None = None) -> SummaryStore:
+        """The run's source of summaries for ``files`` (``overlays`` read instead of some; ``jobs``, ``isolate``
+        and ``target`` as the store takes them), backed by this cache."""
         from ppaux_lint.cache.store import SummaryStore
 
         self._load_entries()
-        store = SummaryStore(files, self, jobs, isolate, overlays)
+        store = SummaryStore(files, self, jobs, isolate, overlays, target)
         self._live = store.by_path
         return store
 
@@ -141,8 +142,8 @@ class ProjectCache:
         if self._record is not None:
             self._record.note(path, stat)
 
-    def summary_key(self, source: SourceFile, data: bytes) -> str:
-        return self._entries.key(source, data) if self._entries is not None else ""
+    def summary_key(self, source: SourceFile, data: bytes, target: int) -> str:
+        return self._entries.key(source, data, target) if self._entries is not None else ""
 
     def summary(self, key: str, source: SourceFile) -> FileSummary | None:
         return self._entries.get_summary(key, source) if self._entries is not None else None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ppaux_lint.facts.summary import FileSummary, ParseError, Span
 from ppaux_lint.project.discover import SourceFile
+from ppaux_lint.project.python_versions import DEFAULT_TARGET
 from ppaux_lint.scan import lookahead
 from ppaux_lint.scan.prefilter import encoded, searchable
 from ppaux_lint.scan.search import searcher
@@ -52,8 +53,8 @@ class Disk(Protocol):
     def remember_scan(self, path: str, stat: Stamp, tokens: frozenset[str], found: frozenset[str]) -> None:
         """The file, unchanged since ``stat``, was searched for ``tokens`` and holds ``found``."""
 
-    def summary_key(self, source: SourceFile, data: bytes) -> str:
-        """What ``source``'s summary is kept under, given its bytes."""
+    def summary_key(self, source: SourceFile, data: bytes, target: int) -> str:
+        """What ``source``'s summary is kept under, given its bytes and the grammar it is parsed with."""
 
     def summary(self, key: str, source: SourceFile) -> FileSummary | None:
         """The summary kept under ``key``, if it is ``source``'s."""
@@ -67,13 +68,17 @@ class Disk(Protocol):
 
 class SummaryStore:
     def __init__(self, files: Sequence[SourceFile], disk: Disk, jobs: int | None = None,
-                 isolate: bool | None = None, overlays: Mapping[str, bytes] | None = None) -> None:
+                 isolate: bool | None = None, overlays: Mapping[str, bytes] | None = None,
+                 target: Callable[[str], int] | None = None) -> None:
+        """``target``: the Python 3 minor version each path is parsed for (``Discovery.target``); None: the
+        default of ``project.python_versions``."""
         self.by_path = {f.path: f for f in files}
         self.by_module: dict[str, SourceFile] = {}
         for f in files:
             if f.module:
                 self.by_module.setdefault(f.module, f)
         self._disk = disk
+        self._target = target or _default_target
         self.jobs = jobs or os.cpu_count() or 1
         self._workers = Workers(self.jobs)
         self.isolate = isolate if isolate is not None else sys.platform == "linux"
@@ -159,7 +164,7 @@ class SummaryStore:
     def summarize(self, files: Sequence[SourceFile]) -> dict[str, FileSummary]:
         """Summaries of ``files``: remembered, else cached, else parsed."""
         out: dict[str, FileSummary] = {}
-        misses: list[tuple[SourceFile, bytes, str]] = []
+        misses: list[tuple[SourceFile, bytes, int, str]] = []
         for source in files:
             key = source.path
             if key in self.summaries:
@@ -172,21 +177,22 @@ class SummaryStore:
                 except OSError as exc:
                     out[key] = self.summaries[key] = _unreadable(source, exc)
                     continue
-            cache_key = self._disk.summary_key(source, data)
+            target = self._target(key)
+            cache_key = self._disk.summary_key(source, data, target)
             cached = self._disk.summary(cache_key, source)
             if cached is not None:
                 out[key] = self.summaries[key] = cached
             else:
-                misses.append((source, data, cache_key))
-        kept = [source.path not in self.overlays for source, _, _ in misses]  # an overlay is one moment of an edit
-        parsed = self._parse([(s, d) for s, d, _ in misses], encode=self._disk.keeps_summaries and any(kept))
-        for (source, _, cache_key), keep, (summary, entry) in zip(misses, kept, parsed, strict=True):
+                misses.append((source, data, target, cache_key))
+        kept = [source.path not in self.overlays for source, *_ in misses]  # an overlay is one moment of an edit
+        parsed = self._parse([(s, d, t) for s, d, t, _ in misses], encode=self._disk.keeps_summaries and any(kept))
+        for (source, *_, cache_key), keep, (summary, entry) in zip(misses, kept, parsed, strict=True):
             out[source.path] = self.summaries[source.path] = summary
             if keep and not _is_crash(summary):  # (a crash may be transient, an OOM kill)
                 self._disk.keep_summary(cache_key, summary, entry)
         return out
 
-    def _parse(self, work: list[tuple[SourceFile, bytes]], encode: bool) -> list[Parsed]:
+    def _parse(self, work: list[Work], encode: bool) -> list[Parsed]:
         """Parse outside this process where forking is cheap, so that a parser crash on one hostile
         file becomes that file's PPA000 instead of the end of the run, in the run's workers (workers.py says
         how each starts), even for one file: they stay up for the run, so each module the index loads on demand
@@ -284,12 +290,19 @@ def _unreadable(source: SourceFile, exc: OSError) -> FileSummary:
     return _failed(source, f"cannot read: {exc.strerror or exc}")
 
 
-def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
+def _default_target(path: str) -> int:
+    return DEFAULT_TARGET
+
+
+Work = tuple[SourceFile, bytes, int]  # a file to summarize, its bytes, and the grammar to parse it with
+
+
+def _summarize_one(item: Work) -> FileSummary:
     from ppaux_lint.facts.summarize import summarize_source
 
-    source, data = item
+    source, data, target = item
     try:
-        return summarize_source(data, source.path, source.module, source.is_package)
+        return summarize_source(data, source.path, source.module, source.is_package, target)
     except Exception as exc:  # noqa: BLE001 - one file's surprise must not end the run: it becomes its PPA000
         return _failed(source, f"internal error while summarizing: {type(exc).__name__}: {exc}")
 
@@ -297,7 +310,7 @@ def _summarize_one(item: tuple[SourceFile, bytes]) -> FileSummary:
 Parsed = tuple[FileSummary, "bytes | None"]  # a summary, and its cache entry when asked for (summaries.py)
 
 
-def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]], encode: bool = False) -> list[Parsed]:
+def _summarize_chunk(chunk: list[Work], encode: bool = False) -> list[Parsed]:
     summaries = [_summarize_one(item) for item in chunk]
     if not encode:
         return [(summary, None) for summary in summaries]
@@ -306,11 +319,10 @@ def _summarize_chunk(chunk: list[tuple[SourceFile, bytes]], encode: bool = False
     return [(summary, None if _is_crash(summary) else summary_entry(summary)) for summary in summaries]
 
 
-def _parse_in_workers(workers: Workers, work: list[tuple[SourceFile, bytes]],
-                      task: Callable[[list[tuple[SourceFile, bytes]]], list[Parsed]]) -> list[Parsed]:
+def _parse_in_workers(workers: Workers, work: list[Work], task: Callable[[list[Work]], list[Parsed]]) -> list[Parsed]:
     """Parse in worker processes; a chunk whose worker dies is redone file by file, each alone, so the one
     file that crashes the parser becomes a PPA000 and the others still get summaries."""
-    chunks = _chunks([len(data) for _, data in work], workers.jobs)
+    chunks = _chunks([len(item[1]) for item in work], workers.jobs)
     out: list[Parsed | None] = [None] * len(work)
     results = workers.map(task, [[work[i] for i in c] for c in chunks], PARSE_TIMEOUT)
     for chunk, result in zip(chunks, results, strict=True):
@@ -338,7 +350,7 @@ def _chunks(sizes: Sequence[int], jobs: int) -> list[list[int]]:
     return tasks
 
 
-def isolated_summary(item: tuple[SourceFile, bytes]) -> FileSummary:
+def isolated_summary(item: Work) -> FileSummary:
     """Summarize one file in a child process, so that a crash of the parser cannot end the run."""
     try:
         return in_child(_summarize_one, item, PARSE_TIMEOUT)

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import json
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 VERSIONED = re.compile(r"[0-9][\w.+!-]*-[0-9]+")
 SCAN, SUMMARIES = "scan.json", "summaries"
 ENTRY = re.compile(r"[0-9a-f]{32}\.json")
+_RUNNING = "{}.{}".format(*sys.version_info)
 
 
 
@@ -51,10 +53,12 @@ def summary_codec() -> codec.Codec:
                        if isinstance(value, type) and dataclasses.is_dataclass(value))
 
 
-def content_key(data: bytes, path: str, module: str, is_package: bool, config_key: str) -> str:
+def content_key(data: bytes, path: str, module: str, is_package: bool, config_key: str, target: int) -> str:
+    """The key of a summary: what decides what it holds, down to the grammar the file was parsed with and the
+    interpreter that parsed it (one older than the target cannot read all of its syntax)."""
     digest = blake2b(data, digest_size=16)
-    digest.update(f"\0{path}\0{module}\0{is_package}\0{config_key}\0{SUMMARY_FORMAT}".encode("utf-8",
-                                                                                            "surrogateescape"))
+    digest.update(f"\0{path}\0{module}\0{is_package}\0{config_key}\0{SUMMARY_FORMAT}\0{target}\0{_RUNNING}".encode(
+        "utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -73,9 +77,9 @@ class Entries:
         self.summaries = self.directory / SUMMARIES
         self._config_key = config_key
 
-    def key(self, source: SourceFile, data: bytes) -> str:
-        """What the summary of ``source`` with these bytes is kept under."""
-        return content_key(data, source.path, source.module, source.is_package, self._config_key)
+    def key(self, source: SourceFile, data: bytes, target: int) -> str:
+        """What the summary of ``source`` with these bytes, parsed for Python 3.``target``, is kept under."""
+        return content_key(data, source.path, source.module, source.is_package, self._config_key, target)
 
     def get_summary(self, key: str, source: SourceFile) -> FileSummary | None:
         """The summary stored under ``key`` for ``source``; one that names another file (a copied cache) is a

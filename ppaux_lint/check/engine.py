@@ -78,7 +78,7 @@ def analyze(paths: Sequence[str | Path], options: Options | None = None, project
     selections = {path: _selection(config, options) for path, config in configs.items()}  # each one validated
     cache = cache or ProjectCache(project, options)
     store = cache.summaries(discovery.files, overlays, jobs=1 if options.in_process else None,
-                            isolate=False if options.in_process else None)
+                            isolate=False if options.in_process else None, target=discovery.target)
     targets = discovery.targets
     passes = {_pass(discovery, path): discovery.config_of(path) for path in sorted(targets)}
     indexes: dict[Pass, ProjectIndex] = {}

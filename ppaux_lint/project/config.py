@@ -84,6 +84,7 @@ class Config:
     cache_dir: str | None = None
     output_file: str | None = None  # where ``check`` writes its report (--output-file wins)
     src: tuple[str, ...] = ()  # source roots, relative to the config's directory (as ruff's ``src``)
+    target_version: int | None = None  # the Python 3 minor version to parse for ("py311": 11); None: requires-python
     verify: VerifySettings = VerifySettings()
 
     @property
@@ -202,6 +203,18 @@ def _read_table(table: dict, keys: tuple[Key, ...], name: str, where: str) -> di
             raise ConfigError(f"{where}unknown key '{name}.{item}' (known keys: {', '.join(sorted(known))})")
         fields[key.field] = key.read(value, f"{name}.{item}", where)
     return fields
+
+
+def _target_version(value: Any, key: str, where: str) -> int:
+    """``"py311"`` -> 11; the oldest accepted is the oldest grammar ``ast`` reads (``python_versions``)."""
+    from ppaux_lint.project.python_versions import OLDEST_GRAMMAR  # here: a replayed run reads configs
+
+    match = _TARGET_VERSION.fullmatch(value) if isinstance(value, str) else None
+    if match is None or int(match.group(1)) < OLDEST_GRAMMAR:
+        shown = repr(value) if isinstance(value, str) else _kind(value)
+        raise ConfigError(f"{where}'{key}' must be a Python version as ruff spells it (\"py310\"), from"
+                          f" py3{OLDEST_GRAMMAR} on, not {shown}")
+    return int(match.group(1))
 
 
 def _kind(value: Any) -> str:
@@ -327,6 +340,7 @@ VERIFY_KEYS = (
     Key("attn-tp-size", "integer ≥ 1", "1",
         "Send as SGLang does between stages of this attention-TP size; `--attn-tp-size` wins.", _integer(1)),
 )
+_TARGET_VERSION = re.compile(r"py3(\d{1,2})")
 KEYS = (
     Key("select", STRINGS, "all rules", "Only these rule codes or prefixes.", _strings),
     Key("ignore", STRINGS, "none", "Skip these rule codes or prefixes.", _strings),
@@ -343,6 +357,9 @@ KEYS = (
         "Recognise classes by their methods too, not only by inheritance.", _boolean),
     Key("cache-dir", "string", "`.ppaux_lint_cache`",
         "The cache's directory, read from the project root's table ([Reliability](reliability.md)).", _string),
+    Key("target-version", "string (`py310`)", "the oldest Python `requires-python` allows, else `py310`",
+        "The Python whose grammar files are parsed for, as ruff spells it (above).",
+        _target_version),
     Key("output-file", "string", "none (standard output)",
         "Where `check` writes its report, relative to the config's directory; `--output-file` wins.", _string),
     Key("src", STRINGS, "`src/` and the packaging config's",

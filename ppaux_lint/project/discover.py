@@ -42,6 +42,7 @@ class Discovery:
     looked_in: tuple[str, ...] = ()  # every directory whose entries decided something: the walk, package checks
     copies: Mapping[str, str] = field(default_factory=dict)  # path -> its root, for files judged in a copy's pass
     pyprojects: PyProjects | None = None  # every pyproject.toml read, for what they say besides the configs
+    _targets: dict[str, int] = field(default_factory=dict, compare=False, repr=False)  # directory -> target
 
     def requires_python(self, path: str) -> str | None:
         """The ``requires-python`` of the project a file belongs to: that of the nearest ``pyproject.toml`` at or
@@ -58,6 +59,20 @@ class Discovery:
                 break
             directory = parent
         return None
+
+    def target(self, path: str) -> int:
+        """The Python 3 minor version whose grammar ``path`` is parsed with (``python_versions.target``): its
+        config's ``target-version``, else its project's ``requires-python``. Answered once per directory: every
+        summary's cache key asks."""
+        config, directory = self.configs.get(path), os.path.dirname(path)
+        if config is not None and config.target_version is not None:
+            return config.target_version
+        known = self._targets.get(directory)
+        if known is None:
+            from ppaux_lint.project.python_versions import target  # here: a replayed run parses nothing
+
+            known = self._targets[directory] = target(None, self.requires_python(path))
+        return known
 
     def owners(self, copy: str = "") -> dict[str, str]:
         """module -> the file that is that module: the first claimant, or in ``copy``'s pass, that root's own."""

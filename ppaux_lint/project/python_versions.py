@@ -10,6 +10,10 @@ on, so it asks here which of them the project allows.
 It is evaluated over the Python 3 releases a minor version at a time: a minor version is allowed when one of its
 releases satisfies every clause (its first release, its last one, and the releases the clauses name). A
 specifier that cannot be read counts as none, and says so.
+
+The same versions decide the grammar files are parsed with (``target``): the oldest Python the project allows,
+as ruff's ``target-version`` is, so that syntax newer than that is a syntax error whichever Python runs
+ppaux-lint. ``[tool.ppaux-lint] target-version`` (``"py311"``) overrides ``requires-python``.
 """
 
 from __future__ import annotations
@@ -42,6 +46,23 @@ class Pythons:
         if not self.declared:
             return "the project declares no `requires-python`"
         return f"the project allows `{self.declared}`"
+
+
+OLDEST_GRAMMAR = 7  # the oldest grammar ``ast``'s ``feature_version`` reads (a declared older one reads as it)
+DEFAULT_TARGET = 10
+"""The grammar a project that declares neither ``target-version`` nor a readable ``requires-python`` is parsed
+with: Python 3.10, the oldest ppaux-lint runs on (ruff's default is likewise its oldest)."""
+
+
+def target(target_version: int | None, requires: str | None) -> int:
+    """The Python 3 minor version whose grammar a file is parsed with: ``target_version`` when the config sets
+    one, else the oldest that ``requires`` allows, else ``DEFAULT_TARGET``."""
+    if target_version is not None:
+        return target_version
+    allowed = pythons(requires)
+    if allowed is ANY or not allowed.minors:
+        return DEFAULT_TARGET
+    return max(OLDEST_GRAMMAR, min(allowed.minors))
 
 
 ANY = Pythons(frozenset(range(_LAST_MINOR + 1)))

@@ -113,10 +113,10 @@ def can_fork() -> bool:
 def standard_library_path() -> list[str]:
     """The entries of ``sys.path`` that hold the standard library: its directory, the directory of its
     extension modules (``lib-dynload``) and its zip, never site-packages. All a child needs besides
-    ppaux-lint, which it imports from the package's own directory (``ppaux_lint.__path__``)."""
-    import sysconfig
-
-    stdlib = os.path.dirname(os.path.realpath(sysconfig.__file__))
+    ppaux-lint, which it imports from the package's own directory (``ppaux_lint.__path__``). The standard
+    library's directory is that of ``os``, a plain module on every version (``sysconfig`` became a package in
+    Python 3.13: its directory held none of the library, and a child could not import ``bisect``)."""
+    stdlib = os.path.dirname(os.path.realpath(os.__file__))
     kept = []
     for entry in sys.path:
         real = os.path.realpath(entry) if entry else ""

@@ -68,7 +68,7 @@ def test_a_disabled_owner_misses_everything_and_writes_nothing(root: Path) -> No
     assert not cache.records_scans
     assert cache.scanned(broken.path, initial_tokens(project.config.protocols)) == (None, None)
     summary = store.summarize([broken])[broken.path]  # parsed, since nothing is served from disk
-    assert cache.summary(cache.summary_key(broken, b""), broken) is None
+    assert cache.summary(cache.summary_key(broken, b"", 10), broken) is None
     cache.keep_summary("0" * 32, summary)
     cache.finish()
     cache.record([], (), 1)
@@ -86,7 +86,7 @@ def test_the_directory_and_its_markers_appear_with_the_first_write(root: Path, t
     assert cache.replay(given) is None  # reading the record, the scan index, an entry: nothing is made
     store = cache.summaries(discovery.files)
     plain = store.by_path[str(root / "pkg/plain.py")]
-    assert cache.summary(cache.summary_key(plain, (root / "pkg/plain.py").read_bytes()), plain) is None
+    assert cache.summary(cache.summary_key(plain, (root / "pkg/plain.py").read_bytes(), 10), plain) is None
     assert not directory.exists()
     store.summarize([plain])  # the first write: the entry, under the markers
     assert {path.name for path in directory.iterdir()} >= MARKERS

@@ -188,3 +188,15 @@ def test_workers_never_closed_end_when_their_owner_object_is_collected(tmp_path:
     with procs.launched(procs.python(code), tmp_path, tmp_path / "stderr", stdout=(tmp_path / "out").open("w")) as run:
         assert run.process.wait(timeout=procs.PATIENCE) == 0, run.errors()
         assert (tmp_path / "out").read_text() == "ok\n"
+
+
+def test_a_child_s_path_holds_the_standard_library() -> None:
+    """The parser's children see only the standard library: its directory, where ``bisect`` lives, whatever
+    module that directory is found from (``sysconfig`` is a package from Python 3.13 on)."""
+    import bisect
+
+    from ppaux_lint.support.children import standard_library_path
+
+    kept = {os.path.realpath(entry) for entry in standard_library_path()}
+    assert os.path.dirname(os.path.realpath(bisect.__file__)) in kept
+    assert not any(os.path.basename(entry) in ("site-packages", "dist-packages") for entry in kept)

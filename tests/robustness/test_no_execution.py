@@ -113,11 +113,16 @@ def test_the_console_script_runs_nothing(tmp_path: Path) -> None:
 
 def test_sys_modules_after_a_check_holds_no_project_module(tmp_path: Path) -> None:
     root, markers = _evil_project(tmp_path)
+    # The modules the check loaded, and where every module came from: the interpreter's own ``sitecustomize``
+    # (Debian's installs one) is loaded at start-up from the standard library, which is no project module.
     script = ("import json, sys\n"
+              "before = set(sys.modules)\n"
               "from ppaux_lint.cli.main import main\n"
               "try:\n    main(['check', '--output-format', 'json', '.'])\n"
               "except SystemExit as exit:\n    code = exit.code\n"
-              "print('\\nMODULES=' + json.dumps({'code': code, 'modules': sorted(sys.modules)}))\n")
+              "files = [str(getattr(m, '__file__', None) or '') for m in list(sys.modules.values())]\n"
+              "print('\\nMODULES=' + json.dumps({'code': code, 'modules': sorted(set(sys.modules) - before),"
+              " 'files': files}))\n")
     # -I: the working directory (the project) is not on sys.path, as for the console script.
     result = subprocess.run([sys.executable, "-I", "-c", script], cwd=root, capture_output=True, text=True,
                             timeout=120)
@@ -126,6 +131,7 @@ def test_sys_modules_after_a_check_holds_no_project_module(tmp_path: Path) -> No
     assert report["code"] == 1
     modules = set(report["modules"])
     assert not modules & set(PROJECT_MODULES)
+    assert not [f for f in report["files"] if Path(f).resolve().is_relative_to(root.resolve())]
     assert "torch" not in modules and "sglang" not in modules
     for shadow in SHADOWS:  # the real ones may be loaded, but never from the project
         assert not (markers / f"shadow_{shadow}").exists()

@@ -9,12 +9,16 @@ loader takes the class, or the instance, from there. What stays out of reach is 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 import sys
 
 import pytest
 
 from ppaux_lint.runtime.terms.targets import ClassRef, VerifyTarget, targets_from_analysis
+
+# The plugin modules below import torch, and these tests import them; the others read them statically.
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="imports modules that import torch")
 
 FACTORIES = '''
 import torch
@@ -111,6 +115,7 @@ def plug(tmp_path, monkeypatch):
 M = "plug.made."
 
 
+@needs_torch
 def test_a_factory_class_is_taken_from_the_module_level_name_that_holds_it(plug):
     scaled = plug[M + "make_observer.<locals>.Scaled"]
     assert scaled.observer.exposed == ("plug.made:Scaled2",) and not scaled.observer.unimportable
@@ -123,6 +128,7 @@ def test_a_factory_class_is_taken_from_the_module_level_name_that_holds_it(plug)
     assert exposed_instance(scaled.observer) is None  # a class is built, as any class
 
 
+@needs_torch
 def test_an_instance_at_module_level_is_the_observer_driven_and_its_output_is_reached_through_it(plug):
     from ppaux_lint.runtime.driving.loader import exposed_instance, load_class, returned_type
 
@@ -145,6 +151,7 @@ def test_a_class_no_module_level_name_reaches_is_a_skip_that_says_what_to_bind(p
     assert "bind what the function makes at module level (Name = hidden(...))" in reason
 
 
+@needs_torch
 def test_a_name_that_holds_something_else_is_a_skip_not_an_error(plug):
     from ppaux_lint.runtime.driving.loader import Unimportable, exposed_instance, load_class
 

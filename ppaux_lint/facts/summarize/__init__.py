@@ -44,6 +44,7 @@ summary, and any failure on the way into a summary that carries the error.
 from __future__ import annotations
 
 import ast
+import sys
 import warnings
 
 from ppaux_lint.facts.summarize import handoffs
@@ -57,20 +58,29 @@ from ppaux_lint.facts.summary import FileSummary, ParseError, Span
 __all__ = ["HELPER_NAMES", "dotted", "summarize_source"]
 
 
-def summarize_source(source: bytes, path: str, module: str, is_package: bool) -> FileSummary:
-    """Summarize one file's bytes; undecodable or unparsable input becomes a summary carrying the error."""
+def summarize_source(source: bytes, path: str, module: str, is_package: bool,
+                     target: int | None = None) -> FileSummary:
+    """Summarize one file's bytes; undecodable or unparsable input becomes a summary carrying the error.
+
+    ``target`` is the Python 3 minor version whose grammar the file is read with (``project.python_versions``
+    says which one a project targets; None: the running interpreter's own). ``ast``'s ``feature_version``
+    refuses what is newer than the target (``match`` before 3.10, ``except*`` before 3.11, ``type`` statements
+    and generic parameters before 3.12, ``except A, B:`` before 3.14) on every interpreter that knows it, so the
+    findings do not depend on the Python that runs ppaux-lint. It cannot accept what is newer than that Python:
+    such a syntax error says the interpreter, not the file, may be the cause."""
     try:
         with warnings.catch_warnings():  # the checked code's SyntaxWarnings (and its codecs' warnings) are
             warnings.simplefilter("ignore")  # not ours to print; under PYTHONWARNINGS=error they would fail it
             text = decode(source)
-            tree = ast.parse(source, filename=path, type_comments=False)
+            tree = ast.parse(source, filename=path, type_comments=False,
+                             feature_version=None if target is None else (3, target))
     except Unreadable as exc:
         return _with_error(path, module, is_package, exc.error)
     except SyntaxError as exc:
         line = exc.lineno or 1
         column = max(1, exc.offset or 1)
         return _with_error(path, module, is_package,
-                           ParseError(f"syntax error: {exc.msg}", Span(line, column, line, column)))
+                           ParseError(f"syntax error: {exc.msg}{_too_old(target)}", Span(line, column, line, column)))
     except (RecursionError, MemoryError):
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested for the Python parser", Span(1, 1, 1, 1)))
@@ -108,6 +118,15 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool) ->
         constants=constants,
         rebound=rebound,
     )
+
+
+def _too_old(target: int | None) -> str:
+    """What a syntax error adds when the interpreter is older than the target: the file may be right."""
+    running = sys.version_info[:2]
+    if target is None or running >= (3, target):
+        return ""
+    return (f" (ppaux-lint runs on Python {running[0]}.{running[1]}, older than Python 3.{target} that the project"
+            f" targets, and cannot read syntax newer than its own: run ppaux-lint on Python 3.{target} or newer)")
 
 
 def _with_error(path: str, module: str, is_package: bool, error: ParseError) -> FileSummary:
