@@ -207,6 +207,17 @@ def test_show_settings_of_the_defaults(lint_project):
     assert 'cache-dir = "' in out and ".ppaux_lint_cache\"  # default" in out
 
 
+def test_show_settings_names_the_python_files_are_parsed_for(project):
+    root = project()
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "p"\nrequires-python = ">=3.11"\n', encoding="utf-8")
+    out = invoke("check", "--show-settings", "src/pkg/mod.py").stdout
+    assert 'target-version = "py311"  # the oldest requires-python allows' in out
+    root = project('[tool.ppaux-lint]\ntarget-version = "py312"\n')
+    out = invoke("check", "--show-settings", "src/pkg/mod.py").stdout
+    assert f'target-version = "py312"  # {root / "pyproject.toml"}: \'tool.ppaux-lint.target-version\'' in out
+
+
 # --output-file
 
 

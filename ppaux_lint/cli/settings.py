@@ -50,6 +50,11 @@ def show_settings(paths: Sequence[Path], options: Options, out: IO[str]) -> tupl
     for name, value, where in _values(config, options, project, discovery.requires_python(inside[0])
                                        if inside else None):
         out.write(f"  {name} = {json.dumps(value)}  # {where}\n")
+    if inside:
+        where = (f"{config.where}: 'tool.ppaux-lint.target-version'" if config.target_version is not None
+                 else "the oldest requires-python allows" if discovery.requires_python(inside[0]) is not None
+                 else _DEFAULT)
+        out.write(f"  target-version = {json.dumps(f'py3{discovery.target(inside[0])}')}  # {where}\n")
     return discovery.warnings
 
 
