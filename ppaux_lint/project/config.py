@@ -16,11 +16,6 @@ from typing import Any
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 DEFAULT_OUTPUT_ROOTS = (
     "sglang.srt.managers.auxiliary_output.DeviceAuxiliaryOutput",
     "sglang.srt.sampling.sampling_observer.DeviceAuxiliaryOutput",
@@ -132,7 +127,16 @@ def read_toml_bytes(path: Path) -> bytes:
 
 
 def parse_toml(raw: bytes, path: Path) -> dict[str, Any]:
-    """``raw``'s data; what is not TOML (also nesting deeper than the parser's recursion) is a ConfigError."""
+    """``raw``'s data; what is not TOML (also nesting deeper than the parser's recursion) is a ConfigError.
+
+    The TOML parser is imported here, not with this module: a worker spawned with the standard library alone
+    (``support/children.py``) imports this module for the types of the files it parses, and on Python 3.10 the
+    parser is ``tomli``, from site-packages, which such a worker cannot import (every parse in one failed)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -234,8 +234,11 @@ def test_deep_and_long_expressions_do_not_take_the_run_down(tmp_path: Path) -> N
     assert result["pkg/good.py"] == {"PPA001"}
     for legal in ("pkg/lists.py", "pkg/ifs.py", "pkg/long_line.py"):
         assert legal not in result
-    for deep in ("pkg/unary.py", "pkg/sum.py", "pkg/calls.py"):
+    for deep in ("pkg/unary.py", "pkg/calls.py"):
         assert result[deep] == {"PPA000"}
+    # Python 3.10's parser still reads a sum of 100,000 terms (3.11 refuses it as too deep): either way its file
+    # is judged alone, and the run goes on
+    assert result.get("pkg/sum.py", set()) == ({"PPA000"} if sys.version_info >= (3, 11) else set())
 
 
 WARNS = f"""\
