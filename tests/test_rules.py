@@ -8,6 +8,7 @@ the very text that was written, so a test cannot drift from its source.
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -95,7 +96,8 @@ def test_ppa000_not_reported_for_a_broken_file_that_cannot_matter(lint_project, 
 
 def test_ppa000_too_deeply_nested_file_is_a_finding_not_a_crash(lint_project):
     lint_project({"pkg/deep.py": HEAD + "x = " + "+".join(["a"] * 100_000) + "\n", "pkg/other.py": MISSING})
-    assert reported(lint()) == {("pkg.deep", "PPA000"), ("pkg.other.Missing", "PPA001")}
+    deep = {("pkg.deep", "PPA000")} if sys.version_info >= (3, 11) else set()  # 3.10's parser reads it
+    assert reported(lint()) == deep | {("pkg.other.Missing", "PPA001")}
 
 
 @pytest.mark.parametrize("content", [

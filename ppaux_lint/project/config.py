@@ -317,13 +317,15 @@ PROTOCOL_KEYS = (
     Key("observer", STRINGS, _roots(DEFAULT_OBSERVER_ROOTS), "Classes whose subclasses are sampling observers.",
         _strings),
     Key("pp-output", STRINGS, _roots(DEFAULT_PP_OUTPUT_ROOTS),
-        "PP protocols of outputs: a class that inherits one but never overrides `to_pp_tensors` is PPA018.",
+        "PP protocols of outputs: a class that inherits one but never overrides `to_pp_tensors` is reported"
+        " (`pp-protocol-stub-inherited`).",
         _strings),
     Key("pp-observer", STRINGS, _roots(DEFAULT_PP_OBSERVER_ROOTS),
-        "PP protocols of observers: a class that inherits one but never overrides `from_pp_tensors` is PPA018.",
+        "PP protocols of observers: a class that inherits one but never overrides `from_pp_tensors` is reported"
+        " (`pp-protocol-stub-inherited`).",
         _strings),
     Key("helper-modules", STRINGS, _roots(DEFAULT_HELPER_MODULES),
-        "Modules whose `add_...`/`pop_...` PP helpers PPA020 follows.", _strings),
+        "Modules whose `add_...`/`pop_...` PP helpers are checked (`bad-pp-helper-argument`).", _strings),
     Key("forward-observer", STRINGS, _roots(DEFAULT_FORWARD_OBSERVER_ROOTS),
         "Classes whose subclasses are forward observers (SGLang refuses them under PP).", _strings),
 )

@@ -75,6 +75,11 @@ def _double(markers: Path, name: str) -> str:
         """)
 
 
+# Python 3.10 reads ``codecs`` and ``encodings`` from PYTHONPATH before a program's first line (3.11 and newer
+# freeze them): with these doubles there, no Python 3.10 program starts at all, ppaux-lint or any other.
+pytestmark = pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 cannot start with these doubles")
+
+
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Three projects with the same doubles in their root, a ``PYTHONPATH`` directory of doubles, a
