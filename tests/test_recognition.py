@@ -262,7 +262,7 @@ FAMILIES = [
 ]
 
 
-@pytest.mark.parametrize("head, base", FAMILIES, ids=[base for _, base in FAMILIES])
+@pytest.mark.parametrize("head, base", FAMILIES, ids=[getattr(f, "values", f)[1] for f in FAMILIES])
 def test_a_class_built_on_a_known_base_is_checked(lint_project, head, base):
     """Structurally, and beside an explicit ``DeviceAuxiliaryOutput`` base."""
     lint_project({"pkg/impl.py": IMPORT_AUX + f"""
