@@ -91,6 +91,8 @@ def dist(snapshot: Path) -> Path:
 
 def fresh_venv(path: Path) -> Path:
     made = run([sys.executable, "-m", "venv", str(path)], path.parent, clean_env())
+    if made.returncode != 0 and "ensurepip" in made.stderr + made.stdout:  # Debian's without python3.X-venv
+        pytest.skip(f"this Python makes no venv with pip: {made.stderr.strip()[-200:]}")
     assert made.returncode == 0, made.stderr
     return path
 
