@@ -117,7 +117,7 @@ class SummaryStore:
                     hits.append(source)
                 kept = self._kept_stamps.get(source.path)
                 if kept is not None:  # a miss kept by an earlier scan: what this one finds is remembered too
-                    found = frozenset(t for t in tokens if t.encode("utf-8") in text) if hit else frozenset()
+                    found = _tokens_in(_encoded_each(tokens), text) if hit else frozenset()
                     disk.remember_scan(source.path, kept, tokens, found)
                 continue
             known, stat = disk.scanned(source.path, tokens)
@@ -129,17 +129,18 @@ class SummaryStore:
         paths = [source.path for source, _ in todo]
         record = disk.records_scans
         in_workers = len(paths) >= PARALLEL_MIN_SCAN and self.jobs > 1
+        keep = not in_workers and self._keep_budget > 0  # only then do misses come with their bytes
         if in_workers:
             results = _scan_in_workers(self._workers, paths, tokens, record, graph)
         else:
-            results = _scan_paths(paths, tokens, record, graph, keep=self._keep_budget > 0)[0]
+            results = _scan_paths(paths, tokens, record, graph, keep=keep)[0]
         for (source, stat), (hit, found, data, opened) in zip(todo, results, strict=True):
             if hit is None or hit:
                 hits.append(source)
             stat = stat or opened  # the disk's, taken before the read; else the read's own, as it opened it
             if hit:
                 self._bytes[source.path] = data  # it will be summarized or searched again: read it once
-            elif hit is not None and not in_workers and self._keep_budget and len(data) <= self._keep_budget:
+            elif hit is not None and keep and len(data) <= self._keep_budget:
                 self._bytes[source.path] = data  # a small tree's later rounds search it here, not on disk
                 self._keep_budget -= len(data)
                 if stat is not None and record:
@@ -231,7 +232,7 @@ def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool, grap
     from ppaux_lint.cache.scan_index import stamp
 
     contains_any = searcher(encoded(tokens))
-    each = [(t, t.encode("utf-8")) for t in tokens] if record else []
+    each = _encoded_each(tokens) if record else []
     out: list[Scanned] = []
     for path in paths:
         try:
@@ -243,12 +244,21 @@ def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool, grap
         if graph is not None:
             lookahead.add_edges(text, graph)
         if contains_any(text):
-            out.append((True, frozenset(t for t, raw in each if raw in text), data, stamp(status) if record else None))
+            out.append((True, _tokens_in(each, text), data, stamp(status) if record else None))
         elif keep:
             out.append((False, frozenset(), data, stamp(status) if record else None))
         else:
             out.append((False, frozenset(), b"", stamp(status)) if record else _MISS)
     return out, graph
+
+
+def _encoded_each(tokens: frozenset[str]) -> list[tuple[str, bytes]]:
+    return [(t, t.encode("utf-8")) for t in tokens]
+
+
+def _tokens_in(each: list[tuple[str, bytes]], text: bytes) -> frozenset[str]:
+    """Which of the tokens (each with its bytes) ``text`` holds: what the scan index remembers of a hit."""
+    return frozenset(t for t, raw in each if raw in text)
 
 
 def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str], record: bool,
