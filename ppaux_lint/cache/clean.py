@@ -3,13 +3,13 @@
 The directory must be one ppaux-lint made: it carries ppaux-lint's tag (``directory.py``), it is reached
 without a symbolic link at its last step, and it neither is nor contains the project. Anything else is
 refused whole, before anything is removed. Within it, only the names the cache's modules write are removed
-(``replay.py``'s records, ``summaries.py``'s entries and scan index under any version's directory, and the
-temporary files a killed write leaves, ``fileio.is_temporary``), each only when it is a regular file, and
-ppaux-lint's directories only once they are empty. Every step is opened relative to the one above it without
-following a link, so a link planted in the cache, or one swapped in while ``clean`` runs, never leads it
-elsewhere. What is kept is said: a file that is not ppaux-lint's, and one of ppaux-lint's that could not be
-removed. The markers go last, and only when every file of ppaux-lint's went: a partly denied or interrupted
-``clean`` leaves a directory that is still ppaux-lint's, and running it again finishes the work.
+(``replay.py``'s records, ``summaries.py``'s entries, ``packs.py``'s packs and the scan index under any
+version's directory, and the temporary files a killed write leaves, ``fileio.is_temporary``), each only when
+it is a regular file, and ppaux-lint's directories only once they are empty. Every step is opened relative to
+the one above it without following a link, so a link planted in the cache, or one swapped in while ``clean``
+runs, never leads it elsewhere. What is kept is said: a file that is not ppaux-lint's, and one of ppaux-lint's
+that could not be removed. The markers go last, and only when every file of ppaux-lint's went: a partly denied
+or interrupted ``clean`` leaves a directory that is still ppaux-lint's, and running it again finishes the work.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from ppaux_lint.cache.directory import (
     setting,
     tagged,
 )
+from ppaux_lint.cache.packs import PACK, PACKS
 from ppaux_lint.cache.replay import RECORD, RUNS
 from ppaux_lint.cache.summaries import ENTRY, SCAN, SUMMARIES, VERSIONED
 from ppaux_lint.project.loading import Project
@@ -50,7 +51,8 @@ class _Layout(NamedTuple):
 
 
 _LAYOUT = _Layout(directories={RUNS: _Layout(files=(RECORD,)),
-                               VERSIONED: _Layout(files=(SCAN,), directories={SUMMARIES: _Layout(files=(ENTRY,))})})
+                               VERSIONED: _Layout(files=(SCAN,), directories={SUMMARIES: _Layout(files=(ENTRY,)),
+                                                                              PACKS: _Layout(files=(PACK,))})})
 
 
 @dataclass

@@ -51,6 +51,7 @@ class ProjectCache:
         self._entries: Entries | None = None
         self._scans: ScanIndex | None = None
         self._live: Mapping[str, SourceFile] = {}
+        self._finished = False  # the analysis is over: summaries made later are written as they come
 
     def _make(self, inner: Path) -> bool:
         """Make ``inner``, a directory within the cache, and the cache's markers, once per run; False when the
@@ -110,12 +111,25 @@ class ProjectCache:
             self._scans = ScanIndex(self._entries.load_scan())
 
     def finish(self) -> None:
-        """The analysis is over: write the scan index when what it learned is worth the write, and let go of
-        it and of the files' table, which the record's encoding would otherwise carry to the run's peak."""
+        """The analysis is over: write the summaries it made (one pack for many) and the scan index when what it
+        learned is worth the write, and let go of the index and of the files' table, which the record's encoding
+        would otherwise carry to the run's peak."""
         entries, scans, live = self._entries, self._scans, self._live
         self._scans, self._live = None, {}
+        self._finished = True
+        self._flush()
         if entries is not None and scans is not None and scans.worth_saving() and self._make(entries.summaries):
             entries.save_scan(scans.to_json(live))  # into the summaries' parent, made with them
+
+    def _flush(self) -> None:
+        """Write the summaries made since the last flush (``summaries.Entries.flush``), or drop them when the
+        cache cannot be written."""
+        entries = self._entries
+        if entries is not None and entries.pending:
+            if self._make(entries.summaries) and self._make(entries.packs):
+                entries.flush()
+            else:
+                entries.pending.clear()
 
     # -- the store's questions (store.Disk) -------------------------------------------------------
     @property
@@ -153,5 +167,9 @@ class ProjectCache:
         return self._entries is not None
 
     def keep_summary(self, key: str, summary: FileSummary, entry: bytes | None = None) -> None:
-        if self._entries is not None and self._make(self._entries.summaries):
+        """Kept until the analysis is over (``finish``), so that a cold run writes its entries at once; one that
+        fix planning makes after it is written at once."""
+        if self._entries is not None:
             self._entries.put_summary(key, summary, entry)
+            if self._finished:
+                self._flush()

@@ -88,8 +88,11 @@ def test_the_directory_and_its_markers_appear_with_the_first_write(root: Path, t
     plain = store.by_path[str(root / "pkg/plain.py")]
     assert cache.summary(cache.summary_key(plain, (root / "pkg/plain.py").read_bytes(), 10), plain) is None
     assert not directory.exists()
-    store.summarize([plain])  # the first write: the entry, under the markers
+    store.summarize([plain])  # its entry waits for the end of the analysis, to be written with the others
+    assert not directory.exists()
+    cache.finish()  # the first write: the entry, under the markers
     assert {path.name for path in directory.iterdir()} >= MARKERS
+    assert [path.name for path in directory.rglob("*.json") if path.parent.name == "summaries"]
     assert not (root / CACHE_DIR_NAME).exists()
 
 

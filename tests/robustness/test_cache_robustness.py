@@ -3,7 +3,9 @@
 The project is a copy of the sample plugin, so the cache holds realistic
 summaries. Every test first computes the reference without a cache, then
 damages the cache in some way and checks the run against that reference,
-twice: once over the damage, once over what that run wrote back.
+twice: once over the damage, once over what that run wrote back. Each runs
+over both ways the entries are kept (``layout``): one pack, as a cold run of
+many files writes them, and a file each, as a run of a few does.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import pytest
 import ppaux_lint.support.fileio as fileio
 from ppaux_lint import __version__
 from ppaux_lint.cache import codec
+from ppaux_lint.cache import summaries as summaries_module
 from ppaux_lint.cache.directory import CACHE_DIR_NAME
+from ppaux_lint.cache.packs import PACK, pack_bytes
 from ppaux_lint.cache.scan_index import RESCAN_COST
 from ppaux_lint.cache.summaries import summary_codec
 from ppaux_lint.facts.summary import SUMMARY_FORMAT, FileSummary
@@ -28,8 +32,17 @@ from ppaux_lint.facts.summary import SUMMARY_FORMAT, FileSummary
 from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, copy_fixture, key, run, write_tree
 
 
+@pytest.fixture(params=["pack", "files"])
+def layout(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How the runs in this process keep their entries: one pack (the sample plugin's are enough for one), or
+    a file each (as a run that summarizes fewer files writes them)."""
+    if request.param == "files":
+        monkeypatch.setattr(summaries_module, "PACK_MIN", 10**9)
+    return request.param
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, layout: str) -> Path:
     return copy_fixture("sample_plugin", tmp_path)
 
 
@@ -42,7 +55,30 @@ def _cache_dir(root: Path) -> Path:
 
 
 def _entries(root: Path) -> list[Path]:
-    return sorted((_cache_dir(root) / "summaries").glob("*.json"))
+    """The files that hold entries: a file each, and packs."""
+    return sorted([*(_cache_dir(root) / "summaries").glob("*.json"),
+                   *(p for p in (_cache_dir(root) / "packs").glob("*") if PACK.fullmatch(p.name))])
+
+
+def _records(path: Path) -> dict[str, bytes]:
+    """key -> entry, of an entry's file or of a pack (read as the test's own parser reads one)."""
+    raw = path.read_bytes()
+    if not path.name.endswith(".pack"):
+        return {path.stem: raw}
+    head_end = raw.index(b"\n", raw.index(b"\n") + 1) + 1
+    length = int(raw[raw.index(b"\n") + 1:head_end - 1])
+    index = json.loads(raw[head_end:head_end + length])
+    base = head_end + length
+    return {k: raw[base + offset:base + offset + size] for k, (offset, size) in index.items()}
+
+
+def _write_records(path: Path, records: dict[str, bytes]) -> None:
+    """Put ``records`` back where ``_records`` read them from, in the same form."""
+    if path.name.endswith(".pack"):
+        path.write_bytes(pack_bytes(records))
+    else:
+        (raw,) = records.values()
+        path.write_bytes(raw)
 
 
 def _warm(root: Path) -> list[tuple]:
@@ -69,9 +105,12 @@ class Marker:
 
 
 def _rewrite_all(root: Path, content: Callable[[Path, bytes], bytes]) -> Callable[[], None]:
+    """Every entry (each inside its pack, which stays a whole pack) and the scan index, made ``content``."""
     def damage() -> None:
-        for path in [*_entries(root), _cache_dir(root) / "scan.json"]:
-            path.write_bytes(content(path, path.read_bytes()))
+        for path in _entries(root):
+            _write_records(path, {k: content(Path(f"{k}.json"), raw) for k, raw in _records(path).items()})
+        scan = _cache_dir(root) / "scan.json"
+        scan.write_bytes(content(scan, scan.read_bytes()))
     return damage
 
 
@@ -139,10 +178,25 @@ def test_entries_swapped_between_files(project: Path) -> None:
     expected = _reference(project)
 
     def damage() -> None:
-        entries = _entries(project)
-        contents = [p.read_bytes() for p in entries]
-        for path, raw in zip(entries, contents[1:] + contents[:1], strict=True):
-            path.write_bytes(raw)
+        records = {k: raw for path in _entries(project) for k, raw in _records(path).items()}
+        contents = list(records.values())
+        swapped = dict(zip(records, contents[1:] + contents[:1], strict=True))
+        for path in _entries(project):
+            _write_records(path, {k: swapped[k] for k in _records(path)})
+    _check_after(project, expected, damage)
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in GARBAGE if k not in ("unknown_field", "missing_field",
+                                                                          "other_format")))
+def test_damaged_packs(tmp_path: Path, kind: str) -> None:
+    """A pack's own bytes damaged, its header and index with them: every entry it held is a miss."""
+    project = copy_fixture("sample_plugin", tmp_path)
+    expected = _reference(project)
+
+    def damage() -> None:
+        assert [p.suffix for p in _entries(project)] == [".pack"]  # the sample plugin's entries make one pack
+        for path in _entries(project):
+            path.write_bytes(GARBAGE[kind](path, path.read_bytes()))
     _check_after(project, expected, damage)
 
 
@@ -185,17 +239,20 @@ def test_caches_of_other_versions_are_ignored(project: Path) -> None:
     current = _cache_dir(project)
     for other in (f"0.0.1-{SUMMARY_FORMAT}", f"{__version__}-{SUMMARY_FORMAT + 1}", f"{__version__}-0", "junk"):
         target = current.parent / other
-        (target / "summaries").mkdir(parents=True)
         for entry in _entries(project):  # same keys, poisoned content: read only if the version check fails
-            (target / "summaries" / entry.name).write_text(json.dumps({"!": "FileSummary", "path": 3}))
+            inner = target / entry.parent.name
+            inner.mkdir(parents=True, exist_ok=True)
+            _write_records(inner / entry.name, {k: json.dumps({"!": "FileSummary", "path": 3}).encode()
+                                                for k in _records(entry)})
         (target / "scan.json").write_text(json.dumps({"files": {}}))
     for entry in _entries(project):  # entries a future format would write, under today's directory
-        record = json.loads(entry.read_bytes())
-        entry.write_text(json.dumps({**record, "format": SUMMARY_FORMAT + 1}))
+        _write_records(entry, {k: json.dumps({**json.loads(raw), "format": SUMMARY_FORMAT + 1}).encode()
+                               for k, raw in _records(entry).items()})
     assert key(run(project).findings) == expected
 
 
 @pytest.mark.parametrize("what", ["cache_root_is_a_file", "version_dir_is_a_file", "summaries_is_a_file",
+                                  "packs_is_a_file",
                                   "entries_are_directories", "entries_are_fifos", "scan_is_a_fifo",
                                   "entries_are_dangling_symlinks", "entries_are_symlink_loops"])
 def test_cache_paths_of_the_wrong_kind(project: Path, what: str) -> None:
@@ -209,9 +266,10 @@ def test_cache_paths_of_the_wrong_kind(project: Path, what: str) -> None:
     elif what == "version_dir_is_a_file":
         _rmtree(current)
         current.write_text("not a directory")
-    elif what == "summaries_is_a_file":
-        _rmtree(current / "summaries")
-        (current / "summaries").write_text("not a directory")
+    elif what in ("summaries_is_a_file", "packs_is_a_file"):
+        inner = current / what.removesuffix("_is_a_file")
+        _rmtree(inner)
+        inner.write_text("not a directory")
     for entry in entries:
         if what == "entries_are_directories":
             entry.unlink()
@@ -275,8 +333,9 @@ def test_two_runs_at_once_agree_and_leave_a_readable_cache(project: Path) -> Non
     entries = _entries(project)
     assert entries and not list((project / CACHE_DIR_NAME).rglob("*.tmp"))
     for entry in entries:
-        summary = summary_codec().decode(json.loads(entry.read_bytes()))
-        assert isinstance(summary, FileSummary) and summary.format == SUMMARY_FORMAT, entry
+        for raw in _records(entry).values():
+            summary = summary_codec().decode(json.loads(raw))
+            assert isinstance(summary, FileSummary) and summary.format == SUMMARY_FORMAT, entry
     assert json.loads((_cache_dir(project) / "scan.json").read_text())["files"]
     with chdir(project):
         assert key(run(project).findings) == _reference(project)
