@@ -19,8 +19,9 @@ in-bounds ranges) holds nothing; an entry that does not decode is a miss (``summ
 error: the file is parsed again.
 
 Few entries (the files an edit changed) are still written a file each, so packs do not multiply with edits;
-a run that would make a pack when ``MAX_PACKS`` are there already writes one holding theirs and its own, then
-removes those it merged. Two runs merging at once each write a whole pack, and each removes what it read.
+a run that would make a pack when ``MAX_PACKS`` are there already writes one holding its own and, up to
+``MERGE_BYTES``, theirs, newest first, then removes those it merged: the packs stay few, and their size
+bounded. Two runs merging at once each write a whole pack, and each removes what it read.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ PACKS = "packs"
 PACK = re.compile(r"[0-9a-f]{32}\.pack")  # as clean.py recognises a pack's name
 PACK_MIN = 16  # entries a run writes at once before one pack pays over a file each
 MAX_PACKS = 8  # packs a lookup opens before the next run to write one merges them
+MERGE_BYTES = 64 << 20  # of entries a merged pack holds at most (the 10,000-file monorepo's: 9 MB)
 MAGIC = b"ppaux-lint pack 1\n"
 _LENGTH = 16  # decimal digits of the index's length
 _HEAD = len(MAGIC) + _LENGTH + 1
@@ -72,7 +74,7 @@ class Packs:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._found: dict[str, Located] | None = None
-        self._names: list[str] = []  # of the packs read, to merge and remove
+        self._read: list[tuple[float, str, dict[str, tuple[int, int]]]] = []  # each pack read: mtime, name, index
         self._fds: list[int] = []
         weakref.finalize(self, _close_all, self._fds)
 
@@ -89,19 +91,30 @@ class Packs:
         return data if len(data) == length else None
 
     def write(self, entries: Mapping[str, bytes]) -> None:
-        """Keep ``entries`` as one new pack, with every entry of the packs there when those are ``MAX_PACKS``
-        already, which then go. A pack that cannot be written is only a slower next run, and removes nothing."""
-        found = self._index()
-        merged = list(self._names) if len(self._names) >= MAX_PACKS else []
+        """Keep ``entries`` as one new pack. When ``MAX_PACKS`` are there already, the new one also holds their
+        entries, the newest packs' first, up to ``MERGE_BYTES`` in all, and they go: what a merge leaves out is
+        what the latest runs did not write, and a cache that only grows would be read whole by every run. A
+        pack that cannot be written is only a slower next run, and removes nothing."""
+        self._index()
+        merged = sorted(self._read, reverse=True) if len(self._read) >= MAX_PACKS else []
         if merged:
-            entries = {**{key: data for key in found if (data := self.get(key)) is not None}, **entries}
+            carried: dict[str, bytes] = {}
+            budget = MERGE_BYTES - sum(map(len, entries.values()))
+            for _, _, located in merged:
+                for key, (_, length) in located.items():
+                    if key not in carried and key not in entries and length <= budget:
+                        data = self.get(key)
+                        if data is not None:
+                            carried[key] = data
+                            budget -= length
+            entries = {**carried, **entries}
         data = pack_bytes(entries)
         name = blake2b(data, digest_size=16).hexdigest() + ".pack"
         try:
             replace_file(self.directory / name, data)
         except OSError:
             return
-        for old in merged:
+        for _, old, _ in merged:
             if old != name:
                 with contextlib.suppress(OSError):  # a concurrent merge removed it first
                     os.unlink(self.directory / old)
@@ -124,21 +137,22 @@ class Packs:
         except OSError:
             return
         try:
-            located = _located(fd)
+            status = os.fstat(fd)
+            located = _located(fd, status)
         except (OSError, ValueError, RecursionError):
             located = None
         if located is None:
             os.close(fd)
             return
         self._fds.append(fd)
-        self._names.append(name)
+        self._read.append((status.st_mtime, name, located))
         for key, (start, length) in located.items():
             self._found.setdefault(key, (fd, start, length))  # type: ignore[union-attr]  # set by the caller
 
 
-def _located(fd: int) -> dict[str, tuple[int, int]] | None:
-    """Where each entry of the pack open on ``fd`` lies in it; None when the file is not a whole pack."""
-    size = os.fstat(fd)
+def _located(fd: int, size: os.stat_result) -> dict[str, tuple[int, int]] | None:
+    """Where each entry of the pack open on ``fd`` (whose stat is ``size``) lies in it; None when the file is
+    not a whole pack."""
     if not stat.S_ISREG(size.st_mode):  # a FIFO or a device named like a pack: reading it could never end
         return None
     head = os.pread(fd, _HEAD, 0)

@@ -80,6 +80,24 @@ def test_the_run_after_max_packs_merges_them_into_one(tmp_path: Path) -> None:
     assert PACK.fullmatch(merged.name)
 
 
+def test_a_merge_keeps_the_newest_entries_up_to_its_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packs a merge reads hold more than ``MERGE_BYTES``: the newest packs' entries are carried, the
+    oldest dropped with their packs, so the cache stays bounded."""
+    import ppaux_lint.cache.packs as packs_module
+
+    directory = tmp_path / "packs"
+    directory.mkdir()
+    for n in range(MAX_PACKS):
+        Packs(directory).write({f"{n:032d}": bytes([n]) * 100})
+        os.utime(next(p for p in directory.iterdir() if f"{n:032d}".encode() in p.read_bytes()), (n, n))
+    monkeypatch.setattr(packs_module, "MERGE_BYTES", 350)  # the new entry and the three newest packs' entries
+    Packs(directory).write({"f" * 32: b"n" * 50})
+    assert len(list(directory.iterdir())) == 1
+    packs = Packs(directory)
+    kept = {n for n in range(MAX_PACKS) if packs.get(f"{n:032d}") == bytes([n]) * 100}
+    assert kept == {MAX_PACKS - 1, MAX_PACKS - 2, MAX_PACKS - 3} and packs.get("f" * 32) == b"n" * 50
+
+
 def test_two_runs_merging_at_once_both_keep_everything(tmp_path: Path) -> None:
     directory = tmp_path / "packs"
     directory.mkdir()
