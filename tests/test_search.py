@@ -6,8 +6,19 @@ import random
 
 import pytest
 
+import ppaux_lint.scan.search as search_module
 from ppaux_lint.scan.prefilter import uncovered
-from ppaux_lint.scan.search import REGEX_MIN_NEEDLES, Substrings, minimal, searcher
+from ppaux_lint.scan.search import (
+    ANCHOR_LENGTH,
+    MAX_ANCHORS,
+    MAX_OCCURRENCES,
+    REGEX_MIN_NEEDLES,
+    Anchored,
+    Substrings,
+    _cover,
+    minimal,
+    searcher,
+)
 
 
 def _words(rng: random.Random, count: int, alphabet: str = "abc_", longest: int = 6) -> set[bytes]:
@@ -48,3 +59,61 @@ def test_substrings_and_uncovered() -> None:
     assert not contains.any_in(b"Bas") and not contains.other_in(b"Base")
     assert contains.other_in(b"BaseOut")
     assert uncovered({"MyBase", "Other", "Outer"}, {"Base", "Out"}) == {"Other"}
+
+
+def _families(rng: random.Random, count: int) -> list[bytes]:
+    """Needles shaped as a project's class names are: a few families' prefixes, levels, a shared suffix."""
+    prefixes = [rng.choice(["Aux", "BatchKit", "Pl", "_Base", "X"]) + str(rng.randint(0, 9)) for _ in range(3)]
+    suffixes = ["Output", "Observer"] * 30 + ["Out", ""]  # seldom another: then it needs anchors of its own
+    return sorted({f"{rng.choice(prefixes)}L{rng.randint(0, 30)}{rng.choice(suffixes)}".encode()
+                   for _ in range(count)})
+
+
+def _text(rng: random.Random, needles: list[bytes]) -> bytes:
+    """Bytes that hold pieces of needles (often an anchor, seldom a whole needle), glued with noise."""
+    parts = []
+    for _ in range(rng.randint(0, 30)):
+        needle = rng.choice(needles)
+        cut = rng.randint(0, len(needle))
+        parts.append(rng.choice([needle[:cut], needle[cut:], needle if rng.random() < 0.05 else needle[1:-1],
+                                 b"Output", b"Observer", b" = ", b"\n", b"L1", b"(", b"_"]))
+    return b"".join(parts)
+
+
+@pytest.mark.parametrize("occurrences", [MAX_OCCURRENCES, 1])
+def test_the_anchored_search_finds_exactly_the_substrings(occurrences: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over needles a few anchors cover; with a budget of one occurrence, every text with an anchor is the
+    trie's, which must agree too."""
+    monkeypatch.setattr(search_module, "MAX_OCCURRENCES", occurrences)
+    rng = random.Random(occurrences)
+    anchored = 0
+    for _ in range(400):
+        needles = _families(rng, rng.randint(REGEX_MIN_NEEDLES + 1, 120))
+        search = Anchored.of(frozenset(needles))
+        if search is None:
+            continue
+        anchored += 1
+        for _ in range(10):
+            data = _text(rng, needles)
+            assert search.search(data) == any(n in data for n in needles), (needles, data)
+    assert anchored > 200  # the shapes above are what anchors are for
+
+
+def test_anchors_cover_every_needle_or_there_are_none() -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        needles = frozenset(_words(rng, rng.randint(1, 60), alphabet="abcdefgh_", longest=9))
+        anchors = _cover(needles)
+        if anchors is not None:
+            assert len(anchors) <= MAX_ANCHORS and all(any(a in n for a in anchors) for n in needles)
+            assert all(len(a) == min(ANCHOR_LENGTH, min(len(n) for n in needles if a in n)) or
+                       any(a == n for n in needles) for a in anchors)
+    assert _cover(frozenset({b"", b"abc"})) is None  # the empty needle is in every text
+    assert _cover(frozenset(f"{i:02d}".encode() for i in range(100))) is None  # no piece is shared
+
+
+def test_a_needle_holding_its_anchor_twice_is_found_at_either() -> None:
+    needles = [b"OutputOutputA"] + [f"Q{i}Output".encode() for i in range(30)]
+    search = searcher(needles)
+    assert search(b"xOutputOutputA") and search(b"OutputOutputOutputA")
+    assert not search(b"OutputOutput") and not search(b"OutputA")

@@ -6,15 +6,28 @@ with the number of needles (1,469 needles over 42 MB: 2.8 s); the same needles a
 common prefix (``(?:Ca(?:che|ll)|...)``), rule out a position after a character or two whatever their
 number (0.26 s). A handful of needles is faster still as one ``in`` each, which runs at memory speed, once
 the needles that contain another are dropped (they can only match where that one does).
+
+Yet even a trie stops at every byte that starts some needle, and a project's class names share their first
+letters with everything (``A``: 292 names ``Aux0000L00Output``... took 0.28 s over 51 MB). They share longer
+pieces too, a family's prefix or ``Output``: a few such anchors, each found at memory speed by ``bytes.find``,
+cover every needle, and where an anchor occurs, each needle that holds it is compared at its place
+(``Anchored``): 0.02 s for the same search. Exactly the same answer as the regex: a needle that occurs holds
+one of the anchors at some offset ``k``, so that anchor occurs ``k`` bytes into the occurrence, where the
+needle is compared; a comparison that succeeds is an occurrence. When the needles need more than
+``MAX_ANCHORS`` anchors, the trie does the search.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterable
 
 REGEX_MIN_NEEDLES = 24  # past this many, one regex pass beats an ``in`` per needle
+ANCHOR_LENGTH = 6  # bytes of an anchor (a needle shorter than this is its own)
+MAX_ANCHORS = 8  # ``find`` passes a search may make before the trie's one pass is cheaper
+MAX_OCCURRENCES = 64  # of anchors, in one text, compared at before the trie searches it instead
 
 
 def searcher(needles: Collection[bytes]) -> Callable[[bytes], bool]:
@@ -22,8 +35,86 @@ def searcher(needles: Collection[bytes]) -> Callable[[bytes], bool]:
     if len(needles) <= REGEX_MIN_NEEDLES:
         kept = minimal(needles)
         return lambda data: any(needle in data for needle in kept)
+    anchored = Anchored.of(frozenset(needles))
+    if anchored is not None:
+        return anchored.search
     pattern = re.compile(_trie_pattern(needles))
     return lambda data: pattern.search(data) is not None
+
+
+class Anchored:
+    """A search for many needles through a few anchors (see the module's docstring): for each anchor, the
+    needles that hold it, grouped by where they hold it and by their length, so that one slice and one set
+    lookup test a whole group at an occurrence of the anchor."""
+
+    def __init__(self, needles: frozenset[bytes], groups: dict[bytes, list[tuple[int, int, frozenset[bytes]]]]) \
+            -> None:
+        self._needles = needles
+        self._groups = list(groups.items())
+        self._trie: re.Pattern[bytes] | None = None
+
+    @staticmethod
+    @functools.lru_cache(maxsize=8)  # a worker searches many chunks for the same needles
+    def of(needles: frozenset[bytes]) -> Anchored | None:
+        """The anchored search for ``needles``; None when they need more than ``MAX_ANCHORS`` anchors."""
+        anchors = _cover(needles)
+        if anchors is None:
+            return None
+        grouped: dict[bytes, dict[tuple[int, int], set[bytes]]] = {anchor: {} for anchor in anchors}
+        for needle in needles:
+            for anchor in anchors:
+                at = needle.find(anchor)
+                while at >= 0:  # each place the needle holds it: an occurrence may be found at any of them
+                    grouped[anchor].setdefault((at, len(needle)), set()).add(needle)
+                    at = needle.find(anchor, at + 1)
+        return Anchored(needles, {anchor: [(at, length, frozenset(members)) for (at, length), members in
+                                           by_place.items()] for anchor, by_place in grouped.items()})
+
+    def search(self, data: bytes) -> bool:
+        """Whether ``data`` holds a needle. Text that holds an anchor at every turn (an anchor common in the
+        project) is searched by the trie after ``MAX_OCCURRENCES`` of them, so no text costs much more than
+        the trie would."""
+        find = data.find
+        budget = MAX_OCCURRENCES
+        for anchor, groups in self._groups:
+            position = find(anchor)
+            while position >= 0:
+                for at, length, members in groups:
+                    start = position - at
+                    if start >= 0 and data[start:start + length] in members:
+                        return True
+                budget -= 1
+                if not budget:
+                    return self._trie_search(data)
+                position = find(anchor, position + 1)
+        return False
+
+    def _trie_search(self, data: bytes) -> bool:
+        if self._trie is None:
+            self._trie = re.compile(_trie_pattern(self._needles))
+        return self._trie.search(data) is not None
+
+
+def _cover(needles: frozenset[bytes]) -> list[bytes] | None:
+    """Anchors such that every needle holds one, taken greedily (the piece the most needles still uncovered
+    hold, longest first among equals); None past ``MAX_ANCHORS``. An empty needle is in everything: no anchor
+    can stand for it."""
+    if b"" in needles:
+        return None
+    pieces: dict[bytes, set[bytes]] = {}
+    for needle in needles:
+        width = min(len(needle), ANCHOR_LENGTH)
+        for at in range(len(needle) - width + 1):
+            pieces.setdefault(needle[at:at + width], set()).add(needle)
+    uncovered = set(needles)
+    anchors: list[bytes] = []
+    while uncovered:
+        if len(anchors) == MAX_ANCHORS:
+            return None
+        best = max(pieces, key=lambda piece: (len(pieces[piece] & uncovered), len(piece), piece))
+        anchors.append(best)
+        uncovered -= pieces.pop(best)
+    return anchors
 
 
 def minimal(needles: Iterable[bytes]) -> tuple[bytes, ...]:
