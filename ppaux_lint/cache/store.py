@@ -90,6 +90,7 @@ class SummaryStore:
         # bytes would have to travel here.) The stamps are each kept file's as the scan read it.
         self._keep_budget = KEEP_BYTES
         self._kept_stamps: dict[str, Stamp] = {}
+        self._prefetched: dict[str, FileSummary] = {}  # made ahead of a question (``prefetch``), not asked yet
 
     # -- the prefilter's question --------------------------------------------------------------
     def scan(self, files: Iterable[SourceFile], tokens: frozenset[str],
@@ -162,14 +163,25 @@ class SummaryStore:
             return None
         return self.summarize([source])[source.path]
 
+    def prefetch(self, files: Sequence[SourceFile]) -> None:
+        """Summarize ``files`` now, together (in the workers, in parallel), because the index is about to ask for
+        them one at a time (``index/first_hops.py``). Each joins ``summaries`` only when it is asked for, so the
+        summaries a run reports holding are the ones it used, whatever was guessed."""
+        todo = [source for source in files if source.path not in self.summaries and source.path not in self._prefetched]
+        for path in self.summarize(todo):
+            self._prefetched[path] = self.summaries.pop(path)
+
     def summarize(self, files: Sequence[SourceFile]) -> dict[str, FileSummary]:
-        """Summaries of ``files``: remembered, else cached, else parsed."""
+        """Summaries of ``files``: remembered, else prefetched, else cached, else parsed."""
         out: dict[str, FileSummary] = {}
         misses: list[tuple[SourceFile, bytes, int, str]] = []
         for source in files:
             key = source.path
             if key in self.summaries:
                 out[key] = self.summaries[key]
+                continue
+            if key in self._prefetched:
+                out[key] = self.summaries[key] = self._prefetched.pop(key)
                 continue
             data = self._bytes.pop(key, self.overlays.get(key))
             if data is None:

@@ -16,6 +16,7 @@ from ppaux_lint.cache.owner import ProjectCache
 from ppaux_lint.check.selection import Selection, Suppressed, apply
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import FileSummary
+from ppaux_lint.index.first_hops import first_hops
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.project.config import Config, Protocols
@@ -156,16 +157,18 @@ def _index(store: SummaryStore, discovery: Discovery, config: Config, prefilter:
     owns a name when ``copy`` is ""), and the summaries of the files that could matter (``found``: they and the
     prefilter's tokens)."""
     relevant, tokens = found
-    if prefilter:
-        eager, focus = relevant, [f"{s.module}.{c.qualname}" for s in relevant for c in s.classes
-                                  if possibly_relevant(c, tokens)]
-    else:
-        eager, focus = list(store.summaries.values()), None
     if copy:
         owners = discovery.owners(copy)
         loader = partial(_load_owned, store, owners)
     else:
         owners, loader = {module: source.path for module, source in store.by_module.items()}, store.load_module
+    if prefilter:
+        judged = [(s, c) for s in relevant for c in s.classes if possibly_relevant(c, tokens)]
+        eager, focus = relevant, [f"{s.module}.{c.qualname}" for s, c in judged]
+        ahead = (store.by_path.get(owners[module]) for module in dict.fromkeys(first_hops(judged, owners)))
+        store.prefetch([source for source in ahead if source is not None])
+    else:
+        eager, focus = list(store.summaries.values()), None
     index = ProjectIndex(eager, config.protocols, config.structural, loader=loader,
                          known_modules=store.by_module, focus=focus, owners=owners)
     return index, relevant
