@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 PARALLEL_MIN_FILES = 48  # below this, one task: splitting the work costs more than it saves
 PARALLEL_MIN_SCAN = 1500  # files to read before splitting the byte scan across processes pays
 KEEP_BYTES = 32 << 20  # of files a scan read and found nothing in, kept for the next rounds (``SummaryStore``)
+HOLD_BYTES = 64 << 20  # of the same, kept by each scan worker (``_Held``)
 CHUNK_SIZE = 16
 SCAN_CHUNK = 1000  # files a worker reads per task (~0.1 s): what a stopped pool waits for (workers.py)
 CRASH_REASON = "the parser crashed on this file"
@@ -91,6 +92,7 @@ class SummaryStore:
         self._keep_budget = KEEP_BYTES
         self._kept_stamps: dict[str, Stamp] = {}
         self._prefetched: dict[str, FileSummary] = {}  # made ahead of a question (``prefetch``), not asked yet
+        self._read_by: dict[str, int] = {}  # the worker that read each file a scan sent to the workers
 
     # -- the prefilter's question --------------------------------------------------------------
     def scan(self, files: Iterable[SourceFile], tokens: frozenset[str],
@@ -132,7 +134,7 @@ class SummaryStore:
         in_workers = len(paths) >= PARALLEL_MIN_SCAN and self.jobs > 1
         keep = not in_workers and self._keep_budget > 0  # only then do misses come with their bytes
         if in_workers:
-            results = _scan_in_workers(self._workers, paths, tokens, record, graph)
+            results = _scan_in_workers(self._workers, paths, tokens, record, graph, self._read_by)
         else:
             results = _scan_paths(paths, tokens, record, graph, keep=keep)[0]
         for (source, stat), (hit, found, data, opened) in zip(todo, results, strict=True):
@@ -236,19 +238,21 @@ _MISS: Scanned = (False, frozenset(), b"", None)  # one object for every unrecor
 
 
 def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool, graph: lookahead.Graph | None,
-                keep: bool = False) -> tuple[list[Scanned], lookahead.Graph | None]:
+                keep: bool = False, hold: int | None = None) -> tuple[list[Scanned], lookahead.Graph | None]:
     """For each file: whether it contains a token (None if unreadable), which tokens it contains when
     ``record`` asks (for the scan cache; an empty set otherwise), its bytes when it has any (a miss's only when
     ``keep`` asks), and its stamp as it was opened when ``record`` asks; and ``graph``, with the lookahead
-    edges of every file read added (a worker's copy goes back to the parent)."""
+    edges of every file read added (a worker's copy goes back to the parent). ``hold``: the pid of the process
+    that sent the task, from a worker that keeps the misses it reads for the next rounds (``_HELD``)."""
     from ppaux_lint.cache.scan_index import stamp
 
     contains_any = searcher(encoded(tokens))
     each = _encoded_each(tokens) if record else []
+    held = _HELD if hold is not None and hold != os.getpid() else None  # never in the process that owns the run
     out: list[Scanned] = []
     for path in paths:
         try:
-            data, status = _read(path)
+            data, status = (held and held.take(path)) or _read(path)
         except OSError:
             out.append((None, frozenset(), b"", None))
             continue
@@ -257,11 +261,39 @@ def _scan_paths(paths: Sequence[str], tokens: frozenset[str], record: bool, grap
             lookahead.add_edges(text, graph)
         if contains_any(text):
             out.append((True, _tokens_in(each, text), data, stamp(status) if record else None))
-        elif keep:
+            continue
+        if held is not None:
+            held.keep(path, data, status)
+        if keep:
             out.append((False, frozenset(), data, stamp(status) if record else None))
         else:
             out.append((False, frozenset(), b"", stamp(status)) if record else _MISS)
     return out, graph
+
+
+class _Held:
+    """The misses a scan worker read, kept for the run's next rounds: the fixpoint searches what is left of the
+    tree again, up to twice more, and the store sends each worker the files it read (``Workers.map``'s
+    ``prefer``), so those reads come from here. Each file is kept as it was first read, as the main process
+    keeps a small tree's (``SummaryStore.scan``); a worker's memory ends with the run's analysis."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, tuple[bytes, os.stat_result]] = {}
+        self.room = HOLD_BYTES
+
+    def take(self, path: str) -> tuple[bytes, os.stat_result] | None:
+        found = self.files.pop(path, None)
+        if found is not None:
+            self.room += len(found[0])
+        return found
+
+    def keep(self, path: str, data: bytes, status: os.stat_result) -> None:
+        if len(data) <= self.room:
+            self.files[path] = (data, status)
+            self.room -= len(data)
+
+
+_HELD = _Held()  # in a worker, what it read; in the process that owns the run, always empty
 
 
 def _encoded_each(tokens: frozenset[str]) -> list[tuple[str, bytes]]:
@@ -274,26 +306,38 @@ def _tokens_in(each: list[tuple[str, bytes]], text: bytes) -> frozenset[str]:
 
 
 def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str], record: bool,
-                     graph: lookahead.Graph | None) -> list[Scanned]:
+                     graph: lookahead.Graph | None, read_by: dict[str, int]) -> list[Scanned]:
+    """``_scan_paths`` of ``paths``, in the workers, each file sent to the worker that read it in an earlier round
+    (``read_by``: path -> pid, brought up to date), which holds it (``_Held``)."""
     # Tasks of at most SCAN_CHUNK files, as many for each worker: five tasks on two workers left one worker
     # reading a third of the tree while the other waited.
     tasks = workers.jobs * -(-len(paths) // (workers.jobs * SCAN_CHUNK))
     size = -(-len(paths) // tasks)
-    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    groups: dict[int | None, list[int]] = {}
+    for at, path in enumerate(paths):
+        groups.setdefault(read_by.get(path), []).append(at)
+    chunks = [(pid, indices[i:i + size]) for pid, indices in groups.items() for i in range(0, len(indices), size)]
+    task = partial(_scan_paths, tokens=tokens, record=record, graph=None if graph is None else {}, hold=os.getpid())
     try:
-        parts = workers.map(partial(_scan_paths, tokens=tokens, record=record, graph=None if graph is None else {}),
-                            chunks)
+        parts = workers.map(task, [[paths[i] for i in indices] for _, indices in chunks],
+                            prefer=[pid for pid, _ in chunks])
+        ran_on = workers.ran_on
     except OSError:  # no worker could start (a process limit): reading bytes needs none
-        parts = [Failed("could not start")] * len(chunks)
-    out: list[Scanned] = []
-    for chunk, part in zip(chunks, parts, strict=True):
+        parts, ran_on = [Failed("could not start")] * len(chunks), [None] * len(chunks)
+    out: list[Scanned | None] = [None] * len(paths)
+    for (_, indices), part, pid in zip(chunks, parts, ran_on, strict=True):
         if isinstance(part, Failed):  # reading bytes cannot crash a worker, but a worker can be killed
-            part = _scan_paths(chunk, tokens, record, {} if graph is not None else None)
+            part = _scan_paths([paths[i] for i in indices], tokens, record, {} if graph is not None else None)
         found, edges = part
-        out.extend(found)
+        for at, scanned in zip(indices, found, strict=True):
+            out[at] = scanned
+            if pid is None:
+                read_by.pop(paths[at], None)
+            else:
+                read_by[paths[at]] = pid
         for name, bound in (edges or {}).items():
             graph.setdefault(name, set()).update(bound)  # type: ignore[union-attr]
-    return out
+    return out  # type: ignore[return-value]  # every index is in exactly one chunk
 
 
 def _read(path: str) -> tuple[bytes, os.stat_result]:

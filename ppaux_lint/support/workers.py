@@ -47,6 +47,7 @@ class Workers:
         self.jobs = jobs
         self._children: list[Child] = []
         self._closed = False
+        self.ran_on: list[int | None] = []  # of the last map: the pid of the worker that computed each task
         # Workers never closed (a program that drops its store) end when they are collected, or at exit.
         weakref.finalize(self, _stop, self._children, False)
 
@@ -56,14 +57,17 @@ class Workers:
         return bool(self._children)
 
     def map(self, function: Callable[[Argument], Result], tasks: Sequence[Argument],
-            timeout: float | None = None) -> list[Result | Failed]:
+            timeout: float | None = None, prefer: Sequence[int | None] | None = None) -> list[Result | Failed]:
         """``function(task)`` for each task, computed by up to ``jobs`` workers, in the order of ``tasks``;
         ``Failed`` for a task whose worker died, or (killed) took more than ``timeout`` seconds over it. Where no
-        child can be started, computed here."""
+        child can be started, computed here. ``prefer``: for each task, the pid of the worker it should go to (one
+        that holds what the task needs, as ``ran_on`` said of an earlier map), or None; a worker takes its own
+        tasks first, then, rather than wait, those of another. ``ran_on`` then says which worker computed each."""
+        self.ran_on = [None] * len(tasks)
         if not children.supported():
             return [function(task) for task in tasks]
         try:
-            return self._map(function, tasks, timeout)
+            return self._map(function, tasks, timeout, prefer)
         except BaseException:
             self.stop(kill=True)
             raise
@@ -72,16 +76,17 @@ class Workers:
                 self.stop()
 
     def _map(self, function: Callable[[Argument], Result], tasks: Sequence[Argument],
-             timeout: float | None) -> list[Result | Failed]:
+             timeout: float | None, prefer: Sequence[int | None] | None) -> list[Result | Failed]:
         results: list[Result | Failed | None] = [None] * len(tasks)
-        pending = list(range(len(tasks)))[::-1]  # popped from the end: the first task first
+        pending = list(range(len(tasks)))  # in the order of tasks
         busy: dict[Child, int] = {}
         deadlines: dict[Child, float] = {}
         while pending or busy:
             while len(self._children) < min(self.jobs, len(busy) + len(pending)):
                 self._children.append(Child.start())
             for child in [c for c in self._children if c not in busy][:len(pending)]:
-                index = pending.pop()
+                index = pending.pop(_next(pending, child.pid, prefer))
+                self.ran_on[index] = child.pid
                 try:
                     child.send(function, tasks[index])
                 except ChildGone:
@@ -103,6 +108,9 @@ class Workers:
             for child in [c for c in busy if timeout is not None and deadlines[c] <= now]:
                 results[busy.pop(child)] = Failed("timed out")  # a hung task: its worker goes, the others stay
                 self._drop(child)
+        for index, result in enumerate(results):
+            if isinstance(result, Failed):
+                self.ran_on[index] = None  # its worker is gone, and what it held with it
         return results  # type: ignore[return-value]  # every slot is filled: each pass answers or fails a task
 
     def _drop(self, child: Child) -> str:
@@ -118,6 +126,14 @@ class Workers:
     def close(self) -> None:
         self.stop()
         self._closed = True
+
+
+def _next(pending: list[int], pid: int, prefer: Sequence[int | None] | None) -> int:
+    """Where in ``pending`` the task the worker ``pid`` takes next is: its own first (``prefer``), else the last
+    one, which the worker it belongs to would reach last."""
+    if prefer is None:
+        return 0
+    return next((at for at, index in enumerate(pending) if prefer[index] == pid), len(pending) - 1)
 
 
 def _stop(children: list[Child], kill: bool) -> None:

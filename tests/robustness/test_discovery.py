@@ -146,24 +146,25 @@ def test_a_file_that_changes_after_discovery(tmp_path: Path, monkeypatch: pytest
 
 def test_a_file_that_vanishes_before_it_is_needed_for_resolution(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """The base's file holds no token, so the prefilter skips it and the index loads it only when a name
-    resolves through it: by then it is gone."""
+    """The base's file holds no token, so the prefilter skips it, and it is read only when the index is about
+    to resolve a name through it (all such files together, ``SummaryStore.prefetch``): by then it is gone."""
     root = _project(tmp_path, **{
         "pkg/plain.py": "class Plain:\n    pass\n",
         "pkg/out.py": "from pkg.plain import Plain\n\nclass Out(Plain):\n    def copy_to_host(self, c):\n"
                       "        return self\n",
     })
-    real = store.SummaryStore.load_module
-    loaded = []
+    real = store.SummaryStore.summarize
+    asked = []
 
-    def delete_then_load(self, module):
-        loaded.append(module)
-        (root / "pkg" / "plain.py").unlink(missing_ok=True)
-        return real(self, module)
+    def delete_then_summarize(self, files):
+        if any(source.module == "pkg.plain" for source in files):
+            asked.append(sorted(source.module for source in files))
+            (root / "pkg" / "plain.py").unlink(missing_ok=True)
+        return real(self, files)
 
-    monkeypatch.setattr(store.SummaryStore, "load_module", delete_then_load)
+    monkeypatch.setattr(store.SummaryStore, "summarize", delete_then_summarize)
     findings = run(root, no_cache=True).findings
-    assert "pkg.plain" in loaded
+    assert asked and asked[0] == ["pkg.plain"]  # read for the index, not by the prefilter's rounds
     # The base is unknown now, so PPA001 on Out stays silent (an unseen base may define the method).
     assert by_file(findings, root) == {"pkg/good.py": {"PPA001"}}
 

@@ -5,6 +5,7 @@ rounds search those bytes. What a round finds in them is remembered in the scan 
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -71,3 +72,34 @@ def test_no_bytes_are_kept_past_the_budget(tmp_path: Path, reads: Counter[str],
     root = _project(tmp_path / "proj")
     assert by_file(run(root, no_cache=True).findings, root) == EXPECTED
     assert reads["plain0.py"] > 1  # read again by each round: what the budget spares
+
+
+def test_each_file_is_read_once_when_workers_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large tree's rounds are scanned in workers: each keeps the misses it read (``store._Held``) and the
+    store sends it those files again, so the workers read each file once too. The reads are logged to a file,
+    since they happen in the workers (forked after the patch)."""
+    monkeypatch.setattr(store, "PARALLEL_MIN_SCAN", 1)
+    log = tmp_path / "reads.log"
+    read = store._read
+
+    def logged(path: str):
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"{Path(path).name}\n")
+        return read(path)
+
+    monkeypatch.setattr(store, "_read", logged)
+    root = _project(tmp_path / "proj")
+    assert by_file(run(root, no_cache=True).findings, root) == EXPECTED
+    reads = Counter(log.read_text(encoding="utf-8").split())
+    assert reads["plain0.py"] == 1 and reads["leaf.py"] == 1, reads
+    assert max(reads.values()) == 1, reads
+
+
+def test_the_process_that_owns_the_run_holds_nothing(tmp_path: Path, reads: Counter[str]) -> None:
+    """``_scan_paths`` holds what it reads only in a worker: in the process that sent the task (the fallback
+    when no worker can start) nothing outlives the call."""
+    root = _project(tmp_path / "proj")
+    paths = [str(root / f"pkg/plain{i}.py") for i in range(5)]
+    for _ in range(2):
+        store._scan_paths(paths, frozenset({"Base"}), False, None, hold=os.getpid())
+    assert reads["plain0.py"] == 2 and not store._HELD.files

@@ -69,6 +69,26 @@ def test_a_hung_task_fails_alone_and_the_pool_goes_on() -> None:
         workers.close()
 
 
+def _pid(seconds: float) -> int:
+    time.sleep(seconds)  # long enough that each worker is busy with its own task when the other finishes
+    return os.getpid()
+
+
+def test_tasks_go_to_the_worker_they_prefer_and_ran_on_says_where() -> None:
+    """A scan round sends each worker the files it read before (it holds them): ``prefer`` is followed while
+    the preferred worker is up, and a task whose worker is gone goes to any other."""
+    workers = Workers(2)
+    try:
+        first = workers.map(_pid, [0.2, 0.2])
+        assert workers.ran_on == first and len(set(first)) == 2
+        swapped = [first[1], first[0], first[1], first[0]]
+        assert workers.map(_pid, [0.2] * 4, prefer=swapped) == swapped
+        assert workers.ran_on == swapped
+        assert set(workers.map(_pid, [0.0, 0.0], prefer=[123456789, None])) <= set(first)  # no such worker
+    finally:
+        workers.close()
+
+
 def test_spawned_workers_parse(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where a fork is unsafe (threads run: the language server's, torch's), workers are spawned with the standard
     library alone on their path, and they parse all the same: on Python 3.10 every parse there failed, since
