@@ -50,7 +50,8 @@ MERGE_BYTES = 64 << 20  # of entries a merged pack holds at most (the 10,000-fil
 MAGIC = b"ppaux-lint pack 1\n"
 _LENGTH = 16  # decimal digits of the index's length
 _HEAD = len(MAGIC) + _LENGTH + 1
-_MAX_INDEX = 1 << 30  # no index is larger: a header that says more is not one of ours
+_MAX_INDEX = 64 << 20  # no index of ours is larger (50 bytes an entry): a header that says more is not one
+MAX_READ = 4 * MAX_PACKS  # packs whose indexes a run reads at most (``_newest``)
 _OPEN = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 Located = tuple[int, int, int]  # the open pack's descriptor, the entry's first byte in it, and its length
@@ -126,7 +127,7 @@ class Packs:
                 names = sorted(name for name in os.listdir(self.directory) if PACK.fullmatch(name))
             except OSError:  # no packs yet, or a directory that cannot be read: every lookup is a miss
                 names = []
-            for name in names:
+            for name in _newest(self.directory, names, MAX_READ):
                 self._read_index(name)
         return self._found
 
@@ -174,6 +175,21 @@ def _located(fd: int, size: os.stat_result) -> dict[str, tuple[int, int]] | None
             return None
         out[key] = (base + where[0], where[1])
     return out
+
+
+def _newest(directory: Path, names: list[str], most: int) -> list[str]:
+    """``names`` when they are at most ``most``, else the ``most`` last modified: runs of ppaux-lint leave a
+    few packs (``MAX_PACKS``, and one more for each run merging at once), and a directory that holds thousands
+    did not come from them, so its first lookup reads a bounded number of indexes."""
+    if len(names) <= most:
+        return names
+
+    def modified(name: str) -> float:
+        try:
+            return os.lstat(directory / name).st_mtime
+        except OSError:
+            return 0.0
+    return sorted(names, key=modified, reverse=True)[:most]
 
 
 def _close_all(fds: list[int]) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from ppaux_lint import __version__
 from ppaux_lint.cache.directory import CACHE_DIR_NAME
-from ppaux_lint.cache.packs import MAGIC, MAX_PACKS, PACK, PACK_MIN, Packs, pack_bytes
+from ppaux_lint.cache.packs import MAGIC, MAX_PACKS, MAX_READ, PACK, PACK_MIN, Packs, pack_bytes
 from ppaux_lint.facts.summary import SUMMARY_FORMAT
 
 from ._support import BROKEN_OUTPUT, by_file, cli, key, run, write_tree
@@ -210,3 +210,19 @@ def test_clean_keeps_a_file_in_packs_that_is_not_ppaux_lints(tmp_path: Path) -> 
     assert theirs.read_text(encoding="utf-8") == "mine"
     assert [p.name for p in (_version_dir(root) / "packs").iterdir()] == ["notes.pack"]
     assert "notes.pack" in result.stderr + result.stdout
+
+
+def test_a_directory_of_many_packs_has_only_its_newest_read(tmp_path: Path) -> None:
+    """Runs leave a few packs; thousands did not come from them, and the first lookup reads a bounded number of
+    indexes, the newest."""
+    directory = tmp_path / "packs"
+    directory.mkdir()
+    count = MAX_READ + 8
+    for n in range(count):
+        path = directory / f"{n:032x}.pack"
+        path.write_bytes(pack_bytes({f"{n:032d}": b"entry %d" % n}))
+        os.utime(path, (1000 + n, 1000 + n))
+    packs = Packs(directory)
+    assert packs.get(f"{count - 1:032d}") == b"entry %d" % (count - 1)
+    assert packs.get(f"{count - MAX_READ:032d}") is not None
+    assert packs.get(f"{count - MAX_READ - 1:032d}") is None and packs.get(f"{0:032d}") is None
