@@ -95,7 +95,10 @@ class SummaryStore:
         self._keep_budget = KEEP_BYTES
         self._kept_stamps: dict[str, Stamp] = {}
         self._prefetched: dict[str, FileSummary] = {}  # made ahead of a question (``prefetch``), not asked yet
-        self._read_by: dict[str, int] = {}  # the worker that read each file a scan sent to the workers
+        # The worker that read each file a scan sent to the workers, from the second scan on: most trees (SGLang's
+        # among them) are settled by one round, and workers holding what the first read would only have doubled
+        # their memory; a tree that needs a second round needs a third, the lookahead's search.
+        self._read_by: dict[str, int] | None = None
 
     # -- the prefilter's question --------------------------------------------------------------
     def scan(self, files: Iterable[SourceFile], tokens: frozenset[str],
@@ -138,6 +141,8 @@ class SummaryStore:
         keep = not in_workers and self._keep_budget > 0  # only then do misses come with their bytes
         if in_workers:
             results = _scan_in_workers(self._workers, paths, tokens, record, graph, self._read_by)
+            if self._read_by is None:
+                self._read_by = {}
         else:
             results = _scan_paths(paths, tokens, record, graph, keep=keep)[0]
         for (source, stat), (hit, found, data, opened) in zip(todo, results, strict=True):
@@ -309,18 +314,19 @@ def _tokens_in(each: list[tuple[str, bytes]], text: bytes) -> frozenset[str]:
 
 
 def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str], record: bool,
-                     graph: lookahead.Graph | None, read_by: dict[str, int]) -> list[Scanned]:
+                     graph: lookahead.Graph | None, read_by: dict[str, int] | None) -> list[Scanned]:
     """``_scan_paths`` of ``paths``, in the workers, each file sent to the worker that read it in an earlier round
-    (``read_by``: path -> pid, brought up to date), which holds it (``_Held``)."""
+    (``read_by``: path -> pid, brought up to date), which holds it (``_Held``); None: nothing is held."""
     # Tasks of at most SCAN_CHUNK files, as many for each worker: five tasks on two workers left one worker
     # reading a third of the tree while the other waited.
     tasks = workers.jobs * -(-len(paths) // (workers.jobs * SCAN_CHUNK))
     size = -(-len(paths) // tasks)
     groups: dict[int | None, list[int]] = {}
     for at, path in enumerate(paths):
-        groups.setdefault(read_by.get(path), []).append(at)
+        groups.setdefault(read_by.get(path) if read_by is not None else None, []).append(at)
     chunks = [(pid, indices[i:i + size]) for pid, indices in groups.items() for i in range(0, len(indices), size)]
-    task = partial(_scan_paths, tokens=tokens, record=record, graph=None if graph is None else {}, hold=os.getpid())
+    task = partial(_scan_paths, tokens=tokens, record=record, graph=None if graph is None else {},
+                   hold=os.getpid() if read_by is not None else None)
     try:
         parts = workers.map(task, [[paths[i] for i in indices] for _, indices in chunks],
                             prefer=[pid for pid, _ in chunks])
@@ -334,6 +340,8 @@ def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str],
         found, edges = part
         for at, scanned in zip(indices, found, strict=True):
             out[at] = scanned
+            if read_by is None:
+                continue
             if pid is None:
                 read_by.pop(paths[at], None)
             else:
