@@ -86,7 +86,7 @@ class Packs:
             return None
         fd, start, length = located
         try:
-            data = os.pread(fd, length, start)
+            data = _pread(fd, length, start)
         except OSError:
             return None
         return data if len(data) == length else None
@@ -156,14 +156,14 @@ def _located(fd: int, size: os.stat_result) -> dict[str, tuple[int, int]] | None
     not a whole pack."""
     if not stat.S_ISREG(size.st_mode):  # a FIFO or a device named like a pack: reading it could never end
         return None
-    head = os.pread(fd, _HEAD, 0)
+    head = _pread(fd, _HEAD, 0)
     digits = head[len(MAGIC):-1]
     if len(head) != _HEAD or not head.startswith(MAGIC) or head[-1:] != b"\n" or not digits.isdigit():
         return None
     length = int(digits)
     if length > min(size.st_size - _HEAD, _MAX_INDEX):
         return None
-    raw = os.pread(fd, length, _HEAD)
+    raw = _pread(fd, length, _HEAD)
     index = json.loads(raw) if len(raw) == length else None
     if not isinstance(index, dict):
         return None
@@ -190,6 +190,15 @@ def _newest(directory: Path, names: list[str], most: int) -> list[str]:
         except OSError:
             return 0.0
     return sorted(names, key=modified, reverse=True)[:most]
+
+
+def _pread(fd: int, length: int, offset: int) -> bytes:
+    """``os.pread``, where the platform has it (not Windows): a seek and a read there, which no other thread of
+    this process shares a pack's descriptor for."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, length, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
 
 
 def _close_all(fds: list[int]) -> None:

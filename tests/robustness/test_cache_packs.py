@@ -226,3 +226,12 @@ def test_a_directory_of_many_packs_has_only_its_newest_read(tmp_path: Path) -> N
     assert packs.get(f"{count - 1:032d}") == b"entry %d" % (count - 1)
     assert packs.get(f"{count - MAX_READ:032d}") is not None
     assert packs.get(f"{count - MAX_READ - 1:032d}") is None and packs.get(f"{0:032d}") is None
+
+
+def test_packs_read_where_the_platform_has_no_pread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = tmp_path / "packs"
+    directory.mkdir()
+    Packs(directory).write({f"{i:032d}": b"entry %d" % i for i in range(20)})
+    monkeypatch.delattr(os, "pread")
+    packs = Packs(directory)
+    assert [packs.get(f"{i:032d}") for i in (19, 0, 7)] == [b"entry 19", b"entry 0", b"entry 7"]
