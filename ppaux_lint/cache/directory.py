@@ -18,6 +18,7 @@ Light to import: a replayed run reads its record before anything of the analysis
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterable
@@ -131,8 +132,10 @@ def marked(fd: int, name: str) -> bool:
 
 def prepare(base: Path, inner: Path) -> bool:
     """Create ``inner`` (a directory within the cache ``base``) after ``base`` and its markers, the tag first;
-    False if we cannot, or if ``base`` has come to hold files that are not ppaux-lint's since the run began (no
-    marker is ever written among them)."""
+    False if we cannot, if ``base`` has come to hold files that are not ppaux-lint's since the run began (no
+    marker is ever written among them), or if a step from ``base`` to ``inner`` is not a directory of its own:
+    ppaux-lint makes each, so a symbolic link there was planted (a cache committed to a repository), and
+    writing through it would put the cache's files wherever it points."""
     try:
         base.mkdir(parents=True, exist_ok=True)
         if _not_ours(base) is not None:
@@ -143,7 +146,19 @@ def prepare(base: Path, inner: Path) -> bool:
         listing = _listing(base)
         if listing is None or not listing[1]:  # a directory that cannot be written: the tag never arrived
             return False
-        inner.mkdir(parents=True, exist_ok=True)
+        return _make_plain(base, inner)
     except (OSError, ValueError):  # ValueError: a path the OS cannot take (a NUL in cache-dir)
         return False
+
+
+def _make_plain(base: Path, inner: Path) -> bool:
+    """Make each directory from ``base`` (excluded) down to ``inner``, one step at a time, and say whether each
+    is a directory, not a link to one: nothing is made below a step that is not."""
+    step = base
+    for part in inner.relative_to(base).parts:
+        step = step / part
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(step)
+        if not stat.S_ISDIR(os.lstat(step).st_mode):
+            return False
     return True

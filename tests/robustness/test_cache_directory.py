@@ -283,3 +283,29 @@ def test_clean_of_a_partly_undeletable_cache_says_what_it_left(root: Path) -> No
         assert set(_snapshot(cache)) == {"runs", f"runs/{stuck.name}", ".gitignore", "CACHEDIR.TAG"}
     result = cli(["clean"], root)  # the tag stayed, so the directory is still ppaux-lint's to finish
     assert result.returncode == 0 and not cache.exists(), result.stderr
+
+
+@pytest.mark.parametrize("step", ["version", "summaries", "packs", "runs"])
+def test_a_link_planted_inside_the_cache_is_never_written_through(root: Path, tmp_path: Path, step: str) -> None:
+    """A cache committed to a repository can carry a link where ppaux-lint makes a directory of its own: the
+    cache's files (a pack, entries, the scan index, a record) must not land where it points."""
+    files = {f"pkg/out{i:02d}.py": BROKEN_OUTPUT for i in range(20)}  # enough for a pack
+    for relative, text in files.items():
+        (root / relative).write_text(text, encoding="utf-8")
+    expected = cli(["check", "--no-cache", "--output-format", "concise", "."], root).stdout
+    cache = _warm(root)
+    version = next(p for p in cache.iterdir() if p.is_dir() and p.name != "runs")
+    planted = {"version": version, "summaries": version / "summaries", "packs": version / "packs",
+               "runs": cache / "runs"}[step]
+    shutil.rmtree(planted)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    planted.symlink_to(victim, target_is_directory=True)
+    for relative, text in files.items():  # every summary is made again, so every kind of file is written
+        (root / relative).write_text(text + "\n# edited\n", encoding="utf-8")
+    for _ in range(2):
+        result = cli(["check", "--output-format", "concise", "."], root)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert result.stdout == expected  # the same findings
+    assert list(victim.iterdir()) == []
+    assert planted.is_symlink()
