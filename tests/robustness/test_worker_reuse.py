@@ -82,8 +82,11 @@ def test_tasks_go_to_the_worker_they_prefer_and_ran_on_says_where() -> None:
         first = workers.map(_pid, [0.2, 0.2])
         assert workers.ran_on == first and len(set(first)) == 2
         swapped = [first[1], first[0], first[1], first[0]]
-        assert workers.map(_pid, [0.2] * 4, prefer=swapped) == swapped
-        assert workers.ran_on == swapped
+        ran = workers.map(_pid, [0.2] * 4, prefer=swapped)
+        assert workers.ran_on == ran
+        # Both workers are free when the first two tasks go out, so each takes its own; a worker then takes its
+        # own next unless it is left with none while the other is late (stealing), which a loaded machine may see.
+        assert ran[:2] == swapped[:2] and set(ran) == set(first)
         assert set(workers.map(_pid, [0.0, 0.0], prefer=[123456789, None])) <= set(first)  # no such worker
     finally:
         workers.close()
