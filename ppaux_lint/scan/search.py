@@ -38,6 +38,11 @@ def searcher(needles: Collection[bytes]) -> Callable[[bytes], bool]:
     anchored = Anchored.of(frozenset(needles))
     if anchored is not None:
         return anchored.search
+    return _trie_searcher(needles)
+
+
+def _trie_searcher(needles: Collection[bytes]) -> Callable[[bytes], bool]:
+    """The one regex pass over the needles' trie (``_trie_pattern``)."""
     pattern = re.compile(_trie_pattern(needles))
     return lambda data: pattern.search(data) is not None
 
@@ -51,7 +56,7 @@ class Anchored:
             -> None:
         self._needles = needles
         self._groups = list(groups.items())
-        self._trie: re.Pattern[bytes] | None = None
+        self._trie: Callable[[bytes], bool] | None = None  # made when a text first needs it
 
     @staticmethod
     @functools.lru_cache(maxsize=8)  # a worker searches many chunks for the same needles
@@ -85,14 +90,10 @@ class Anchored:
                         return True
                 budget -= 1
                 if not budget:
-                    return self._trie_search(data)
+                    self._trie = self._trie or _trie_searcher(self._needles)
+                    return self._trie(data)
                 position = find(anchor, position + 1)
         return False
-
-    def _trie_search(self, data: bytes) -> bool:
-        if self._trie is None:
-            self._trie = re.compile(_trie_pattern(self._needles))
-        return self._trie.search(data) is not None
 
 
 def _cover(needles: frozenset[bytes]) -> list[bytes] | None:
