@@ -18,7 +18,7 @@ import errno
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,6 +38,7 @@ from ppaux_lint.cache.summaries import ENTRY, SCAN, SUMMARIES, VERSIONED
 from ppaux_lint.project.loading import Project
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import is_temporary
+from ppaux_lint.support.records import dataclass
 
 _OPEN_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 _NOT_EMPTY = (errno.ENOTEMPTY, errno.EEXIST)  # rmdir of a directory something kept is left in

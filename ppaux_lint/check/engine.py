@@ -7,7 +7,7 @@ the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +25,7 @@ from ppaux_lint.project.loading import Options, Project, asked, discover_files, 
 from ppaux_lint.rules import CheckContext, run_checks
 from ppaux_lint.scan.lookahead import Graph, reach
 from ppaux_lint.scan.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.cache.store import SummaryStore

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ppaux_lint.facts.findings import Finding
@@ -11,6 +10,7 @@ from ppaux_lint.facts.summary import FileSummary
 from ppaux_lint.project.globs import Globs
 from ppaux_lint.rules import all_rules
 from ppaux_lint.support.errors import UsageError
+from ppaux_lint.support.records import dataclass
 
 
 class SelectionError(UsageError):

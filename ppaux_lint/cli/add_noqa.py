@@ -11,7 +11,6 @@ kept), newlines untouched; a file it may not write is a warning. A file that can
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ppaux_lint.check.engine import analyze
@@ -20,6 +19,7 @@ from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.fixes.writing import CheckedFiles, NotWritten
 from ppaux_lint.project.loading import Options
 from ppaux_lint.report.paths import display_path, printable
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ engine, the index, the rules and the fix machinery are imported only when the re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ppaux_lint.cache.owner import ProjectCache
 from ppaux_lint.project.loading import Options, asked, discover_files, load_project
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis

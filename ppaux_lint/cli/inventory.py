@@ -39,12 +39,12 @@ have been judged (``ClassInfo.could_not_be_judged``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo
 from ppaux_lint.report.paths import display_path, printable
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis

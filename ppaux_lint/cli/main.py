@@ -23,7 +23,7 @@ import click
 
 from ppaux_lint import __version__
 from ppaux_lint.cli import notices
-from ppaux_lint.support import collector, streams
+from ppaux_lint.support import collector, records, streams
 from ppaux_lint.support.command import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -528,6 +528,7 @@ def entry() -> None:
         if not state.get(_AT_ONCE) or _observed():
             raise
         code = done.code if isinstance(done.code, int) else EXIT_CLEAN if done.code is None else EXIT_ERROR
+        records.save()  # the dataclasses' code this run compiled, which an exit handler would have kept
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 stream.flush()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ppaux_lint.facts.spans import Span
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ the summary model.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ppaux_lint.support.records import dataclass
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

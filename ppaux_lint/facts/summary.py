@@ -12,9 +12,10 @@ cover.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ppaux_lint.facts.spans import Span
+from ppaux_lint.support.records import dataclass
 
 SUMMARY_FORMAT = 7
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.findings import Edit, Finding
@@ -20,6 +20,7 @@ from ppaux_lint.fixes.planning import plan_fixes
 from ppaux_lint.fixes.render import quote_style
 from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.fixes.writing import CheckedFiles, NotWritten
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis

@@ -11,10 +11,10 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppaux_lint.fixes.syntax import is_none, simple_store
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.fixes.sources import Sources

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import TO_PP
@@ -27,6 +26,7 @@ from ppaux_lint.fixes.sources import Sources
 from ppaux_lint.fixes.syntax import returned_mapping, returns, typing_only_names
 from ppaux_lint.rules import by_code
 from ppaux_lint.rules.base import SAFE_FIX
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.check.engine import Analysis

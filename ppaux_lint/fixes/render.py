@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from dataclasses import dataclass
 from pathlib import Path
 
 from ppaux_lint.facts.spans import source_lines
+from ppaux_lint.support.records import dataclass
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's default
 

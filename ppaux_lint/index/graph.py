@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ppaux_lint.contract.names import AFTER_SAMPLE, DYNAMIC_LOOKUP, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
 from ppaux_lint.facts.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
@@ -25,6 +25,7 @@ from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_T
 from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo, Touch
 from ppaux_lint.index.namespaces import Namespace, Namespaces, Site
 from ppaux_lint.project.config import Protocols
+from ppaux_lint.support.records import dataclass
 
 PROTOCOL_NAMES = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
 

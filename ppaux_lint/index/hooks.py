@@ -10,10 +10,9 @@ accepted, and nothing else is required.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, COPY_TO_HOST
 from ppaux_lint.facts.summary import MethodSummary
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ppaux_lint.facts.summary import ClassSummary
+from ppaux_lint.support.records import dataclass
 
 OUTPUT = "output"
 OBSERVER = "observer"

@@ -26,7 +26,7 @@ This module knows the graph only through ``Resolver``: it sits below ``graph.py`
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from ppaux_lint.contract.names import LOOKED_UP
@@ -43,6 +43,7 @@ from ppaux_lint.facts.summary import (
 )
 from ppaux_lint.index.known_decorators import HARMLESS_DECORATORS, HARMLESS_METACLASSES, METACLASS_HOOKS
 from ppaux_lint.index.model import Touch
+from ppaux_lint.support.records import dataclass
 
 _DEPTH = 8  # decorators calling helpers calling helpers: deeper is unknown
 

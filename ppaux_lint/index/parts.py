@@ -33,13 +33,13 @@ tensor), has a ``to_pp_tensors`` that nothing calls. The rules judge what runs (
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import ADD_HELPER, TO_PP
 from ppaux_lint.facts.summary import FunctionFlow
 from ppaux_lint.index.inference import INSTANCE, Inference
 from ppaux_lint.index.model import ClassInfo
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.index.graph import ProjectGraph

@@ -21,7 +21,6 @@ any other. ``auxiliary_device_output=`` (the sampling result's field, read on th
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, FORWARD_OUTPUT_FIELD, FROM_PP
@@ -29,6 +28,7 @@ from ppaux_lint.facts.summary import FileSummary
 from ppaux_lint.index.arguments import PARTIAL
 from ppaux_lint.index.inference import Inference, Values
 from ppaux_lint.index.model import ClassInfo
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.index.graph import ProjectGraph

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.records import dataclass
 
 DEFAULT_OUTPUT_ROOTS = (
     "sglang.srt.managers.auxiliary_output.DeviceAuxiliaryOutput",

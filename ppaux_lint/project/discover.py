@@ -11,7 +11,7 @@ import errno
 import os
 import stat
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
@@ -22,6 +22,7 @@ from ppaux_lint.project.excludes import GITIGNORE, GitIgnores, is_within
 from ppaux_lint.project.layout import ModuleName, PyProjects, SourceRoots, is_marked, own_project
 from ppaux_lint.project.scopes import Scopes
 from ppaux_lint.support.errors import UsageError
+from ppaux_lint.support.records import dataclass
 
 
 class SourceFile(NamedTuple):  # a tuple: thousands are made on every run, and a frozen dataclass's init is slow

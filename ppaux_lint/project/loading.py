@@ -7,12 +7,13 @@ nothing of the analysis.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ppaux_lint.project.config import Config, load_config
 from ppaux_lint.project.layout import PyProjects, common_root, project_roots
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.project.discover import Discovery

@@ -19,7 +19,8 @@ ppaux-lint. ``[tool.ppaux-lint] target-version`` (``"py311"``) overrides ``requi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ppaux_lint.support.records import dataclass
 
 _LAST_MINOR = 40  # "every version from 3.12 on": far enough to hold any release the specifier can name
 _LAST_PATCH = 10_000

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ppaux_lint.project.config import Config
 from ppaux_lint.project.excludes import Patterns, validate
 from ppaux_lint.project.layout import PYPROJECT, PyProjects, SourceRoots
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from ppaux_lint.contract.names import TO_PP
@@ -21,6 +20,7 @@ from ppaux_lint.facts.summary import FileSummary, MethodSummary
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.parts import MERGED, RETURNED
 from ppaux_lint.index.project_index import ProjectIndex
+from ppaux_lint.support.records import dataclass
 
 NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
 

@@ -10,7 +10,6 @@ before the call (``observer = None``), and the class has no unseen base that mig
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import ADD_HELPER, FROM_PP, POP_HELPER, TO_PP
@@ -18,6 +17,7 @@ from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import CallSite, FileSummary
 from ppaux_lint.index.project_index import Member
 from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.support.records import dataclass
 
 _PARAMETERS = {ADD_HELPER: ("tensors", "output"), POP_HELPER: ("tensors", "observer")}
 # What each helper passes to the method it calls, so a class passed for an instance can be called unbound.

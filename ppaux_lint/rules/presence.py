@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import FROM_PP
@@ -17,6 +16,7 @@ from ppaux_lint.facts.summary import MethodSummary
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import Member, ProjectIndex
 from ppaux_lint.project.python_versions import pythons
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.facts.findings import Finding

@@ -15,13 +15,13 @@ emptiness check (PPA010), any other fails at ``.items()`` (PPA019).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.summary import KeyFact, MethodSummary, ReturnFact, Span, ValueFact
 from ppaux_lint.index.constants import UNKNOWN
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.rules.base import CheckContext, OwnMethod
+from ppaux_lint.support.records import dataclass
 
 
 def returns(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact]]:

@@ -9,7 +9,7 @@ ruff's server: opening a vendored or excluded file does not light it up.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from lsprotocol import types
@@ -18,6 +18,7 @@ from ppaux_lint.check.engine import Analysis, Options, analyze
 from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.server.positions import Lines
 from ppaux_lint.support.encoding import source_encoding
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, Protocol
 
+from ppaux_lint.support import records
+
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 _LENGTH = 8  # bytes of a message's length, little-endian
 _READ_SIZE = 1 << 20
@@ -187,7 +189,9 @@ class Child:
         boot = _BOOT.format(path=standard_library_path(), init=os.path.join(package[0], "__init__.py"),
                             package=package, tasks=tasks_read, answers=answers_write)
         try:
-            popen = subprocess.Popen([sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.DEVNULL,
+            # -I ignores PYTHONDONTWRITEBYTECODE: -B carries it, for the child's bytecode and kept code (records.py)
+            flags = ["-I", "-S", "-B"] if sys.dont_write_bytecode else ["-I", "-S"]
+            popen = subprocess.Popen([sys.executable, *flags, "-c", boot], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, pass_fds=(tasks_read, answers_write))
         except BaseException:
             for fd in (tasks_write, answers_read):
@@ -298,6 +302,7 @@ def serve(tasks: int, answers: int) -> NoReturn:
             message = _read_message(tasks)
             if message is None:
                 status = 0
+                records.save()  # os._exit runs no exit handler: what this child compiled is kept now
                 break
             _answer(answers, *pickle.loads(message))
     finally:

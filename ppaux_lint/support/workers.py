@@ -25,11 +25,11 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from ppaux_lint.support import children
 from ppaux_lint.support.children import Child, ChildGone, TimedOut, Unreadable
+from ppaux_lint.support.records import dataclass
 
 Argument = TypeVar("Argument")
 Result = TypeVar("Result")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ppaux_lint.contract.names import HELPER_NAMES, PREFIX_CONSTANTS
 from ppaux_lint.contract.pp_errors import PP_KEY_PREFIX
@@ -20,6 +19,7 @@ from ppaux_lint.facts.summarize.frames import Frame, Value, settle, value_of
 from ppaux_lint.facts.summarize.syntax import Scope, dotted, qualname
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import CallSite, Import, PrefixUse, Span
+from ppaux_lint.support.records import dataclass
 
 __all__ = ["HELPER_NAMES", "Frame", "HelperUses", "worth_scanning"]
 

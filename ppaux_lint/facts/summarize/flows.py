@@ -20,12 +20,13 @@ function a generator, whose call hands back none of its returns.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ppaux_lint.facts.summarize.flow import can_fall_through
 from ppaux_lint.facts.summarize.methods import annotation_target
 from ppaux_lint.facts.summarize.syntax import called_name, qualname
 from ppaux_lint.facts.summary import Expr, FunctionFlow
+from ppaux_lint.support.records import dataclass
 
 Shape = tuple
 """An expression while a function is walked: ``("none",)``, ``("name", id)``, ``("attr", Shape, attribute)``,

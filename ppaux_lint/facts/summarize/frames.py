@@ -18,10 +18,10 @@ have them; ``describe`` runs in those and in the files ``handoffs`` scans, which
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from ppaux_lint.contract.pp_errors import PP_KEY_PREFIX
 from ppaux_lint.facts.summarize.syntax import dotted, is_none, string
+from ppaux_lint.support.records import dataclass
 
 Position = tuple[int, int]
 """(line, column) as ``ast`` counts them: only ever compared with another."""

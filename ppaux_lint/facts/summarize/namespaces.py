@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from ppaux_lint.contract.names import (
     AFTER_FORWARD,
@@ -47,6 +47,7 @@ from ppaux_lint.facts.summary import (
     MethodSummary,
     NamespaceEdit,
 )
+from ppaux_lint.support.records import dataclass
 
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
 _CONDITIONAL = (ast.If, ast.While, *TRY_STATEMENTS, ast.Match)

@@ -29,13 +29,13 @@ docs/verify.md gives the lines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from ppaux_lint.runtime.driving.batch_info import sampling_info
 from ppaux_lint.runtime.sending.roundtrip import Steps
+from ppaux_lint.support.records import dataclass
 
 HOOKS = ("is_active", "before_grammar", "after_sample")
 """What SGLang's last stage calls, in order; an observer without one of them cannot be driven at all."""

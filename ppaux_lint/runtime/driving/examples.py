@@ -25,7 +25,6 @@ import types
 import typing
 from collections import abc
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -35,6 +34,7 @@ from ppaux_lint.runtime.sending.consume import Scene
 from ppaux_lint.runtime.sending.roundtrip import Outcome, Steps, format_detail
 from ppaux_lint.runtime.terms.results import ANNOTATIONS, DRIVEN, ERROR, OWN, SKIP
 from ppaux_lint.runtime.terms.targets import ClassRef
+from ppaux_lint.support.records import dataclass
 
 HOW_TO_PROVIDE = (
     "add a classmethod ppaux_example(cls, device) to the class, or name a factory in "

@@ -12,7 +12,6 @@ bug depends on the batch, and SGLang would meet it at that batch whether or not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -24,6 +23,7 @@ from ppaux_lint.runtime.sending.consume import Scene
 from ppaux_lint.runtime.sending.roundtrip import Outcome, Steps
 from ppaux_lint.runtime.terms.results import ERROR, SKIP
 from ppaux_lint.runtime.terms.targets import VerifyTarget
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

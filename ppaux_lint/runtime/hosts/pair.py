@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 import torch
@@ -30,6 +30,7 @@ from ppaux_lint.runtime.sending.transport import Link, pack, receive_stage, send
 from ppaux_lint.runtime.terms.helpers import Helpers
 from ppaux_lint.runtime.terms.results import ERROR
 from ppaux_lint.runtime.terms.targets import ClassRef
+from ppaux_lint.support.records import dataclass
 
 SEND, RECEIVE, ALONE = "send", "receive", "alone"
 """A rank's part in a class: the sender, the receiver, or the only rank involved (an observer probed alone,

@@ -11,13 +11,12 @@ forking the worker unsound. None of the project's code runs here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from ppaux_lint.runtime.hosts.trip import IN_PROCESS, run_request
 from ppaux_lint.runtime.terms.helpers import Helpers
 from ppaux_lint.runtime.terms.targets import OUTPUT, ClassRef, VerifyTarget
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ppaux_lint.runtime.terms.helpers import Helpers
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.install import pip_install
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.runtime.run.verify import Exploration, Session

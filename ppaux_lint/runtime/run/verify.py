@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Protocol
 
 from ppaux_lint.contract import pp_errors
@@ -38,6 +38,7 @@ from ppaux_lint.runtime.terms.results import (
     VerifyResult,
 )
 from ppaux_lint.runtime.terms.targets import OBSERVER, OUTPUT, VerifyTarget
+from ppaux_lint.support.records import dataclass
 
 STARTUP_TIMEOUT = 120.0
 """For importing torch in a fresh worker, and again for starting a class's process (a fork, or where the worker

@@ -26,11 +26,11 @@ import importlib
 import math
 from array import array
 from collections import deque
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 from ppaux_lint.runtime.sending.compare import Unseen, flatten, host_copy, is_tensor, tensor_difference, tensor_summary
+from ppaux_lint.support.records import dataclass
 
 _MAX_DEPTH = 12
 _PROMPT = (1, 2, 3)

@@ -18,7 +18,6 @@ import sysconfig
 import traceback
 import types
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -38,6 +37,7 @@ from ppaux_lint.runtime.sending.compare import (
 from ppaux_lint.runtime.sending.consume import Scene, consume, first_difference, host_verdict, wrote_nothing
 from ppaux_lint.runtime.terms.helpers import BUNDLED_HELPERS, SGLANG_MODULE, Helpers
 from ppaux_lint.runtime.terms.results import ERROR, FAIL, TensorInfo
+from ppaux_lint.support.records import dataclass
 
 # Frames in these directories (ppaux-lint's runtime, torch, the standard library) are never the project's
 # code, so never where a failure "is".

@@ -28,7 +28,6 @@ import contextlib
 import datetime
 import socket
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -36,6 +35,7 @@ import torch.distributed as dist
 
 from ppaux_lint.runtime.sending.roundtrip import Outcome, Shipment
 from ppaux_lint.runtime.terms.results import FAIL
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

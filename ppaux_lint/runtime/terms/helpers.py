@@ -32,13 +32,14 @@ import importlib
 import importlib.metadata
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import ModuleType
 from typing import Any
 
 from ppaux_lint.project.config import HELPERS_CHOICES as CHOICES
 from ppaux_lint.runtime import stand_ins
 from ppaux_lint.runtime.terms import sglang_imports
+from ppaux_lint.support.records import dataclass
 
 AUTO, BUNDLED, SGLANG = CHOICES
 STAND_INS = "stand-ins"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from ppaux_lint.support.records import dataclass
 
 PASS = "pass"
 FAIL = "fail"

@@ -11,7 +11,7 @@ which keeps this module's coupling to the index to those names.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from ppaux_lint.project.discover import importable
 from ppaux_lint.rules import all_rules
 from ppaux_lint.runtime.terms.composites import composite_returners
 from ppaux_lint.runtime.terms.exposures import LOCALS, exposures, is_local
+from ppaux_lint.support.records import dataclass
 
 OUTPUT = "output"
 OBSERVER = "observer"

@@ -23,12 +23,13 @@ import socket
 import sys
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ppaux_lint.runtime.run.plan import Plan, VerifyUsageError
 from ppaux_lint.support.command import EXIT_ERROR
 from ppaux_lint.support.errors import UsageError
+from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
     from ppaux_lint.runtime.terms.results import VerifyResult

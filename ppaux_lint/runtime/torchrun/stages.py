@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ppaux_lint.runtime.hosts.pair import ALONE, RECEIVE, SEND, PairSpec
@@ -26,6 +26,7 @@ from ppaux_lint.runtime.terms.helpers import Helpers
 from ppaux_lint.runtime.terms.results import DRIVING, ERROR, FAIL, PASS, RECEIVING, SENDING, VerifyResult
 from ppaux_lint.runtime.terms.targets import VerifyTarget
 from ppaux_lint.runtime.torchrun.mailbox import Mailbox, RankLost
+from ppaux_lint.support.records import dataclass
 
 DIST = "dist"
 _MARGIN = 10.0  # beyond the longest a half may take, before a waiting rank stops believing in it

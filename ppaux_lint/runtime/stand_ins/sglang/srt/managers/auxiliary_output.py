@@ -11,8 +11,9 @@ import without the GPU stack SGLang needs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from ppaux_lint.support.records import dataclass
 
 
 @dataclass(frozen=True)

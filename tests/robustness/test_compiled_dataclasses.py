@@ -1,0 +1,164 @@
+"""ppaux-lint's dataclasses run code kept from an earlier process instead of compiling their methods on every
+import (``support/records.py``), and nothing about a class changes for it: not its methods' code, not how it
+behaves, not anyone else's dataclasses; a damaged or foreign file is ignored, and nothing is written where
+Python writes no bytecode."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import marshal
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from ppaux_lint.support import records
+
+from ._support import write_tree
+
+# Prints, for every dataclass of the summaries' module, its methods' code as marshal writes it, and how many
+# sources this process compiled (``records.compile`` counts them).
+_PROBE = r"""
+import builtins, dataclasses, json, marshal, sys
+from ppaux_lint.support import records
+compiled = []
+records.compile = lambda *a, **k: compiled.append(1) or builtins.compile(*a, **k)
+import ppaux_lint.facts.summary as summary
+codes = {}
+for name, value in sorted(vars(summary).items()):
+    if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == summary.__name__:
+        for method in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
+            function = vars(value).get(method)
+            if function is not None and hasattr(function, "__code__"):
+                codes[f"{name}.{method}"] = marshal.dumps(function.__code__).hex()
+print(len(compiled))
+print(json.dumps(codes))
+"""
+
+
+def _env(prefix: Path, write: bool = True) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env["PYTHONPYCACHEPREFIX"] = str(prefix)
+    if not write:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _probe(prefix: Path, write: bool = True) -> tuple[int, dict[str, str]]:
+    done = subprocess.run([sys.executable, "-c", _PROBE], env=_env(prefix, write), capture_output=True, text=True,
+                          timeout=120, check=True)
+    compiled, codes = done.stdout.splitlines()
+    return int(compiled), json.loads(codes)
+
+
+def _kept_file(prefix: Path) -> Path:
+    found = list(prefix.rglob("dataclasses.*.bin"))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_later_process_compiles_nothing_and_gets_the_same_code(tmp_path: Path) -> None:
+    first, codes = _probe(tmp_path / "kept")
+    assert first > 20  # every method of every class of the module was compiled once, and kept
+    again, kept_codes = _probe(tmp_path / "kept")
+    assert again == 0
+    fresh, fresh_codes = _probe(tmp_path / "none", write=False)
+    assert fresh == first and not list((tmp_path / "none").rglob("dataclasses.*.bin"))
+    assert kept_codes == codes == fresh_codes and len(codes) > 20
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", marshal.dumps({"x": 1}), marshal.dumps(("2.7.18", {})),
+                                     marshal.dumps((sys.version, {"def f(): pass": "not code"})),
+                                     marshal.dumps((sys.version, {1: compile("", "<string>", "exec")}))],
+                         ids=["empty", "garbage", "wrong-shape", "other-python", "not-code", "not-text"])
+def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
+    _probe(tmp_path)
+    kept = _kept_file(tmp_path)
+    kept.write_bytes(content)
+    compiled, codes = _probe(tmp_path)
+    assert compiled > 20 and codes
+    version, entries = marshal.loads(kept.read_bytes())
+    assert version == sys.version and len(entries) >= compiled
+    assert _probe(tmp_path)[0] == 0
+
+
+def test_a_truncated_file_is_ignored(tmp_path: Path) -> None:
+    _probe(tmp_path)
+    kept = _kept_file(tmp_path)
+    kept.write_bytes(kept.read_bytes()[: kept.stat().st_size // 2])
+    assert _probe(tmp_path)[0] > 20
+
+
+def test_a_place_it_cannot_write_costs_only_the_compilation(tmp_path: Path) -> None:
+    """Where the bytecode directory cannot be made (here a file is in the way, which stops root too, as a
+    read-only installation stops a user), every process compiles, as without the kept code, and nothing fails."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert _probe(blocked / "prefix")[0] > 20
+    assert _probe(blocked / "prefix")[0] > 20
+    assert blocked.read_text() == "" and not list(tmp_path.glob("**/*.tmp"))
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class _Plain:
+    name: str
+    size: int = 0
+    tags: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+
+
+@records.dataclass(frozen=True, order=True)
+class _Kept:
+    name: str
+    size: int = 0
+    tags: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+
+
+def test_a_class_behaves_as_the_standard_librarys() -> None:
+    plain, kept = _Plain("a", 2, ("x",)), _Kept("a", 2, ("x",))
+    assert repr(kept) == repr(plain).replace("_Plain", "_Kept")
+    assert kept == _Kept("a", 2, ("y",)) and hash(kept) == hash(_Kept("a", 2))
+    assert _Kept("a", 1) < kept and sorted([kept, _Kept("a")]) == [_Kept("a"), kept]
+    assert dataclasses.replace(kept, size=3) == _Kept("a", 3)
+    assert [f.name for f in dataclasses.fields(kept)] == [f.name for f in dataclasses.fields(plain)]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        kept.size = 5  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        _Kept()  # type: ignore[call-arg]
+
+
+def test_nobody_elses_dataclasses_join_the_kept_code() -> None:
+    """Outside a decoration the standard library compiles as always; inside one, only the decorating thread's
+    sources go through the kept code."""
+    assert "exec" not in vars(dataclasses)
+    before = dict(records._kept())
+
+    @dataclasses.dataclass
+    class Users:
+        only_theirs_xyz: int
+
+    assert records._kept() == before
+    seen: list[bool] = []
+    with records._kept_code():
+        worker = threading.Thread(target=lambda: seen.append(
+            dataclasses.is_dataclass(dataclasses.dataclass(type("Other", (), {"__annotations__": {"b_xyz": int}})))))
+        worker.start()
+        worker.join()
+    assert seen == [True] and records._kept() == before and "exec" not in vars(dataclasses)
+
+
+def test_check_keeps_the_code_it_compiled_though_it_ends_without_exit_handlers(tmp_path: Path) -> None:
+    """``check`` ends through ``os._exit`` (cli/main.py), which runs no exit handler: it saves first, and a run
+    that compiled nothing new leaves the file as it was."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/mod.py": "x = 1\n"})
+    prefix = tmp_path / "kept"
+    command = [sys.executable, "-m", "ppaux_lint", "check", "--no-cache", "."]
+    subprocess.run(command, cwd=root, env=_env(prefix), capture_output=True, timeout=120, check=True)
+    kept = _kept_file(prefix)
+    first = kept.stat()
+    assert len(marshal.loads(kept.read_bytes())[1]) > 100
+    subprocess.run(command, cwd=root, env=_env(prefix), capture_output=True, timeout=120, check=True)
+    assert (kept.stat().st_ino, kept.stat().st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
