@@ -47,6 +47,7 @@ from bench_speed import (
     NOUNS,
     BenchError,
     Sample,
+    as_installed,
     cached_project,
     class_with_state,
     describe_machine,
@@ -433,6 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     workdir = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
+    as_installed()
     measure([sys.executable, "-c", "pass"], workdir)  # start the launcher while this process is small
     try:
         ruff = ruff_command()

@@ -36,7 +36,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench_speed import BenchError, Sample, log, measure, run_timed, stop_launcher
+from bench_speed import BenchError, Sample, as_installed, log, measure, run_timed, stop_launcher
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sample_plugin"
 PROJECT_VERSION = 2  # bump when the copied project or its layout changes, so an old copy is replaced
@@ -136,10 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=Path(__file__).resolve().parent / ".work",
                         help="where the project is copied (default benchmarks/.work)")
     args = parser.parse_args(argv)
-    # An installed ppaux-lint has its bytecode written; with this set, every module edited since bytecode was
-    # last written would be compiled again on every run, which measures the edit, not the tool. The untimed
-    # warm-up run writes it.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    as_installed()  # the untimed warm-up run writes the bytecode
     project_parent = args.workdir.resolve()
     project_parent.mkdir(parents=True, exist_ok=True)
     measure([sys.executable, "-c", "pass"], project_parent)  # start the launcher while this process is small

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench_monorepo import monorepo
-from bench_speed import clean_cache, fetch_distribution, log, ruff_command, synthetic_project, unpack_tree
+from bench_speed import as_installed, clean_cache, fetch_distribution, log, ruff_command, synthetic_project, unpack_tree
 
 # Run in the child: the stages it times, each (module, attribute) wrapped so nested calls are counted once.
 _CHILD = r"""
@@ -147,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         trees.append(("monorepo 10000", monorepo(args.workdir, 10_000)[0]))
     if not args.skip_sglang:
         trees.append(("SGLang 0.5.23", unpack_tree(fetch_distribution(args.workdir), args.workdir)))
+    as_installed()
     for name, tree in trees:
         log(f"{name}: {args.runs} rounds")
+        phases(tree)  # untimed: writes the bytecode
         rounds, ruff, starts = [], [], []
         for _ in range(args.runs):
             ruff.append(ruff_time(tree))
