@@ -14,7 +14,7 @@ import pytest
 from lintkit import lint
 from test_rules import HEAD, at, check_module, observer_src, output_src
 
-from ppaux_lint.facts.summarize import summarize_source
+from ppaux_lint.facts.summarize.source import summarize_source
 
 
 def outputs(*bodies: str, head: str = HEAD) -> str:

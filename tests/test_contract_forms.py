@@ -15,7 +15,7 @@ import pytest
 from lintkit import lint, locate, positions
 from test_rules import HEAD, at, check_module, observer_src, output_src
 
-from ppaux_lint.facts.summarize import summarize_source
+from ppaux_lint.facts.summarize.source import summarize_source
 
 PP = "sglang.srt.sampling.sampling_observer_pp"
 HELPERS = f"from {PP} import add_auxiliary_output_to_pp_tensors as add, pop_auxiliary_output_from_pp_tensors as pop\n"

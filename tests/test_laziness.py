@@ -76,6 +76,11 @@ def test_findings_load_the_fix_planner_and_nothing_more(project: Path) -> None:
     modules = imported(project, "check", FINDINGS_FILE, environ={"TTY_COMPATIBLE": "0"})
     assert "ppaux_lint.fixes" in modules and "rich" not in modules
     assert sorted(m for m in NEVER if m in modules) == []
+    # The planner reads sources with the summarizer's syntax helpers, not with the summarizer, which only the
+    # workers that parse import (facts/summarize/__init__.py imports none of its modules).
+    assert "ppaux_lint.facts.summarize.syntax" in modules
+    assert sorted(m for m in ("ppaux_lint.facts.summarize.source", "ppaux_lint.facts.summarize.walker")
+                  if m in modules) == []
 
 
 def test_findings_in_colour_load_no_rich(project: Path) -> None:

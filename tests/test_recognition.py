@@ -16,7 +16,7 @@ from lintkit import IMPORT_AUX, IMPORT_OBS, OUTPUT_ROOT, lint, reported, run_ana
 
 from ppaux_lint.cli.inventory import build
 from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, COPY_TO_HOST, FROM_PP, TO_PP
-from ppaux_lint.facts.summarize import summarize_source
+from ppaux_lint.facts.summarize.source import summarize_source
 from ppaux_lint.index import known_bases
 from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL
 

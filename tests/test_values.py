@@ -14,7 +14,7 @@ from lintkit import lint, locate, positions, run_analysis
 from test_rules import HEAD, at, check_module, observer_src, output_src
 
 from ppaux_lint.cli.inventory import build
-from ppaux_lint.facts.summarize import summarize_source
+from ppaux_lint.facts.summarize.source import summarize_source
 
 OUTPUT = "from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n"
 OBSERVER = "from sglang.srt.sampling.sampling_observer import SamplingObserver\n"

@@ -375,7 +375,7 @@ Work = tuple[SourceFile, bytes, int]  # a file to summarize, its bytes, and the 
 
 
 def _summarize_one(item: Work) -> FileSummary:
-    from ppaux_lint.facts.summarize import summarize_source
+    from ppaux_lint.facts.summarize.source import summarize_source
 
     source, data, target = item
     try:

@@ -427,7 +427,7 @@ class ParseError:
 
 @dataclass(frozen=True)
 class FileSummary:
-    """Assembled by ``summarize.summarize_source``; ``defs`` come from ``summarize.walker``, ``noqa`` from
+    """Assembled by ``summarize.source.summarize_source``; ``defs`` come from ``summarize.walker``, ``noqa`` from
     ``summarize.text``, the other facts from the modules their classes name."""
 
     path: str  # absolute, as discovered

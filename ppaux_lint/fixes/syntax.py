@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterable, Sequence
 
 from ppaux_lint.contract.names import FROM_PP, TO_PP, is_near_miss
-from ppaux_lint.facts.summarize import dotted
+from ppaux_lint.facts.summarize.syntax import dotted
 
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 

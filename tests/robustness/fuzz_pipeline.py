@@ -134,7 +134,7 @@ class Failure(Exception):
 def check_one(data: bytes, scratch: Path, deep: bool) -> None:
     from ppaux_lint.cache import codec
     from ppaux_lint.cache.summaries import summary_codec
-    from ppaux_lint.facts.summarize import summarize_source
+    from ppaux_lint.facts.summarize.source import summarize_source
     from ppaux_lint.index.project_index import ProjectIndex
     from ppaux_lint.project.config import Config
     from ppaux_lint.project.discover import discover

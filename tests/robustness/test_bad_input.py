@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import ppaux_lint.cache.store as store
 import ppaux_lint.support.children as children
-from ppaux_lint.facts.summarize import summarize_source
+from ppaux_lint.facts.summarize.source import summarize_source
 
 from ._processes import crash
 from ._support import AUX, BROKEN_OUTPUT, TOKEN_LINE, by_file, cli, run, write_tree

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ppaux_lint.cache.store as store_module
-from ppaux_lint.facts.summarize import summarize_source
+from ppaux_lint.facts.summarize.source import summarize_source
 from ppaux_lint.index.first_hops import first_hops
 
 from ._support import AUX, by_file, key, run, write_tree
