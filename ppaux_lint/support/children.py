@@ -155,7 +155,8 @@ class Child:
 
     @classmethod
     def _fork(cls, task: Task | None) -> Child:
-        import pickle  # noqa: F401 - here, once, rather than in every child it is forked into
+        import ctypes  # noqa: F401 - here, once, rather than in every child it is forked into (die_with_parent's,
+        import pickle  # noqa: F401 - 3-7 ms in each child of a cold run, on its way to its first task)
 
         owner = os.getpid()
         path = standard_library_path()  # here: computing it may import, which the child must not do first
