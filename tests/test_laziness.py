@@ -79,6 +79,7 @@ def test_findings_load_the_fix_planner_and_nothing_more(project: Path) -> None:
     # The planner reads sources with the summarizer's syntax helpers, not with the summarizer, which only the
     # workers that parse import (facts/summarize/__init__.py imports none of its modules).
     assert "ppaux_lint.facts.summarize.syntax" in modules
+    assert "difflib" not in modules  # only applying a fix, or showing it (--diff), compares texts
     assert sorted(m for m in ("ppaux_lint.facts.summarize.source", "ppaux_lint.facts.summarize.walker")
                   if m in modules) == []
 

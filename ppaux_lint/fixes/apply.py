@@ -8,7 +8,6 @@ writing.py may not or cannot write: its findings remain, and the other files are
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import field, replace
 from typing import TYPE_CHECKING
@@ -31,6 +30,8 @@ MAX_ROUNDS = 10
 # -- edits --------------------------------------------------------------------------------------------
 def line_edits(old: str, new: str) -> tuple[Edit, ...]:
     """The smallest line-level edits turning ``old`` into ``new`` (character offsets into ``old``)."""
+    import difflib  # here: a check that only plans its fixes (most runs with findings) never needs it
+
     old_lines = old.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
     starts = [0]
@@ -145,6 +146,8 @@ def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None
 
 # -- output -------------------------------------------------------------------------------------------
 def unified_diff(results: Iterable[FileResult]) -> str:
+    import difflib
+
     from ppaux_lint.report.paths import display_path
 
     chunks = []
