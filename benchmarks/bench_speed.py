@@ -233,8 +233,17 @@ def cache_megabytes(project: Path) -> float:
 
 
 def count_summaries(project: Path) -> int:
-    """Summaries in the cache after a cold run: the number of files ppaux-lint had to parse."""
-    return sum(1 for _ in (project / ".ppaux_lint_cache").glob("*/summaries/*.json"))
+    """Summaries in the cache after a cold run: the number of files ppaux-lint had to parse. A cold run keeps 16
+    or more as one pack (``cache/packs.py``: its magic line, the index's length in 16 digits, the JSON index)."""
+    from ppaux_lint.cache.packs import MAGIC
+
+    cache = project / ".ppaux_lint_cache"
+    count = sum(1 for _ in cache.glob("*/summaries/*.json"))
+    for pack in cache.glob("*/packs/*.pack"):
+        with pack.open("rb") as handle:
+            head = handle.read(len(MAGIC) + 17)
+            count += len(json.loads(handle.read(int(head[len(MAGIC):-1]))))
+    return count
 
 
 # -- the SGLang tree ------------------------------------------------------------------------------
