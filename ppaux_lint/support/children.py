@@ -190,8 +190,10 @@ class Child:
         boot = _BOOT.format(path=standard_library_path(), init=os.path.join(package[0], "__init__.py"),
                             package=package, tasks=tasks_read, answers=answers_write)
         try:
-            # -I ignores PYTHONDONTWRITEBYTECODE: -B carries it, for the child's bytecode and kept code (records.py)
-            flags = ["-I", "-S", "-B"] if sys.dont_write_bytecode else ["-I", "-S"]
+            # -I ignores PYTHONDONTWRITEBYTECODE and PYTHONPYCACHEPREFIX: -B and -X carry them, for the child's
+            # bytecode and the dataclasses' kept code (records.py)
+            flags = ["-I", "-S", *(["-B"] if sys.dont_write_bytecode else []),
+                     *(["-X", f"pycache_prefix={sys.pycache_prefix}"] if sys.pycache_prefix else [])]
             popen = subprocess.Popen([sys.executable, *flags, "-c", boot], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, pass_fds=(tasks_read, answers_write))
         except BaseException:

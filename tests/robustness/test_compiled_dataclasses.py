@@ -63,12 +63,18 @@ def _kept_file(prefix: Path) -> Path:
 
 def test_a_later_process_compiles_nothing_and_gets_the_same_code(tmp_path: Path) -> None:
     first, codes = _probe(tmp_path / "kept")
-    assert first > 20  # every method of every class of the module was compiled once, and kept
+    assert first >= 20  # every class of the module compiled its methods (a source each; one per class from 3.13)
     again, kept_codes = _probe(tmp_path / "kept")
     assert again == 0
     fresh, fresh_codes = _probe(tmp_path / "none", write=False)
     assert fresh == first and not list((tmp_path / "none").rglob("dataclasses.*.bin"))
-    assert kept_codes == codes == fresh_codes and len(codes) > 20
+    assert _code(kept_codes) == _code(codes) == _code(fresh_codes) and len(codes) >= 20
+
+
+def _code(dumped: dict[str, str]) -> dict[str, object]:
+    """The code objects themselves, which compare by what they run: marshal's bytes for one object may differ
+    between processes (whether a constant is written as a reference depends on its reference count)."""
+    return {name: marshal.loads(bytes.fromhex(text)) for name, text in dumped.items()}
 
 
 @pytest.mark.parametrize("content", [b"", b"garbage", marshal.dumps({"x": 1}), marshal.dumps(("2.7.18", {})),
@@ -80,7 +86,7 @@ def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path, conte
     kept = _kept_file(tmp_path)
     kept.write_bytes(content)
     compiled, codes = _probe(tmp_path)
-    assert compiled > 20 and codes
+    assert compiled >= 20 and codes
     version, entries = marshal.loads(kept.read_bytes())
     assert version == sys.version and len(entries) >= compiled
     assert _probe(tmp_path)[0] == 0
@@ -90,7 +96,7 @@ def test_a_truncated_file_is_ignored(tmp_path: Path) -> None:
     _probe(tmp_path)
     kept = _kept_file(tmp_path)
     kept.write_bytes(kept.read_bytes()[: kept.stat().st_size // 2])
-    assert _probe(tmp_path)[0] > 20
+    assert _probe(tmp_path)[0] >= 20
 
 
 def test_a_place_it_cannot_write_costs_only_the_compilation(tmp_path: Path) -> None:
@@ -98,8 +104,8 @@ def test_a_place_it_cannot_write_costs_only_the_compilation(tmp_path: Path) -> N
     read-only installation stops a user), every process compiles, as without the kept code, and nothing fails."""
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    assert _probe(blocked / "prefix")[0] > 20
-    assert _probe(blocked / "prefix")[0] > 20
+    assert _probe(blocked / "prefix")[0] >= 20
+    assert _probe(blocked / "prefix")[0] >= 20
     assert blocked.read_text() == "" and not list(tmp_path.glob("**/*.tmp"))
 
 
@@ -159,6 +165,33 @@ def test_check_keeps_the_code_it_compiled_though_it_ends_without_exit_handlers(t
     subprocess.run(command, cwd=root, env=_env(prefix), capture_output=True, timeout=120, check=True)
     kept = _kept_file(prefix)
     first = kept.stat()
-    assert len(marshal.loads(kept.read_bytes())[1]) > 100
+    assert len(marshal.loads(kept.read_bytes())[1]) > 40
     subprocess.run(command, cwd=root, env=_env(prefix), capture_output=True, timeout=120, check=True)
     assert (kept.stat().st_ino, kept.stat().st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
+
+
+def test_a_spawned_child_keeps_its_code_where_its_parent_does(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A spawned child runs isolated (``-I``), which ignores ``PYTHONDONTWRITEBYTECODE`` and
+    ``PYTHONPYCACHEPREFIX``: it is given both as flags, so it writes bytecode where, and only if, its parent does."""
+    import subprocess as subprocess_module
+
+    from ppaux_lint.support import children
+
+    started: list[list[str]] = []
+
+    class Refused(Exception):
+        pass
+
+    def popen(argv: list[str], **kwargs: object) -> None:
+        started.append(argv)
+        raise Refused
+
+    monkeypatch.setattr(subprocess_module, "Popen", popen)
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path))
+    for write in (True, False):
+        monkeypatch.setattr(sys, "dont_write_bytecode", not write)
+        with pytest.raises(Refused):
+            children.Child._spawn()
+    flags = [argv[1:argv.index("-c")] for argv in started]
+    assert flags == [["-I", "-S", "-X", f"pycache_prefix={tmp_path}"],
+                     ["-I", "-S", "-B", "-X", f"pycache_prefix={tmp_path}"]]
