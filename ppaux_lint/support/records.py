@@ -7,8 +7,9 @@ imported. A cold check of a 1,000-file project made 384 such compilations in its
 class's fields and options, so the code compiled from it is kept in a file beside ppaux-lint's own bytecode
 (``__pycache__``, as ``sys.pycache_prefix`` places it), keyed by that exact source text, and later processes
 run the kept code instead of compiling it again. What a class becomes is what ``dataclasses.dataclass`` makes
-of it, byte for byte: ``compile`` is given what ``exec`` would have compiled, with the same file name and no
-inherited ``__future__`` flags, so a kept code object is the one compiling would make.
+of it: ``compile`` is given what ``exec`` would have compiled, with the same file name and no inherited
+``__future__`` flags, so a kept code object is the one compiling would make. Type checkers see the standard
+library's ``dataclass`` itself.
 
 Scope: only the classes this module's ``dataclass`` decorates, and only in the thread that decorates them, are
 compiled through the kept code. The standard library is told to use it (its module-level ``exec``) only for
@@ -38,10 +39,11 @@ import sys
 from _thread import RLock, get_ident
 from collections.abc import Iterator
 from types import CodeType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 Class = TypeVar("Class", bound=type)
 MAX_ENTRIES = 4096  # past this the file starts afresh: old ppaux-lint versions' classes are never asked for again
+MAX_BYTES = 64 << 20  # no file of ours is larger
 
 _codes: dict[str, CodeType] | None = None  # the kept code by source text; None until first needed
 _added = False  # whether this process compiled something the file lacked, not saved yet
@@ -50,14 +52,17 @@ _owner: int | None = None  # the thread decorating a class now
 _depth = 0
 
 
-def dataclass(cls: Class | None = None, /, **options: Any) -> Any:
-    """``dataclasses.dataclass(cls, **options)``, compiling its methods' source at most once per installation."""
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    def dataclass(cls: Class | None = None, /, **options: Any) -> Any:
+        """``dataclasses.dataclass(cls, **options)``, compiling its methods' source at most once per installation."""
 
-    def wrap(cls: Class) -> Class:
-        with _kept_code():
-            return dataclasses.dataclass(**options)(cls)
+        def wrap(cls: Class) -> Class:
+            with _kept_code():
+                return dataclasses.dataclass(**options)(cls)
 
-    return wrap if cls is None else wrap(cls)
+        return wrap if cls is None else wrap(cls)
 
 
 @contextlib.contextmanager
@@ -117,9 +122,14 @@ def store_path() -> str | None:
 
 
 def _read(path: str) -> dict[str, CodeType]:
+    """The kept code in ``path``; empty for anything that is not a file of ours (a FIFO there cannot stall the
+    import, nor a file of gigabytes fill memory: 4,096 entries take about 5 MB)."""
+    from ppaux_lint.support.fileio import read_regular_file
+
     try:
-        with open(path, "rb") as handle:
-            value = marshal.loads(handle.read())  # ``marshal.load`` reads a file piece by piece: 6x slower
+        if os.stat(path).st_size > MAX_BYTES:
+            return {}
+        value = marshal.loads(read_regular_file(path))  # (``marshal.load`` reads a file piece by piece: 6x slower)
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not (isinstance(value, tuple) and len(value) == 2 and value[0] == sys.version and isinstance(value[1], dict)):
@@ -143,7 +153,10 @@ def save() -> None:
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # never through a link
+    except OSError:
+        return  # (one that exists is not ours to remove)
+    try:
         with open(descriptor, "wb") as handle:
             handle.write(marshal.dumps((sys.version, merged)))
         os.replace(temporary, path)

@@ -92,6 +92,23 @@ def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path, conte
     assert _probe(tmp_path)[0] == 0
 
 
+@pytest.mark.parametrize("kind", ["fifo", "huge"])
+def test_a_file_that_is_no_file_of_ours_is_never_read(tmp_path: Path, kind: str) -> None:
+    """A FIFO where the file belongs would stall every import that reads it, and a file of gigabytes would be
+    read into memory: neither is read, and each is replaced by the kept code."""
+    _probe(tmp_path)
+    kept = _kept_file(tmp_path)
+    kept.unlink()
+    if kind == "fifo":
+        os.mkfifo(kept)
+    else:
+        with kept.open("wb") as handle:
+            handle.truncate(records.MAX_BYTES + 1)  # sparse: no disk is used
+    assert _probe(tmp_path)[0] >= 20
+    assert kept.is_file() and kept.stat().st_size < records.MAX_BYTES
+    assert _probe(tmp_path)[0] == 0
+
+
 def test_a_truncated_file_is_ignored(tmp_path: Path) -> None:
     _probe(tmp_path)
     kept = _kept_file(tmp_path)
