@@ -17,13 +17,15 @@ from typing import Any
 
 import torch
 
+from ppaux_lint.support.records import dataclass
+
 SGLANG_MODULE = "sglang.srt.sampling.sampling_batch_info"
 TEMPERATURE = 0.7
 TOP_P = 0.9
 TOP_K = 20
 
 
-@dataclasses.dataclass
+@dataclass
 class SamplingInfoStandIn:
     """The fields of SGLang's ``SamplingBatchInfo`` that observers commonly read, shaped as SGLang's are
     (``temperatures`` is ``[batch, 1]``, ``top_ks`` int32); the optional ones at SGLang's defaults."""

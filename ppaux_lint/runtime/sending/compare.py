@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import array
 import contextlib
-import dataclasses
 import datetime
 import enum
 import functools
@@ -55,6 +54,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import torch
+
+from ppaux_lint.support.records import dataclass
 
 try:
     import numpy
@@ -91,7 +92,7 @@ _BUILTIN_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.
                       types.WrapperDescriptorType, types.ClassMethodDescriptorType)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class Code:
     """Which code a callable runs: its name, and a digest of what it does (``builtin`` for C code)."""
 
@@ -99,7 +100,7 @@ class Code:
     digest: str
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class Unseen:
     """A value the walk cannot see into: ``what`` says which, as ``a generator``."""
 
