@@ -477,7 +477,7 @@ def isolation_cost(tree: Path, runs: int) -> IsolationCost:
 
     ppaux-lint parses in a forked worker so that a parser crash becomes a PPA000 rather than the end
     of the run; this says what that safety costs on the files a real run parses. Both sides have
-    ``ppaux_lint.facts.summarize`` imported beforehand, so neither pays for the import inside the clock.
+    ``ppaux_lint.facts.summarize.source`` imported beforehand, so neither pays for the import inside the clock.
     """
     from ppaux_lint.cache.owner import ProjectCache
     from ppaux_lint.facts.summarize import source  # noqa: F401 - imported so that its import is not timed
