@@ -12,6 +12,7 @@ from ppaux_lint.scan.search import (
     ANCHOR_LENGTH,
     MAX_ANCHORS,
     MAX_OCCURRENCES,
+    MIN_NEEDLES_PER_ANCHOR,
     REGEX_MIN_NEEDLES,
     Anchored,
     Substrings,
@@ -117,3 +118,36 @@ def test_a_needle_holding_its_anchor_twice_is_found_at_either() -> None:
     search = searcher(needles)
     assert search(b"xOutputOutputA") and search(b"OutputOutputOutputA")
     assert not search(b"OutputOutput") and not search(b"OutputA")
+
+
+@pytest.mark.parametrize("occurrences", [MAX_OCCURRENCES, 1])
+def test_a_few_needles_of_one_family_are_searched_through_anchors(occurrences: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later round's few class names share a family's prefix: the search goes through anchors (the needles'
+    ``in`` tests are never made) and, with a budget of one occurrence, falls back to one ``in`` per needle;
+    both must agree with a plain substring test."""
+    monkeypatch.setattr(search_module, "MAX_OCCURRENCES", occurrences)
+    rng = random.Random(occurrences + 3)
+    through_anchors = 0
+    for _ in range(300):
+        needles = _families(rng, rng.randint(MIN_NEEDLES_PER_ANCHOR, REGEX_MIN_NEEDLES))
+        search = searcher(needles)
+        anchored = Anchored.of(frozenset(minimal(needles)))
+        if anchored is not None and anchored.anchors * MIN_NEEDLES_PER_ANCHOR <= len(minimal(needles)):
+            through_anchors += 1
+            assert getattr(search, "__self__", None) is anchored
+        for _ in range(10):
+            data = _text(rng, needles)
+            assert search(data) == any(n in data for n in needles), (needles, data)
+    assert through_anchors > 100
+
+
+def test_the_first_rounds_needles_are_searched_one_by_one() -> None:
+    """The Protocols', methods' and helpers' names share few pieces, some common in real code (``tensor``): their
+    anchors would be half as many as they are, and slower than one ``in`` each over SGLang's tree."""
+    from ppaux_lint.project.config import Protocols
+    from ppaux_lint.scan.prefilter import encoded, initial_tokens
+
+    needles = encoded(initial_tokens(Protocols()))
+    assert getattr(searcher(needles), "__self__", None) is None
+    assert searcher(needles)(b"class X(SamplingObserver): ...") and not searcher(needles)(b"import torch")

@@ -15,6 +15,15 @@ cover every needle, and where an anchor occurs, each needle that holds it is com
 one of the anchors at some offset ``k``, so that anchor occurs ``k`` bytes into the occurrence, where the
 needle is compared; a comparison that succeeds is an occurrence. When the needles need more than
 ``MAX_ANCHORS`` anchors, the trie does the search.
+
+A few needles are the same choice at a smaller scale: eighteen class names of one family
+(``Aux0000L00Output``...) cost eighteen ``in`` passes (23 ms over the 1,000-file project's 5 MB) where their two
+anchors (``Aux000``, ``_Base``) cost two passes and a few comparisons (5 ms). Anchors pay only where they are
+far fewer than the needles, though: the first round's twelve (the Protocols', the methods' and the helpers'
+names) share little, and their six anchors include pieces as common as ``tensor``, a quarter slower than twelve
+``in`` passes over SGLang's tree. So a few needles are searched through anchors when each anchor stands for
+``MIN_NEEDLES_PER_ANCHOR`` needles on average, else by one ``in`` each, which is also what a text too full of
+their anchors falls back to.
 """
 
 from __future__ import annotations
@@ -27,18 +36,27 @@ from collections.abc import Callable, Collection, Iterable
 REGEX_MIN_NEEDLES = 24  # past this many, one regex pass beats an ``in`` per needle
 ANCHOR_LENGTH = 6  # bytes of an anchor (a needle shorter than this is its own)
 MAX_ANCHORS = 8  # ``find`` passes a search may make before the trie's one pass is cheaper
-MAX_OCCURRENCES = 64  # of anchors, in one text, compared at before the trie searches it instead
+MAX_OCCURRENCES = 64  # of anchors, in one text, compared at before the fallback searches it instead
+MIN_NEEDLES_PER_ANCHOR = 3  # a few needles go through anchors only when each anchor stands for this many
 
 
 def searcher(needles: Collection[bytes]) -> Callable[[bytes], bool]:
     """A test of whether bytes contain at least one of ``needles`` (as substrings)."""
     if len(needles) <= REGEX_MIN_NEEDLES:
         kept = minimal(needles)
-        return lambda data: any(needle in data for needle in kept)
+        anchored = Anchored.of(frozenset(kept)) if len(kept) >= MIN_NEEDLES_PER_ANCHOR else None
+        if anchored is not None and anchored.anchors * MIN_NEEDLES_PER_ANCHOR <= len(kept):
+            return anchored.search
+        return _each_searcher(kept)
     anchored = Anchored.of(frozenset(needles))
     if anchored is not None:
         return anchored.search
     return _trie_searcher(needles)
+
+
+def _each_searcher(kept: tuple[bytes, ...]) -> Callable[[bytes], bool]:
+    """One ``in`` per needle, each at memory speed (``kept``: no needle holds another, ``minimal``)."""
+    return lambda data: any(needle in data for needle in kept)
 
 
 def _trie_searcher(needles: Collection[bytes]) -> Callable[[bytes], bool]:
@@ -56,7 +74,8 @@ class Anchored:
             -> None:
         self._needles = needles
         self._groups = list(groups.items())
-        self._trie: Callable[[bytes], bool] | None = None  # made when a text first needs it
+        self.anchors = len(self._groups)
+        self._fallback: Callable[[bytes], bool] | None = None  # made when a text first needs it
 
     @staticmethod
     @functools.lru_cache(maxsize=8)  # a worker searches many chunks for the same needles
@@ -79,8 +98,8 @@ class Anchored:
 
     def search(self, data: bytes) -> bool:
         """Whether ``data`` holds a needle. Text that holds an anchor at every turn (an anchor common in the
-        project) is searched by the trie after ``MAX_OCCURRENCES`` of them, so no text costs much more than
-        the trie would."""
+        project) is searched without them after ``MAX_OCCURRENCES`` of them (``_unanchored``), so no text costs
+        much more than that search would."""
         find = data.find
         budget = MAX_OCCURRENCES
         for anchor, groups in self._groups:
@@ -92,10 +111,16 @@ class Anchored:
                         return True
                 budget -= 1
                 if not budget:
-                    self._trie = self._trie or _trie_searcher(self._needles)
-                    return self._trie(data)
+                    return self._unanchored(data)
                 position = find(anchor, position + 1)
         return False
+
+    def _unanchored(self, data: bytes) -> bool:
+        """The search without anchors: one ``in`` per needle for a few, the trie's one pass for many."""
+        if self._fallback is None:
+            few = len(self._needles) <= REGEX_MIN_NEEDLES
+            self._fallback = _each_searcher(minimal(self._needles)) if few else _trie_searcher(self._needles)
+        return self._fallback(data)
 
 
 def _cover(needles: frozenset[bytes]) -> list[bytes] | None:
