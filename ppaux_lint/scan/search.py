@@ -16,14 +16,12 @@ one of the anchors at some offset ``k``, so that anchor occurs ``k`` bytes into 
 needle is compared; a comparison that succeeds is an occurrence. When the needles need more than
 ``MAX_ANCHORS`` anchors, the trie does the search.
 
-A few needles are the same choice at a smaller scale: eighteen class names of one family
-(``Aux0000L00Output``...) cost eighteen ``in`` passes (23 ms over the 1,000-file project's 5 MB) where their two
-anchors (``Aux000``, ``_Base``) cost two passes and a few comparisons (5 ms). Anchors pay only where they are
-far fewer than the needles, though: the first round's twelve (the Protocols', the methods' and the helpers'
-names) share little, and their six anchors include pieces as common as ``tensor``, a quarter slower than twelve
-``in`` passes over SGLang's tree. So a few needles are searched through anchors when each anchor stands for
-``MIN_NEEDLES_PER_ANCHOR`` needles on average, else by one ``in`` each, which is also what a text too full of
-their anchors falls back to.
+Each anchor is then widened to the longest piece that all the needles filed under it share where they hold
+it (``_widened``: ``tensor`` becomes ``_pp_tensors``, ``xiliar`` becomes ``AuxiliaryOutput``): as fast to find,
+and far rarer in real code. So anchors also serve a few needles, whenever they are fewer: the first round's
+twelve (the Protocols', the methods' and the helpers' names) need six, which search SGLang's tree in 0.18 s
+where one ``in`` per needle took 0.22 s (six-byte anchors, ``tensor`` among them, took 0.28 s), and a later
+round's eighteen class names of one family need two (5 ms over the 1,000-file project, against 23 ms).
 """
 
 from __future__ import annotations
@@ -37,15 +35,14 @@ REGEX_MIN_NEEDLES = 24  # past this many, one regex pass beats an ``in`` per nee
 ANCHOR_LENGTH = 6  # bytes of an anchor (a needle shorter than this is its own)
 MAX_ANCHORS = 8  # ``find`` passes a search may make before the trie's one pass is cheaper
 MAX_OCCURRENCES = 64  # of anchors, in one text, compared at before the fallback searches it instead
-MIN_NEEDLES_PER_ANCHOR = 3  # a few needles go through anchors only when each anchor stands for this many
 
 
 def searcher(needles: Collection[bytes]) -> Callable[[bytes], bool]:
     """A test of whether bytes contain at least one of ``needles`` (as substrings)."""
     if len(needles) <= REGEX_MIN_NEEDLES:
         kept = minimal(needles)
-        anchored = Anchored.of(frozenset(kept)) if len(kept) >= MIN_NEEDLES_PER_ANCHOR else None
-        if anchored is not None and anchored.anchors * MIN_NEEDLES_PER_ANCHOR <= len(kept):
+        anchored = Anchored.of(frozenset(kept)) if len(kept) > 1 else None
+        if anchored is not None and anchored.anchors < len(kept):  # fewer passes over each text
             return anchored.search
         return _each_searcher(kept)
     anchored = Anchored.of(frozenset(needles))
@@ -81,18 +78,22 @@ class Anchored:
     @functools.lru_cache(maxsize=8)  # a worker searches many chunks for the same needles
     def of(needles: frozenset[bytes]) -> Anchored | None:
         """The anchored search for ``needles``; None when they need more than ``MAX_ANCHORS`` anchors."""
-        anchors = _cover(needles)
-        if anchors is None:
+        cover = _cover(needles)
+        if cover is None:
             return None
-        grouped: dict[bytes, dict[tuple[int, int], set[bytes]]] = {anchor: {} for anchor in anchors}
+        filed: dict[bytes, list[bytes]] = {}
         for needle in needles:
             # Under one anchor it holds (the cover gives each needle one): every occurrence of the needle holds
             # that anchor, so it is found there; filing it under the others too only added comparisons.
-            anchor = next(anchor for anchor in anchors if anchor in needle)
-            at = needle.find(anchor)
-            while at >= 0:  # each place the needle holds it: an occurrence may be found at any of them
-                grouped[anchor].setdefault((at, len(needle)), set()).add(needle)
-                at = needle.find(anchor, at + 1)
+            filed.setdefault(next(anchor for anchor in cover if anchor in needle), []).append(needle)
+        grouped: dict[bytes, dict[tuple[int, int], set[bytes]]] = {}
+        for anchor, members in filed.items():
+            anchor = _widened(anchor, members)
+            for needle in members:
+                at = needle.find(anchor)
+                while at >= 0:  # each place the needle holds it: an occurrence may be found at any of them
+                    grouped.setdefault(anchor, {}).setdefault((at, len(needle)), set()).add(needle)
+                    at = needle.find(anchor, at + 1)
         return Anchored(needles, {anchor: [(at, length, frozenset(members)) for (at, length), members in
                                            by_place.items()] for anchor, by_place in grouped.items()})
 
@@ -121,6 +122,22 @@ class Anchored:
             few = len(self._needles) <= REGEX_MIN_NEEDLES
             self._fallback = _each_searcher(minimal(self._needles)) if few else _trie_searcher(self._needles)
         return self._fallback(data)
+
+
+def _widened(anchor: bytes, members: list[bytes]) -> bytes:
+    """The longest piece around ``anchor`` that every one of ``members`` holds where it first holds ``anchor``."""
+    places = [member.find(anchor) for member in members]
+    first, at = members[0], places[0]
+    before = 0
+    while all(place > before and member[place - before - 1] == first[at - before - 1]
+              for member, place in zip(members, places, strict=True)):
+        before += 1
+    after = 0
+    while all(place + len(anchor) + after < len(member)
+              and member[place + len(anchor) + after] == first[at + len(anchor) + after]
+              for member, place in zip(members, places, strict=True)):
+        after += 1
+    return first[at - before:at + len(anchor) + after]
 
 
 def _cover(needles: frozenset[bytes]) -> list[bytes] | None:
