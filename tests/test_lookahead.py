@@ -7,10 +7,16 @@ once per level."""
 from __future__ import annotations
 
 import os
+import random
+import re
+import sys
 from pathlib import Path
+
+import pytest
 
 from ppaux_lint.cache import store
 from ppaux_lint.check.engine import Options, analyze
+from ppaux_lint.scan import lookahead
 from ppaux_lint.scan.lookahead import Graph, add_edges, reach
 
 SOURCE = b'''\
@@ -84,3 +90,17 @@ def test_a_deep_hierarchy_is_read_three_times_not_once_per_level(tmp_path: Path,
         f"Level{level}" for level in range(depth)]
     # the first round, the second (which reads the guess out of the bytes) and the search for the guess
     assert max(reads.values()) <= 3, reads
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="possessive quantifiers came with Python 3.11")
+def test_the_possessive_assignment_pattern_matches_as_the_plain_one() -> None:
+    """``_ASSIGN`` is possessive where Python can be (3.11): backing off could never have made it match, so it
+    must find exactly what the pattern with backtracking finds, at the same places."""
+    plain = re.compile(rb"=[ \t]*(?:\w+\.)*(_*[A-Z]\w*)[ \t]*(?:\n|#)")
+    rng = random.Random(36)
+    pieces = [b"=", b"==", b" ", b"\t", b"a", b"Ab", b"_B", b"__", b"x1", b".", b"..", b"\n", b"#", b"(", b"Cls", b"a.B"]
+    for _ in range(5000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 24)))
+        assert [(m.span(), m.group(1)) for m in lookahead._ASSIGN.finditer(text)] == \
+            [(m.span(), m.group(1)) for m in plain.finditer(text)], text
+    assert lookahead._ASSIGN.pattern != plain.pattern
