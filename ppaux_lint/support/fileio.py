@@ -17,13 +17,14 @@ from pathlib import Path
 TEMPORARY_MARK = ".ppaux-lint."
 
 
-def read_regular_file(path: str | Path) -> bytes:
+def read_regular_file(path: str | Path, limit: int | None = None) -> bytes:
     """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
-    never end; O_NONBLOCK keeps even the open from waiting for a FIFO's writer."""
-    return read_regular_file_stat(path)[0]
+    never end; O_NONBLOCK keeps even the open from waiting for a FIFO's writer. With ``limit``, a file of more
+    bytes is an OSError too, judged by the opened file itself, not by a stat of the path taken before."""
+    return read_regular_file_stat(path, limit)[0]
 
 
-def read_regular_file_stat(path: str | Path) -> tuple[bytes, os.stat_result]:
+def read_regular_file_stat(path: str | Path, limit: int | None = None) -> tuple[bytes, os.stat_result]:
     """``read_regular_file``, with the file's stat as it was opened, before it was read: what a cache that
     trusts stats must pair with what it learns from the bytes."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -31,6 +32,8 @@ def read_regular_file_stat(path: str | Path) -> tuple[bytes, os.stat_result]:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if limit is not None and status.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
         # Straight from the descriptor: a file object around it cost more than the read itself, and a scan
         # reads every file of a tree, a large one three times. Asking one byte more than the stat says and
         # getting exactly the stat's size is the whole file; anything else (it grew or shrank since, a short
@@ -38,9 +41,12 @@ def read_regular_file_stat(path: str | Path) -> tuple[bytes, os.stat_result]:
         data = os.read(fd, status.st_size + 1)
         if len(data) == status.st_size:
             return data, status
-        parts = [data]
+        parts, size = [data], len(data)
         while more := os.read(fd, _READ_SIZE):
             parts.append(more)
+            size += len(more)
+            if limit is not None and size > limit:  # it grew since the stat
+                raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
         return b"".join(parts), status
     finally:
         os.close(fd)

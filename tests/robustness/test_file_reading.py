@@ -33,6 +33,22 @@ def test_a_file_larger_than_its_stat_is_read_to_its_end(tmp_path: Path, monkeypa
     assert read_regular_file(tmp_path / "f.py") == data
 
 
+def test_a_limit_refuses_a_larger_file_by_its_stat_or_as_it_grows(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``limit`` is judged on the opened file: one stated larger is refused before any read, and one that
+    stated less but holds more (it grew since) as soon as its bytes pass the limit."""
+    data = os.urandom(100_000)
+    (tmp_path / "f.py").write_bytes(data)
+    assert read_regular_file(tmp_path / "f.py", limit=100_000) == data
+    with pytest.raises(OSError, match="larger than 99999 bytes"):
+        read_regular_file(tmp_path / "f.py", limit=99_999)
+    real = os.fstat
+    monkeypatch.setattr(fileio.os, "fstat", lambda fd: os.stat_result((*real(fd)[:6], 10, *real(fd)[7:])))
+    with pytest.raises(OSError, match="larger than 99999 bytes"):
+        read_regular_file(tmp_path / "f.py", limit=99_999)
+    assert read_regular_file(tmp_path / "f.py", limit=100_000) == data
+
+
 def test_short_reads_are_read_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A network file system may answer a read with fewer bytes than the file holds."""
     data = os.urandom(50_000)
