@@ -586,6 +586,45 @@ def test_a_run_collects_garbage_rarely_and_restores_the_collector(project, monke
     assert gc.get_threshold() == before
 
 
+_COUNT_COLLECTIONS = """
+import gc, os, sys
+from ppaux_lint.cli import main as cli_module
+from ppaux_lint.support import records
+owner, started = os.getpid(), []
+gc.callbacks.append(lambda phase, info: started.append(os.getpid()) if phase == "start" else None)
+save = records.save
+def last_step():  # entry's last call before the process ends
+    if os.getpid() == owner:
+        print("collections", started.count(owner), "enabled", gc.isenabled(), file=sys.stderr)
+    save()
+records.save = last_step
+sys.argv = ["ppaux-lint", *sys.argv[1:]]
+cli_module.entry()
+"""
+
+
+def test_check_in_a_process_of_its_own_collects_no_garbage(project):
+    """The console script's ``check`` ends its process without teardown, so a collection would only walk what lives
+    until then: none runs, not even the one that restoring the usual thresholds after the report used to set off
+    (collector.off_until_exit)."""
+    done = subprocess.run([sys.executable, "-c", _COUNT_COLLECTIONS, "check", "--no-cache", str(project)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "collections 0 enabled False" in done.stderr
+
+
+def test_check_called_from_a_program_leaves_its_collector_on(project):
+    """``main`` inside another process (this test, an IDE) owns no process: collection stays on."""
+    import gc
+
+    from ppaux_lint.cli import main as cli_module
+
+    assert gc.isenabled()
+    with pytest.raises(SystemExit):
+        cli_module.main(["check", "--no-cache", str(project)])
+    assert gc.isenabled()
+
+
 def test_bare_ppaux_lint_prints_the_help_line_by_line(capsys):
     """A newcomer's first command: the help as ``--help`` prints it, on standard error, and exit code 2 (as ruff),
     not the whole help squeezed into one "error:" line."""

@@ -30,6 +30,7 @@ forked (``pausing``), so that a spinner never changes how, or how fast, workers 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -167,6 +168,7 @@ class Child:
             try:
                 _close_all_but(tasks_read, answers_write)
                 _ignore_interrupts()
+                gc.enable()  # the owner may have stopped collecting for itself (``collector.off_until_exit``)
                 sys.path[:] = path
                 die_with_parent(owner)
                 if task is not None:

@@ -35,3 +35,13 @@ def thresholds(values: tuple[int, int, int]) -> Iterator[None]:
 def tuned() -> contextlib.AbstractContextManager[None]:
     """Collect rarely for the duration of a command-line run."""
     return thresholds(THRESHOLDS)
+
+
+def off_until_exit() -> None:
+    """Collect nothing more in this process: for a ``check`` whose process ends with it, without the interpreter's
+    teardown (``entry`` in ``cli/main.py``). What the run makes lives until that end and holds almost no cycles, so
+    a collection would only walk live objects: the one that the tuned thresholds left took 27 ms of a cold check of
+    the 10,000-file monorepo, and the one that restoring the usual thresholds set off after the report took 2 ms of
+    the 1,000-file synthetic project's. Peak memory is unchanged (71 MiB and 28 MiB on the monorepo and SGLang's
+    tree). Its workers collect as before: a fork turns collection back on (``children.py``)."""
+    gc.disable()

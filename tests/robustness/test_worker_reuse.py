@@ -99,3 +99,26 @@ def test_spawned_workers_parse(tmp_path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(children, "can_fork", lambda: False)
     root = _project(tmp_path / "proj")
     assert by_file(run(root, no_cache=True).findings, root) == {"pkg/out.py": {"PPA001"}}
+
+
+def test_a_worker_collects_garbage_when_its_owner_does_not() -> None:
+    """``check`` in a process of its own collects nothing (collector.off_until_exit); a worker reads file after
+    file for the whole run, and collects as before."""
+    import gc
+
+    gc.disable()
+    try:
+        workers = Workers(1)
+        try:
+            assert workers.map(_collecting, [None]) == [True]
+        finally:
+            workers.close()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def _collecting(_: object) -> bool:
+    import gc
+
+    return gc.isenabled()
