@@ -75,6 +75,9 @@ def test_findings_load_the_fix_planner_and_nothing_more(project: Path) -> None:
     """A report read through a pipe shows no style, so it is written without rich (report/styled.py)."""
     modules = imported(project, "check", FINDINGS_FILE, environ={"TTY_COMPATIBLE": "0"})
     assert "ppaux_lint.fixes" in modules and "rich" not in modules
+    # Planning only: applying fixes (the codemod, the writer) waits for --fix and --diff.
+    assert sorted(m for m in ("ppaux_lint.fixes.apply", "ppaux_lint.fixes.codemod", "ppaux_lint.fixes.writing")
+                  if m in modules) == []
     assert sorted(m for m in NEVER if m in modules) == []
     # The planner reads sources with the summarizer's syntax helpers, not with the summarizer, which only the
     # workers that parse import (facts/summarize/__init__.py imports none of its modules).

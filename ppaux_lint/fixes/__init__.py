@@ -36,23 +36,43 @@ As a stage: takes an analysis (its findings, index and sources); gives each find
 command line, the server or the runtime; nothing below it imports it.
 """
 
-from ppaux_lint.fixes.apply import (
-    FileResult,
-    FixOutcome,
-    FixRound,
-    applicable,
-    apply_edits,
-    failure_warnings,
-    fix_project,
-    fix_round,
-    line_edits,
-    overlaps,
-    preview,
-    unified_diff,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from ppaux_lint.fixes.plan import Plan, Planner
 from ppaux_lint.fixes.planning import attach_fixes, plan_fixes
 from ppaux_lint.fixes.render import MethodSpec, render_method
+
+if TYPE_CHECKING:
+    from ppaux_lint.fixes.apply import (
+        FileResult,
+        FixOutcome,
+        FixRound,
+        applicable,
+        apply_edits,
+        failure_warnings,
+        fix_project,
+        fix_round,
+        line_edits,
+        overlaps,
+        preview,
+        unified_diff,
+    )
+
+# Materializing (``apply`` and what it imports: the codemod, the writer) on first use: a check only plans.
+_MATERIALIZING = frozenset({"FileResult", "FixOutcome", "FixRound", "applicable", "apply_edits", "failure_warnings",
+                            "fix_project", "fix_round", "line_edits", "overlaps", "preview", "unified_diff"})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MATERIALIZING:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ppaux_lint.fixes import apply
+
+    value = globals()[name] = getattr(apply, name)
+    return value
+
 
 __all__ = [
     "FileResult",
