@@ -62,6 +62,20 @@ def test_substrings_and_uncovered() -> None:
     assert uncovered({"MyBase", "Other", "Outer"}, {"Base", "Out"}) == {"Other"}
 
 
+def test_substrings_answer_as_testing_every_needle() -> None:
+    """Needles filed by their first two bytes find what testing each needle finds: short needles (one byte, none),
+    needles that start alike, texts shorter than a needle, and ``other_in``'s text among the needles."""
+    rng = random.Random(36)
+    alphabet = b"abAB_0"
+    for _ in range(2000):
+        needles = {bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 6))) for _ in range(rng.randint(1, 30))}
+        contains = Substrings(needles)
+        for _ in range(10):
+            text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+            assert contains.any_in(text) == any(n in text for n in needles), (needles, text)
+            assert contains.other_in(text) == any(len(n) < len(text) and n in text for n in needles), (needles, text)
+
+
 def _families(rng: random.Random, count: int) -> list[bytes]:
     """Needles shaped as a project's class names are: a few families' prefixes, levels, a shared suffix."""
     prefixes = [rng.choice(["Aux", "BatchKit", "Pl", "_Base", "X"]) + str(rng.randint(0, 9)) for _ in range(3)]

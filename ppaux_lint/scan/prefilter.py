@@ -140,6 +140,9 @@ def searchable(data: bytes) -> bytes:
 
 def uncovered(added: Iterable[str], older: Iterable[str]) -> frozenset[str]:
     """The added tokens that contain no older one: a file holding one that does was matched already."""
+    added = tuple(added)
+    if not added:  # the fixpoint's last round: nothing to index the older tokens for
+        return frozenset()
     contains = Substrings(encoded(older))
     return frozenset(t for t in added if not contains.any_in(t.encode("utf-8")))
 
