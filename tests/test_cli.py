@@ -595,7 +595,9 @@ gc.callbacks.append(lambda phase, info: started.append(os.getpid()) if phase == 
 save = records.save
 def last_step():  # entry's last call before the process ends
     if os.getpid() == owner:
-        print("collections", started.count(owner), "enabled", gc.isenabled(), file=sys.stderr)
+        from ppaux_lint.support import collector
+        kept = [type(value).__name__ for value in collector._KEPT]
+        print("collections", started.count(owner), "enabled", gc.isenabled(), "kept", kept, file=sys.stderr)
     save()
 records.save = last_step
 sys.argv = ["ppaux-lint", *sys.argv[1:]]
@@ -603,26 +605,29 @@ cli_module.entry()
 """
 
 
-def test_check_in_a_process_of_its_own_collects_no_garbage(project):
+def test_check_in_a_process_of_its_own_collects_no_garbage_and_frees_nothing(project):
     """The console script's ``check`` ends its process without teardown, so a collection would only walk what lives
     until then: none runs, not even the one that restoring the usual thresholds after the report used to set off
-    (collector.off_until_exit)."""
+    (collector.off_until_exit); and the analysis is held to the end rather than freed object by object
+    (collector.keep_until_exit)."""
     done = subprocess.run([sys.executable, "-c", _COUNT_COLLECTIONS, "check", "--no-cache", str(project)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr
-    assert "collections 0 enabled False" in done.stderr
+    assert "collections 0 enabled False kept ['Analysis']" in done.stderr
 
 
-def test_check_called_from_a_program_leaves_its_collector_on(project):
-    """``main`` inside another process (this test, an IDE) owns no process: collection stays on."""
+def test_check_called_from_a_program_leaves_its_collector_on_and_holds_nothing(project):
+    """``main`` inside another process (this test, an IDE) owns no process: collection stays on, and what the run
+    made is freed as it goes."""
     import gc
 
     from ppaux_lint.cli import main as cli_module
+    from ppaux_lint.support import collector
 
     assert gc.isenabled()
     with pytest.raises(SystemExit):
         cli_module.main(["check", "--no-cache", str(project)])
-    assert gc.isenabled()
+    assert gc.isenabled() and collector._KEPT == []
 
 
 def test_bare_ppaux_lint_prints_the_help_line_by_line(capsys):

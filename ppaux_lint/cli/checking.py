@@ -8,7 +8,7 @@ engine, the index, the rules and the fix machinery are imported only when the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,9 +38,12 @@ class Checked:
     output_file: Path | None = None  # the project config's ``output-file``, where --output-file is not given
 
 
-def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
+def check_project(paths: Sequence[str | Path], options: Options,
+                  hold: Callable[[object], None] | None = None) -> Checked:
     """The findings for ``paths``: replayed when no input changed since the same command ran, else analysed
-    (and recorded for the next run)."""
+    (and recorded for the next run). ``hold``, when the process will end without freeing what it made, is given
+    the analysis, so that nothing frees it object by object when the findings are out of it: 22 ms of a cold
+    check of the 10,000-file monorepo, just before the report (``collector.keep_until_exit``)."""
     given = asked(paths)
     project = load_project(given, options)
     cache = ProjectCache(project, options)
@@ -52,8 +55,11 @@ def check_project(paths: Sequence[str | Path], options: Options) -> Checked:
 
     discovery = discover_files(given, options, project)
     cache.stat_inputs(discovery)  # before the analysis reads anything (replay.py says why)
-    checked = _checked(analyze(given, options, project, discovery, cache), discovery, project.config.output_path)
-    # Recorded with the analysis gone: the record's encoding adds nothing to the peak.
+    analysis = analyze(given, options, project, discovery, cache)
+    if hold is not None:
+        hold(analysis)
+    checked = _checked(analysis, discovery, project.config.output_path)
+    del analysis  # (unless held) recorded with the analysis gone: the record's encoding adds nothing to the peak
     cache.record(checked.findings, checked.warnings, checked.files_checked, checked.unjudged)
     return checked
 

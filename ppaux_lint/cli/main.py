@@ -191,7 +191,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         ctx.exit(EXIT_CLEAN)
     if not (show_diff or apply_fix):  # a plain check: replayed when nothing changed since the same one (replay.py)
         with _progress(output_format in ("full", "concise") and not quiet):
-            checked = guarded(ctx, lambda: check_project(list(paths), options))
+            hold = collector.keep_until_exit if ctx.obj.get(_OWN_PROCESS) else None
+            checked = guarded(ctx, lambda: check_project(list(paths), options, hold))
         _warn(ctx, checked.warnings)
         return _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet,
                        unsafe=unsafe_fixes, output_file=output_file)
