@@ -174,7 +174,7 @@ class Substrings:
     length: a place in the text costs one lookup, and a slice only where some needle starts with those two bytes.
     A token is a few dozen bytes: this costs far less than a regex over thousands of needles takes to compile, or
     a test of every needle against every token, or a slice of every length at every place (the monorepo's
-    fixpoint asked 2,400 tokens against 15 older ones, then 556 against 1,484: 28 ms that way, 7 ms this way)."""
+    fixpoint asks about 4,800 tokens, 2,400 of them against 15 older ones: 26 ms that way, 11 ms this way)."""
 
     def __init__(self, needles: Iterable[bytes]) -> None:
         self.needles = frozenset(needles)
