@@ -165,7 +165,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
 
     ctx.obj[notices.GITHUB] = output_format == "github"  # how warnings and errors are written from now on
     ctx.obj[_AT_ONCE] = True  # nothing of check's is left to clean up at exit (``entry``)
-    if ctx.obj.get(_OWN_PROCESS):
+    own_process = bool(ctx.obj.get(_OWN_PROCESS))
+    if own_process:
         collector.off_until_exit()
     _refuse_conflicts(apply_fix=apply_fix, show_diff=show_diff, add_noqa=add_noqa, show_files=show_files,
                       show_settings=show_settings, stdin=stdin_filename is not None)
@@ -191,7 +192,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], output_format: str, selec
         ctx.exit(EXIT_CLEAN)
     if not (show_diff or apply_fix):  # a plain check: replayed when nothing changed since the same one (replay.py)
         with _progress(output_format in ("full", "concise") and not quiet):
-            hold = collector.keep_until_exit if ctx.obj.get(_OWN_PROCESS) else None
+            hold = collector.keep_until_exit if own_process else None
             checked = guarded(ctx, lambda: check_project(list(paths), options, hold))
         _warn(ctx, checked.warnings)
         return _report(ctx, checked, output_format, exit_zero=exit_zero, statistics=statistics, quiet=quiet,

@@ -60,13 +60,11 @@ if TYPE_CHECKING:
         unified_diff,
     )
 
-# Materializing (``apply`` and what it imports: the codemod, the writer) on first use: a check only plans.
-_MATERIALIZING = frozenset({"FileResult", "FixOutcome", "FixRound", "applicable", "apply_edits", "failure_warnings",
-                            "fix_project", "fix_round", "line_edits", "overlaps", "preview", "unified_diff"})
-
 
 def __getattr__(name: str) -> Any:
-    if name not in _MATERIALIZING:
+    """The names of ``__all__`` not imported above, from ``apply`` on first use (it imports the codemod and the
+    writer): a check only plans."""
+    if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from ppaux_lint.fixes import apply
 

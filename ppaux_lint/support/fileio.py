@@ -33,7 +33,7 @@ def read_regular_file_stat(path: str | Path, limit: int | None = None) -> tuple[
         if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         if limit is not None and status.st_size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+            raise _too_large(path, limit)
         # Straight from the descriptor: a file object around it cost more than the read itself, and a scan
         # reads every file of a tree, a large one three times. Asking one byte more than the stat says and
         # getting exactly the stat's size is the whole file; anything else (it grew or shrank since, a short
@@ -46,10 +46,14 @@ def read_regular_file_stat(path: str | Path, limit: int | None = None) -> tuple[
             parts.append(more)
             size += len(more)
             if limit is not None and size > limit:  # it grew since the stat
-                raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+                raise _too_large(path, limit)
         return b"".join(parts), status
     finally:
         os.close(fd)
+
+
+def _too_large(path: str | Path, limit: int) -> OSError:
+    return OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
 
 
 _READ_SIZE = 1 << 20
