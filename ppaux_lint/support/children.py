@@ -139,6 +139,7 @@ class Child:
         self.answers = answers
         self._popen = popen  # a spawned child's Popen, which reaps it; a forked one is reaped by waitpid
         self.code: int | None = None
+        self._reaped = popen is not None  # (a forked child's) its status read and the child reaped
 
     @classmethod
     def start(cls, task: Task | None = None) -> Child:
@@ -254,7 +255,15 @@ class Child:
             if self._popen is not None:
                 self.code = self._popen.wait()
             else:
-                self.code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+                self.code = _exit_code(os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT))
+        if not self._reaped:
+            # Read first (``WNOWAIT``), reaped after. Ctrl-C can cut a wait short between any two steps, and
+            # ``_stop``'s finalizer waits again: a status that ``waitpid`` had read in the step cut short was lost
+            # with the child, so the next wait failed (ECHILD, a traceback) and ``kill``, seeing no code, could
+            # have signalled a pid no longer ours.
+            with contextlib.suppress(ChildProcessError):  # reaped by the wait that was cut short
+                os.waitpid(self.pid, 0)
+            self._reaped = True
         return self.code
 
     def ended(self) -> str:
@@ -263,6 +272,12 @@ class Child:
         if code < 0:
             return f"was killed by signal {-code}"
         return f"exited with code {code}"
+
+
+def _exit_code(status: os.waitid_result) -> int:
+    """``waitid``'s account of an ended child as ``waitstatus_to_exitcode`` words it: its exit code, or minus the
+    signal that ended it."""
+    return status.si_status if status.si_code == os.CLD_EXITED else -status.si_status
 
 
 # Run by ``python -I -S -c``: nothing is imported before sys.path is the standard library's, and ppaux_lint

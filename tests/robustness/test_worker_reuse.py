@@ -122,3 +122,26 @@ def _collecting(_: object) -> bool:
     import gc
 
     return gc.isenabled()
+
+
+@pytest.mark.parametrize("step", ["waitid", "waitpid"])
+def test_a_wait_cut_short_by_ctrl_c_loses_no_exit_code(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """Ctrl-C can land just after the system call of a step of ``Child.wait`` returns (the status read, or the child
+    reaped); the wait that follows (``_stop``'s finalizer) still gives the child's exit code, and ``kill`` no longer
+    signals its pid."""
+    child = children.Child.start()
+    real = getattr(os, step)
+
+    def then_interrupted(*args):
+        real(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, step, then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        child.wait()
+    monkeypatch.setattr(os, step, real)
+    assert child.wait() == 0  # it leaves as its task pipe closes
+    signalled = []
+    monkeypatch.setattr(os, "kill", lambda *args: signalled.append(args))
+    child.kill()
+    assert signalled == []
