@@ -1,8 +1,9 @@
 """The summarizer's hand-written walks visit what the plain ones (``ast.iter_child_nodes``) would, in order.
 
-``walk_scope`` (summarize/syntax.py) and the class-body store search (summarize/classes.py) are written out
-for speed, so each is held to the plain definition over real code: ppaux-lint's own sources, the fixtures and
-the precision projects.
+``walk_scope`` and ``children`` (summarize/syntax.py) and the class-body store search (summarize/classes.py) are
+written out for speed, so each is held to the plain definition over real code: ppaux-lint's own sources, the
+fixtures and the precision projects. The first two leave out expression contexts and operators, which no reading
+of a tree visits (it reads ``node.ctx`` and ``node.op`` as attributes): the plain walk without those.
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ import ast
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ppaux_lint.facts.summarize.syntax import SCOPES, walk_scope
+from ppaux_lint.facts.summarize.syntax import SCOPES, children, source, walk_scope
 
 ROOT = Path(__file__).resolve().parent.parent
+_LEFT_OUT = (ast.expr_context, ast.operator, ast.cmpop, ast.boolop, ast.unaryop)
+
+
+def _plain_children(node: ast.AST) -> list[ast.AST]:
+    return [child for child in ast.iter_child_nodes(node) if not isinstance(child, _LEFT_OUT)]
 
 
 def _reference(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
@@ -22,7 +28,7 @@ def _reference(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         if not isinstance(node, SCOPES):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            stack.extend(reversed(_plain_children(node)))
 
 
 def _files() -> list[Path]:
@@ -40,6 +46,28 @@ def test_walk_scope_is_the_plain_walk_on_real_code() -> None:
                 assert [id(n) for n in walk_scope(body)] == [id(n) for n in _reference(body)], path
                 bodies += 1
     assert bodies > 1000
+
+
+def test_children_are_the_plain_children_without_contexts_or_operators() -> None:
+    nodes = left_out = 0
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            assert [id(n) for n in children(node)] == [id(n) for n in _plain_children(node)], (path, ast.dump(node))
+            nodes += 1
+            left_out += isinstance(node, _LEFT_OUT)
+    assert nodes > 100_000 and left_out > 10_000  # the real code has both kinds
+
+
+def test_source_spells_names_as_unparse_does() -> None:
+    """``source`` spells a dotted name itself, and anything else through ``ast.unparse``: the text a rule compares
+    (an annotation, a key) is the same either way."""
+    dotted = 0
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+                assert source(node) == ast.unparse(node), (path, ast.dump(node))
+                dotted += isinstance(node, ast.Attribute)
+    assert dotted > 10_000
 
 
 def _targets_reference(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, ast.expr]]:

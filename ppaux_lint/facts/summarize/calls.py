@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ppaux_lint.contract.names import HELPER_NAMES, PREFIX_CONSTANTS
 from ppaux_lint.contract.pp_errors import PP_KEY_PREFIX
 from ppaux_lint.facts.summarize.frames import Frame, Value, settle, value_of
-from ppaux_lint.facts.summarize.syntax import Scope, dotted, qualname
+from ppaux_lint.facts.summarize.syntax import Scope, children, dotted, qualname
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import CallSite, Import, PrefixUse, Span
 from ppaux_lint.support.records import dataclass
@@ -88,7 +88,9 @@ class HelperUses:
                 frame.bind(node.name)
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 frame.bind(node.rest)
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            below = children(node)
+            below.reverse()
+            stack.extend(below)
 
     def _call(self, node: ast.Call, scope: Scope, frame: Frame) -> None:
         callee = dotted(node.func)

@@ -33,7 +33,7 @@ from ppaux_lint.contract.names import (
     TO_PP,
 )
 from ppaux_lint.facts.summarize.calls import Frame
-from ppaux_lint.facts.summarize.syntax import Scope, dotted, qualname
+from ppaux_lint.facts.summarize.syntax import Scope, children, dotted, qualname
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import Handoff
 
@@ -44,10 +44,8 @@ WORDS = (*FORWARD_WORDS, AFTER_SAMPLE, TO_PP, FROM_PP)
 # name whose arguments, before any other parenthesis, call a class-like name (``Bundle(top=TopK(``).
 _CONSTRUCTION = re.compile(r"\b(?:_*[A-Z]\w*|cls)\s*\([^()]*?\b_*[A-Z]\w*\s*\(|\bpartial\b")
 _PARTIAL = "partial"
-_Call, _AST = ast.Call, ast.AST
-_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})  # no call below them
-_NO_CALL_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "kind", "conversion", "type_comment"})
-_FIELDS: dict[type, tuple[str, ...]] = {}  # per node type, the fields that may hold a call
+_Call = ast.Call
+_LEAVES = frozenset({ast.Name, ast.Constant})  # no call below them
 
 
 def worth_scanning(text: str) -> bool:
@@ -80,11 +78,11 @@ class Handoffs:
 
     def scan(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame) -> None:
         """Every call in ``nodes``, in source order (a pre-order walk). Most files that name a transport method
-        are scanned, so the walk reads each node's fields itself, without the generators of
-        ``ast.iter_child_nodes``, and skips the leaves and fields that hold no call."""
+        are scanned, so the walk pushes each node's ``syntax.children`` (no generators, no contexts or
+        operators) and skips the leaves that hold no call."""
         calls: list[ast.Call] = []
         stack = list(reversed(nodes))
-        pop, push = stack.pop, stack.append
+        pop = stack.pop
         while stack:
             node = pop()
             kind = type(node)
@@ -92,18 +90,9 @@ class Handoffs:
                 continue
             if kind is _Call:
                 calls.append(node)  # type: ignore[arg-type]
-            children: list[ast.AST] = []
-            fields = _FIELDS.get(kind)
-            if fields is None:
-                fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NO_CALL_FIELDS)
-            for name in fields:
-                value = getattr(node, name, None)
-                if type(value) is list:
-                    children.extend([v for v in value if isinstance(v, _AST)])
-                elif isinstance(value, _AST):
-                    children.append(value)
-            for child in reversed(children):
-                push(child)
+            below = children(node)
+            below.reverse()
+            stack.extend(below)
         if calls:
             where = qualname(scope)
             for call in calls:

@@ -20,21 +20,14 @@ from __future__ import annotations
 import ast
 
 from ppaux_lint.contract.names import is_class_like
+from ppaux_lint.facts.summarize.syntax import children
 
 _CLASS_ARGUMENT = {"isinstance": 1, "issubclass": 1, "super": 0, "cast": 0}  # callee -> index of the class
 _Name, _Attribute, _Constant, _Call, _AnnAssign = ast.Name, ast.Attribute, ast.Constant, ast.Call, ast.AnnAssign
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_AST = ast.AST
-# Nodes and fields that never hold a name: imports bind, they use nothing; a context, an operator or a
-# comparison's operators are leaves. Left out of the walk, they were a fifth of the nodes it visited.
+# Nodes that never hold a name: imports bind, they use nothing. The fields that hold none (a context, an
+# operator, a comparison's operators) are left out as every walk leaves them (``syntax.child_fields``).
 _NAMELESS = frozenset({ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue})
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(kind: type) -> tuple[str, ...]:
-    fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
-    return fields
 
 
 def value_names(tree: ast.Module) -> tuple[str, ...]:
@@ -73,11 +66,5 @@ def value_names(tree: ast.Module) -> tuple[str, ...]:
             if node.value is not None:
                 push(node.value)
         elif kind not in _NAMELESS:
-            fields = _FIELDS.get(kind)
-            for field in fields if fields is not None else _fields(kind):
-                value = getattr(node, field, None)
-                if type(value) is list:
-                    extend([v for v in value if isinstance(v, _AST)])
-                elif isinstance(value, _AST):
-                    push(value)
+            extend(children(node))
     return tuple(sorted(name for name in seen if is_class_like(name)))
