@@ -150,12 +150,14 @@ class _Builder:
         """The flow, or None when it would tell the inference nothing a missing one does not: every return
         unknown and nothing stored. A local that only unknown values reach reads as unknown itself, and only
         the parameters a return or a store reads are kept."""
+        if self._tells_nothing(self.returns):  # most functions, settled before their locals are looked at
+            return None
         arguments = _arguments(self.node) if self.node is not None else []
         names = {a.arg for a in arguments}
         dead = {name for name, values in self.locals.items() if name not in names and set(values) == {UNKNOWN}}
         returns = [UNKNOWN if _head(expr)[0] == "name" and _head(expr)[1] in dead else expr for expr in self.returns]
-        if returns and not self.stores and self.binding != "property" and all(e == UNKNOWN for e in returns):
-            return None  # (a function with no return at all always raises: that is worth keeping)
+        if self._tells_nothing(returns):  # a local that only unknown values reach made them so
+            return None
         self.returns = returns
         read_locals = self._read_locals()
         read = {name for expr in (*returns, *(v for _, v in self.stores),
@@ -166,6 +168,11 @@ class _Builder:
                             tuple((name, tuple(map(render, values))) for name, values in read_locals),
                             tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
                             self.binding, return_type, optional, self.opaque, tuple(self.lines))
+
+    def _tells_nothing(self, returns: list[Shape]) -> bool:
+        """Every return unknown and nothing stored (a function with no return at all always raises: that is
+        worth keeping)."""
+        return bool(returns) and not self.stores and self.binding != "property" and all(e == UNKNOWN for e in returns)
 
     def _read_locals(self) -> tuple[tuple[str, tuple[Shape, ...]], ...]:
         """The locals a return or a store can read, directly or through other locals: the rest is never

@@ -24,12 +24,18 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool,
     and generic parameters before 3.12, ``except A, B:`` before 3.14) on every interpreter that knows it, so the
     findings do not depend on the Python that runs ppaux-lint. It cannot accept what is newer than that Python:
     such a syntax error says the interpreter, not the file, may be the cause."""
+    # The checked code's SyntaxWarnings (its codecs' warnings, those of the string annotations parsed) are not
+    # ours to print, and under PYTHONWARNINGS=error they would fail the file: one filter for the whole file.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _summarize(source, path, module, is_package, target)
+
+
+def _summarize(source: bytes, path: str, module: str, is_package: bool, target: int | None) -> FileSummary:
     try:
-        with warnings.catch_warnings():  # the checked code's SyntaxWarnings (and its codecs' warnings) are
-            warnings.simplefilter("ignore")  # not ours to print; under PYTHONWARNINGS=error they would fail it
-            text = decode(source)
-            tree = ast.parse(source, filename=path, type_comments=False,
-                             feature_version=None if target is None else (3, target))
+        text = decode(source)
+        tree = ast.parse(source, filename=path, type_comments=False,
+                         feature_version=None if target is None else (3, target))
     except Unreadable as exc:
         return _with_error(path, module, is_package, exc.error)
     except SyntaxError as exc:
@@ -44,9 +50,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool,
         return _with_error(path, module, is_package, ParseError(f"cannot parse: {exc}", Span(1, 1, 1, 1)))
     collector = Collector(module, is_package, Positions(text))
     try:
-        with warnings.catch_warnings():  # string annotations are parsed too
-            warnings.simplefilter("ignore")
-            collector.walk(tree, deep=worth_scanning(text), forward=handoffs.worth_scanning(text))
+        collector.walk(tree, deep=worth_scanning(text), forward=handoffs.worth_scanning(text))
     except RecursionError:
         return _with_error(path, module, is_package,
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))

@@ -172,6 +172,7 @@ class Positions:
     def __init__(self, text: str) -> None:
         self.text = text
         self._lines: list[str] | None = None
+        self._ascii = text.isascii()  # most files: every column is ast's byte offset, and no line need be split
 
     def lines(self, first: int, last: int) -> list[str]:
         """The source lines ``first`` to ``last`` (1-based, both included), as ast numbers them."""
@@ -180,6 +181,8 @@ class Positions:
         return self._lines[first - 1:last]
 
     def _column(self, line: int, byte_offset: int) -> int:
+        if self._ascii:
+            return byte_offset + 1
         if self._lines is None:
             self._lines = source_lines(self.text)
         if not 0 < line <= len(self._lines):
