@@ -24,10 +24,13 @@ def read_regular_file(path: str | Path, limit: int | None = None) -> bytes:
     return read_regular_file_stat(path, limit)[0]
 
 
-def read_regular_file_stat(path: str | Path, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+def read_regular_file_stat(path: str | Path, limit: int | None = None,
+                           directory: int | None = None) -> tuple[bytes, os.stat_result]:
     """``read_regular_file``, with the file's stat as it was opened, before it was read: what a cache that
-    trusts stats must pair with what it learns from the bytes."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    trusts stats must pair with what it learns from the bytes. With ``directory`` (a descriptor), ``path`` is
+    a name in that directory, and a link there is refused rather than followed."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags) if directory is None else os.open(path, flags | os.O_NOFOLLOW, dir_fd=directory)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):

@@ -1,7 +1,8 @@
 """ppaux-lint's dataclasses run code kept from an earlier process instead of compiling their methods on every
 import (``support/records.py``), and nothing about a class changes for it: not its methods' code, not how it
-behaves, not anyone else's dataclasses; a damaged or foreign file is ignored, and nothing is written where
-Python writes no bytecode."""
+behaves, not anyone else's dataclasses; a damaged or foreign file is ignored. Where Python writes no bytecode,
+or cannot write it, the code is kept in the user's cache directory, never beside the bytecode, and a file there
+that anyone but the user could have written is never run."""
 
 from __future__ import annotations
 
@@ -40,17 +41,20 @@ print(json.dumps(codes))
 """
 
 
-def _env(prefix: Path, write: bool = True) -> dict[str, str]:
+def _env(prefix: Path, write: bool = True, cache: Path | None = None) -> dict[str, str]:
+    """Bytecode under ``prefix``, written or not, and the user's cache in ``cache`` (by default beside
+    ``prefix``: never the real one)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     env["PYTHONPYCACHEPREFIX"] = str(prefix)
+    env["XDG_CACHE_HOME"] = str(cache or prefix.with_name(prefix.name + "-user-cache"))
     if not write:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
-def _probe(prefix: Path, write: bool = True) -> tuple[int, dict[str, str]]:
-    done = subprocess.run([sys.executable, "-c", _PROBE], env=_env(prefix, write), capture_output=True, text=True,
-                          timeout=120, check=True)
+def _probe(prefix: Path, write: bool = True, cache: Path | None = None) -> tuple[int, dict[str, str]]:
+    done = subprocess.run([sys.executable, "-c", _PROBE], env=_env(prefix, write, cache), capture_output=True,
+                          text=True, timeout=120, check=True)
     compiled, codes = done.stdout.splitlines()
     return int(compiled), json.loads(codes)
 
@@ -65,10 +69,99 @@ def test_a_later_process_compiles_nothing_and_gets_the_same_code(tmp_path: Path)
     first, codes = _probe(tmp_path / "kept")
     assert first >= 20  # every class of the module compiled its methods (a source each; one per class from 3.13)
     again, kept_codes = _probe(tmp_path / "kept")
-    assert again == 0
+    assert again == 0 and not (tmp_path / "kept-user-cache").exists()  # beside the bytecode, nowhere else
     fresh, fresh_codes = _probe(tmp_path / "none", write=False)
     assert fresh == first and not list((tmp_path / "none").rglob("dataclasses.*.bin"))
     assert _code(kept_codes) == _code(codes) == _code(fresh_codes) and len(codes) >= 20
+
+
+def _user_file(cache: Path) -> Path:
+    found = list((cache / "ppaux-lint").glob("dataclasses.*.bin"))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_without_bytecode_the_code_is_kept_in_the_users_cache(tmp_path: Path) -> None:
+    """``PYTHONDONTWRITEBYTECODE`` (``-B``) keeps bytecode out of the installation, so the code goes to the user's
+    cache directory, private to the user; a later process runs it, and the classes are the same."""
+    cache = tmp_path / "home-cache"
+    first, codes = _probe(tmp_path / "prefix", write=False, cache=cache)
+    assert first >= 20 and not (tmp_path / "prefix").exists()
+    kept = _user_file(cache)
+    assert oct(kept.stat().st_mode & 0o777) == oct(0o600) and oct(kept.parent.stat().st_mode & 0o777) == oct(0o700)
+    again, kept_codes = _probe(tmp_path / "prefix", write=False, cache=cache)
+    assert again == 0 and _code(kept_codes) == _code(codes)
+    assert _probe(tmp_path / "written", cache=cache)[0] == 0  # read there when none is beside the bytecode
+
+
+def test_what_a_process_compiles_is_found_where_it_saved_it(tmp_path: Path) -> None:
+    """A file an earlier run left beside the bytecode (here one that holds another class's code) is read only
+    after the user's, where a process that writes no bytecode saves: otherwise it would compile the same classes
+    on every run."""
+    prefix, cache = tmp_path / "prefix", tmp_path / "home-cache"
+    _probe(prefix)
+    beside = _kept_file(prefix)
+    beside.write_bytes(marshal.dumps((sys.version, {"x = 1": compile("x = 1", "<string>", "exec")})))
+    assert _probe(prefix, write=False, cache=cache)[0] >= 20
+    assert _probe(prefix, write=False, cache=cache)[0] == 0
+    assert len(marshal.loads(beside.read_bytes())[1]) == 1  # left as it was
+
+
+def test_a_read_only_installation_keeps_its_code_in_the_users_cache(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"  # in the way of the bytecode directory, as a read-only installation is
+    blocked.write_text("")
+    cache = tmp_path / "home-cache"
+    assert _probe(blocked / "prefix", cache=cache)[0] >= 20
+    assert _probe(blocked / "prefix", cache=cache)[0] == 0
+    assert blocked.read_text() == "" and _user_file(cache).is_file()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="ownership and modes are POSIX's")
+@pytest.mark.parametrize("how", ["writable-by-others", "a-link"])
+def test_a_users_cache_directory_someone_else_could_write_is_never_used(tmp_path: Path, how: str) -> None:
+    """The kept code is code the process runs: in a directory another user could write into (or one a link leads
+    to) it is neither read nor written, and every process compiles, as without it."""
+    cache = tmp_path / "home-cache"
+    _probe(tmp_path / "prefix", write=False, cache=cache)
+    directory = cache / "ppaux-lint"
+    kept = _user_file(cache)
+    if how == "writable-by-others":
+        directory.chmod(0o777)
+    else:
+        directory.rename(tmp_path / "elsewhere")
+        directory.symlink_to(tmp_path / "elsewhere")
+        kept = tmp_path / "elsewhere" / kept.name
+    before = kept.read_bytes(), kept.stat().st_ino
+    assert _probe(tmp_path / "prefix", write=False, cache=cache)[0] >= 20
+    assert _probe(tmp_path / "prefix", write=False, cache=cache)[0] >= 20
+    assert (kept.read_bytes(), kept.stat().st_ino) == before
+
+
+@pytest.mark.skipif(os.name != "posix", reason="ownership and modes are POSIX's")
+@pytest.mark.parametrize("how", ["writable-by-others", "a-link", "owned-by-another-user"])
+def test_a_users_cache_file_someone_else_could_write_is_never_run(tmp_path: Path, how: str) -> None:
+    """A file in the user's own directory that is not private (writable by others, another user's, or a link) is
+    not read: the process compiles, and replaces it with a private file of its own (never writing through the
+    link), which the next process runs."""
+    cache = tmp_path / "home-cache"
+    _probe(tmp_path / "prefix", write=False, cache=cache)
+    kept = _user_file(cache)
+    if how == "writable-by-others":
+        kept.chmod(0o666)
+    elif how == "a-link":
+        target = tmp_path / "elsewhere.bin"
+        kept.rename(target)
+        kept.symlink_to(target)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("giving a file to another user takes root")
+        os.chown(kept, 65534, 65534)
+    assert _probe(tmp_path / "prefix", write=False, cache=cache)[0] >= 20
+    assert not kept.is_symlink() and kept.stat().st_uid == os.geteuid()
+    assert oct(kept.stat().st_mode & 0o777) == oct(0o600)
+    assert _probe(tmp_path / "prefix", write=False, cache=cache)[0] == 0
+    if how == "a-link":
+        assert marshal.loads((tmp_path / "elsewhere.bin").read_bytes())[0] == sys.version  # the target untouched
 
 
 def _code(dumped: dict[str, str]) -> dict[str, object]:
@@ -117,8 +210,9 @@ def test_a_truncated_file_is_ignored(tmp_path: Path) -> None:
 
 
 def test_a_place_it_cannot_write_costs_only_the_compilation(tmp_path: Path) -> None:
-    """Where the bytecode directory cannot be made (here a file is in the way, which stops root too, as a
-    read-only installation stops a user), every process compiles, as without the kept code, and nothing fails."""
+    """Where neither the bytecode directory nor the user's cache can be made (here a file is in the way of both,
+    which stops root too, as a read-only installation stops a user), every process compiles, as without the kept
+    code, and nothing fails."""
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     assert _probe(blocked / "prefix")[0] >= 20
