@@ -31,7 +31,8 @@ directory instead (``_user_directory``), which is where a tool's cache belongs: 
 every class again, and a 1,000-file check took 1.16x as long, a one-file check 1.07x. That file is code this
 process runs, so it is trusted only as the user's own: read and written only in a directory that this user
 owns and nobody else may write, opened without following links, and read only when the file too is this
-user's and writable by nobody else. Beside the bytecode, a file is still preferred when there is one.
+user's and writable by nobody else. Of the two files, the one ``save`` writes to is read first, the other
+only when that one holds nothing.
 """
 
 from __future__ import annotations
