@@ -150,14 +150,14 @@ def store_path() -> str | None:
     return os.path.join(cache, _file_name(tag))
 
 
-def _file_name(tag: str) -> str:
-    return f"dataclasses.{tag}.m{marshal.version}.o{sys.flags.optimize}.bin"
+def _file_name(tag: str, suffix: str = "") -> str:
+    return f"dataclasses.{tag}.m{marshal.version}.o{sys.flags.optimize}{suffix}.bin"
 
 
 def _user_file_name(tag: str) -> str:
     """The name adds a checksum of ``sys.version``: interpreters that share a tag there (a virtual environment's
     and the system's) do not replace each other's file."""
-    return _file_name(tag).replace(".bin", f".{binascii.crc32(sys.version.encode()):08x}.bin")
+    return _file_name(tag, f".{binascii.crc32(sys.version.encode()):08x}")
 
 
 def _user_directory() -> str | None:

@@ -75,19 +75,13 @@ def test_a_later_process_compiles_nothing_and_gets_the_same_code(tmp_path: Path)
     assert _code(kept_codes) == _code(codes) == _code(fresh_codes) and len(codes) >= 20
 
 
-def _user_file(cache: Path) -> Path:
-    found = list((cache / "ppaux-lint").glob("dataclasses.*.bin"))
-    assert len(found) == 1, found
-    return found[0]
-
-
 def test_without_bytecode_the_code_is_kept_in_the_users_cache(tmp_path: Path) -> None:
     """``PYTHONDONTWRITEBYTECODE`` (``-B``) keeps bytecode out of the installation, so the code goes to the user's
     cache directory, private to the user; a later process runs it, and the classes are the same."""
     cache = tmp_path / "home-cache"
     first, codes = _probe(tmp_path / "prefix", write=False, cache=cache)
     assert first >= 20 and not (tmp_path / "prefix").exists()
-    kept = _user_file(cache)
+    kept = _kept_file(cache / "ppaux-lint")
     assert oct(kept.stat().st_mode & 0o777) == oct(0o600) and oct(kept.parent.stat().st_mode & 0o777) == oct(0o700)
     again, kept_codes = _probe(tmp_path / "prefix", write=False, cache=cache)
     assert again == 0 and _code(kept_codes) == _code(codes)
@@ -113,7 +107,7 @@ def test_a_read_only_installation_keeps_its_code_in_the_users_cache(tmp_path: Pa
     cache = tmp_path / "home-cache"
     assert _probe(blocked / "prefix", cache=cache)[0] >= 20
     assert _probe(blocked / "prefix", cache=cache)[0] == 0
-    assert blocked.read_text() == "" and _user_file(cache).is_file()
+    assert blocked.read_text() == "" and _kept_file(cache / "ppaux-lint").is_file()
 
 
 @pytest.mark.skipif(os.name != "posix", reason="ownership and modes are POSIX's")
@@ -124,7 +118,7 @@ def test_a_users_cache_directory_someone_else_could_write_is_never_used(tmp_path
     cache = tmp_path / "home-cache"
     _probe(tmp_path / "prefix", write=False, cache=cache)
     directory = cache / "ppaux-lint"
-    kept = _user_file(cache)
+    kept = _kept_file(cache / "ppaux-lint")
     if how == "writable-by-others":
         directory.chmod(0o777)
     else:
@@ -145,7 +139,7 @@ def test_a_users_cache_file_someone_else_could_write_is_never_run(tmp_path: Path
     link), which the next process runs."""
     cache = tmp_path / "home-cache"
     _probe(tmp_path / "prefix", write=False, cache=cache)
-    kept = _user_file(cache)
+    kept = _kept_file(cache / "ppaux-lint")
     if how == "writable-by-others":
         kept.chmod(0o666)
     elif how == "a-link":

@@ -72,14 +72,12 @@ NO_NODE_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "id", "a
 """Fields that never hold a node worth visiting: expression contexts and operators (no reading of a tree visits
 them as nodes: ``node.ctx`` and ``node.op`` are read as attributes) and plain values. Left out, a walk visits a
 third fewer nodes. (``name`` stays: a ``type`` statement's is a ``Name``.)"""
-CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-"""``child_fields`` of each node type met so far."""
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # ``_child_fields`` of each node type met so far
 
 
-def child_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type that may hold nodes to visit, in field order (``NO_NODE_FIELDS`` left out). Hot
-    walks read ``CHILD_FIELDS.get`` first and call this for a type not met yet."""
-    fields = CHILD_FIELDS[kind] = tuple(field for field in kind._fields if field not in NO_NODE_FIELDS)
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes to visit, in field order (``NO_NODE_FIELDS`` left out)."""
+    fields = _CHILD_FIELDS[kind] = tuple(field for field in kind._fields if field not in NO_NODE_FIELDS)
     return fields
 
 
@@ -87,9 +85,9 @@ def children(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes(node)`` as a list, without its two generators and without the nodes of
     ``NO_NODE_FIELDS``: what every walk of a summary's trees pushes, once per node of a file."""
     kind = type(node)
-    fields = CHILD_FIELDS.get(kind)
+    fields = _CHILD_FIELDS.get(kind)
     found: list[ast.AST] = []
-    for field in fields if fields is not None else child_fields(kind):
+    for field in fields if fields is not None else _child_fields(kind):
         value = getattr(node, field, None)
         if type(value) is list:
             found.extend([item for item in value if isinstance(item, ast.AST)])

@@ -26,7 +26,7 @@ _CLASS_ARGUMENT = {"isinstance": 1, "issubclass": 1, "super": 0, "cast": 0}  # c
 _Name, _Attribute, _Constant, _Call, _AnnAssign = ast.Name, ast.Attribute, ast.Constant, ast.Call, ast.AnnAssign
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Nodes that never hold a name: imports bind, they use nothing. The fields that hold none (a context, an
-# operator, a comparison's operators) are left out as every walk leaves them (``syntax.child_fields``).
+# operator, a comparison's operators) are left out as every walk leaves them (``syntax.children``).
 _NAMELESS = frozenset({ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue})
 
 
