@@ -575,14 +575,16 @@ def test_a_run_collects_garbage_rarely_and_restores_the_collector(project, monke
     assert before != THRESHOLDS
     during = []
 
-    def run(**kwargs):
+    def run(*args, **kwargs):
         during.append(gc.get_threshold())
         raise RuntimeError("the command failed")
 
-    monkeypatch.setattr(cli_module.cli, "main", run)
-    with pytest.raises(SystemExit):
-        cli_module.main(["check", str(project)])
-    assert during == [THRESHOLDS]
+    monkeypatch.setattr(cli_module, "run", run)  # check, as main runs it without click
+    monkeypatch.setattr(cli_module.cli, "main", run)  # any other command, through click
+    for args in (["check", str(project)], ["inventory", str(project)]):
+        with pytest.raises(SystemExit):
+            cli_module.main(args)
+    assert during == [THRESHOLDS, THRESHOLDS]
     assert gc.get_threshold() == before
 
 

@@ -116,3 +116,18 @@ def test_importing_the_cli_loads_no_command_body() -> None:
     modules = set(json.loads(done.stdout))
     heavy = ("ppaux_lint.check.engine", "ppaux_lint.rules", "ppaux_lint.cli.verify", "rich", "traceback", *NEVER)
     assert sorted(m for m in heavy if m in modules) == []
+
+
+def test_check_runs_without_click(tmp_path: Path) -> None:
+    """click and the commands it builds were 13 ms of every ``check`` (issue 36): a check whose command line
+    ``check_options.parse`` reads runs without them, warm or cold, with findings or without, and any other
+    command line goes through click as before."""
+    root = _warm_copy(tmp_path)
+    for args in (["check", CLEAN_FILE], ["check", "-q", FINDINGS_FILE], ["check", "--no-cache", "."],
+                 ["check", "--output-format=json", "--select", "PPA001", "."]):
+        modules = imported(root, *args)
+        assert "ppaux_lint.check.engine" in modules or "ppaux_lint.report.full" in modules  # it did run
+        assert sorted(m for m in modules if m == "click" or m.startswith("click.")
+                      or m == "ppaux_lint.cli.commands") == [], args
+    assert {"click", "ppaux_lint.cli.commands"} <= imported(root, "check", "--no-cache", "--", ".")
+    assert {"click", "ppaux_lint.cli.commands"} <= imported(root, "inventory", ".")

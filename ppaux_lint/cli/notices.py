@@ -15,9 +15,8 @@ settles it.
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Sequence
-
-import click
 
 GITHUB = "github"  # the key of the run's state (click's ``obj``) that says the format is github
 
@@ -33,7 +32,16 @@ def say(state: dict | None, kind: str, text: str) -> None:
         from ppaux_lint.report.paths import printable
 
         line = printable(line)
-    click.echo(line, err=True)
+    echo(line, err=True)
+
+
+def echo(line: str, err: bool = False) -> None:
+    """``line`` on standard output (error, with ``err``), flushed at once, as click's ``echo`` writes a message:
+    ``check`` runs without importing click (``cli/check_options.py``). Nothing when the stream is gone."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is not None:
+        stream.write(line + "\n")
+        stream.flush()
 
 
 def asks_for_github(args: Sequence[str]) -> bool:

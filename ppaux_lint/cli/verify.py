@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ppaux_lint.cli.click_errors import Command
 from ppaux_lint.runtime.run.plan import DEFAULT_TIMEOUT, VerifyUsageError
 from ppaux_lint.runtime.terms.helpers import CHOICES as HELPERS_CHOICES
 from ppaux_lint.support.command import exit_codes_help, guarded
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ppaux_lint.runtime.terms.results import VerifyResult
 
 
-@click.command("verify", epilog=exit_codes_help())
+@click.command("verify", cls=Command, epilog=exit_codes_help())
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--device", default="auto", show_default=True, metavar="auto|cpu|cuda|cuda:N",
               help="Where the round trips run; auto means CUDA when it is there.")
@@ -61,8 +62,8 @@ def verify(ctx: click.Context, paths: tuple[Path, ...], device: str, transport: 
            junit_xml: Path | None, strict: bool, timeout: float | None, config_path: Path | None,
            helpers: str | None, explore: int | None, seed: int | None, attn_tp_size: int | None) -> None:
     """Import the classes found in PATHS and put each through a real pipeline-parallel round trip."""
-    ctx.exit(guarded(ctx, lambda: _verify(list(paths), device, transport, output_format, junit_xml, strict,
-                                          timeout, config_path, helpers, explore, seed, attn_tp_size)))
+    ctx.exit(guarded(ctx.obj, lambda: _verify(list(paths), device, transport, output_format, junit_xml, strict,
+                                              timeout, config_path, helpers, explore, seed, attn_tp_size)))
 
 
 def _verify(paths: list[Path], device: str, transport: str, output_format: str, junit_xml: Path | None,

@@ -9,10 +9,9 @@ bug, printed as "internal error" with the traceback under ``--debug``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping
 from typing import TypeVar
-
-import click
 
 from ppaux_lint.support.errors import UsageError
 
@@ -29,13 +28,18 @@ PREFIX = "ppaux-lint: error: "
 T = TypeVar("T")
 
 
-class ExitError(click.ClickException):
-    """A one-line error with exit code 2, printed without a traceback."""
+class ExitError(Exception):
+    """A one-line error with exit code 2, printed without a traceback (by ``cli.main``, as click's own usage
+    errors are). Not click's exception: ``check`` runs without importing click (``cli/check_options.py``)."""
 
     exit_code = EXIT_ERROR
 
-    def show(self, file=None) -> None:
-        click.echo(f"{PREFIX}{self.format_message()}", err=True)
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def format_message(self) -> str:
+        return self.message
 
 
 class OutputFailed(ExitError):
@@ -60,33 +64,44 @@ def exit_codes_help() -> str:
     return "\b\nExit codes:\n" + "\n".join(f"  {code:<3}  {meaning}" for code, meaning in EXIT_CODES)
 
 
-def debugging(ctx: click.Context) -> bool:
-    return bool((ctx.find_root().obj or {}).get("debug"))
+def debugging(state: Mapping[str, object] | None) -> bool:
+    """Whether the run's state (click's ``obj``: ``cli.main`` makes it) asks for tracebacks (``--debug``)."""
+    return bool((state or {}).get("debug"))
 
 
-def guarded(ctx: click.Context, action: Callable[[], T]) -> T:
+def guarded(state: Mapping[str, object] | None, action: Callable[[], T]) -> T:
     """Run ``action``, turning usage errors and bugs into one-line errors with exit code 2, interrupts into
-    one line with exit code 130."""
+    one line with exit code 130; ``state``: the run's, which says whether to print tracebacks."""
     try:
         return action()
-    except click.ClickException:  # one line already (standard output that failed, say)
+    except ExitError:  # one line already (standard output that failed, say)
         raise
     except UsageError as exc:
         raise ExitError(str(exc)) from None
     except KeyboardInterrupt:
         raise Interrupted from None
-    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
-        if debugging(ctx):
+    except Exception as exc:  # the promise is "never a traceback"
+        if is_click_error(exc):  # one line already (click's own)
+            raise
+        if debugging(state):
             import traceback  # only under --debug: every run imports this module
 
             traceback.print_exc()
-        hint = "" if debugging(ctx) else " (run with --debug for the traceback)"
+        hint = "" if debugging(state) else " (run with --debug for the traceback)"
         raise ExitError(f"internal error: {type(exc).__name__}: {exc}{hint}") from None
 
 
-def one_line(error: click.ClickException) -> str:
-    """Click's own usage errors (an unknown option, a bad choice), as one line like every other error."""
-    message = error.format_message()
-    if isinstance(error, click.UsageError) and error.ctx is not None:
-        message += f" (see `{error.ctx.command_path} --help`)"
+def is_click_error(error: BaseException) -> bool:
+    """Whether ``error`` is one of click's own (a usage error it found): only where click was imported can one
+    have been raised, so this never imports it."""
+    click = sys.modules.get("click")
+    return click is not None and isinstance(error, click.ClickException)
+
+
+def one_line(error: Exception) -> str:
+    """An error of ours, or one of click's own usage errors (an unknown option, a bad choice), as one line."""
+    message = error.format_message()  # type: ignore[attr-defined]  # both kinds have it
+    context = getattr(error, "ctx", None)  # click's UsageError: the command whose help to point at
+    if context is not None and not isinstance(error, ExitError):
+        message += f" (see `{context.command_path} --help`)"
     return " ".join(message.split())
