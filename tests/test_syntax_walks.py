@@ -112,9 +112,8 @@ def test_class_targets_are_found_in_the_plain_walks_order() -> None:
 
 
 def test_plain_dotted_is_dotted_without_subscripts() -> None:
-    """``fixes.syntax.plain_dotted`` follows the chain instead of walking the expression for a subscript."""
-    from ppaux_lint.facts.summarize.syntax import dotted
-    from ppaux_lint.fixes.syntax import plain_dotted
+    """``plain_dotted`` follows the chain instead of walking the expression for a subscript."""
+    from ppaux_lint.facts.summarize.syntax import dotted, plain_dotted
 
     expressions = 0
     for path in _files():

@@ -38,7 +38,6 @@ class _Path(click.Path):
                    writable=rule.writable)
 
 
-
 class _Commands(Group):
     """A group whose ``lazy`` commands, ``name -> "module:attribute"``, are imported when first looked up."""
 

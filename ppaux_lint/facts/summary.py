@@ -17,7 +17,7 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 7
+SUMMARY_FORMAT = 8
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -186,6 +186,47 @@ class Decorator:
 
 
 @dataclass(frozen=True)
+class InitFacts:
+    """A class's own ``__init__`` (the first plain ``def`` of that name in its body) as a generated method relies on
+    it (``fixes/constructors.py``), from ``summarize.constructors``: its parameters as written, and what its body
+    stores from them."""
+
+    positional: tuple[str, ...]  # positional-only then positional parameters, ``self`` included
+    posonly: int  # how many of ``positional`` are positional-only
+    defaults: tuple[bool, ...]  # for each default of ``positional`` (the last ones), whether it is ``None``
+    kwonly: tuple[str, ...]
+    kw_defaults: tuple[str, ...]  # for each of ``kwonly``: "" no default, "none" ``None``, "other"
+    annotations: tuple[tuple[str, str, str], ...]  # (parameter, annotation as written, the dotted name it names
+    # (a string annotation's too), "" when none) for each parameter but ``self``, annotated or not
+    stores: tuple[tuple[str, str], ...]  # (attribute, parameter) of each ``self.<attribute> = <parameter>``
+
+
+@dataclass(frozen=True)
+class FieldFacts:
+    """An annotated name in a class body, as ``dataclasses`` would make a field of it (``summarize.constructors``)."""
+
+    name: str
+    annotation: str  # as written
+    annotation_name: str  # the dotted name it names (a string annotation's too), "" when none
+    value: str  # "" none, "call" a call (``field(...)``?), "none" the literal ``None``, "other"
+    callee: str = ""  # the dotted name a "call" calls ("" when it is no plain name)
+    init_false: bool = False  # the call says ``init=False``
+    keyword_default: bool = False  # the call gives ``default`` or ``default_factory``
+    keyword_none: bool = False  # the call gives ``default=None``
+
+
+@dataclass(frozen=True)
+class ConstructorFacts:
+    """What builds a class statement's instances, as far as a generated method may rely on it
+    (``fixes/constructors.py``), from ``summarize.constructors``: read here once, so that planning a fix parses no
+    file along the class's MRO again."""
+
+    decorators: tuple[str, ...]  # the dotted name of each decorator (a call's callee), "" when it is no plain name
+    init: InitFacts | None  # None: the body defines no ``__init__``
+    fields: tuple[FieldFacts, ...]  # the body's annotated names, in order
+
+
+@dataclass(frozen=True)
 class ClassSummary:
     """A class statement at any depth, with its namespace as written (``summarize.classes``); or a class made by a
     ``type(name, bases, namespace)`` call (``made_by`` "type", ``summarize.namespaces``), its members read from
@@ -210,6 +251,7 @@ class ClassSummary:
     base_args: tuple[tuple[str, ...], ...] = ()  # the type arguments of each base as written, in the order of
     # ``bases`` (``Stat[float]``: ("float",); unsubscripted: ()); () when no base is subscripted
     type_params: tuple[str, ...] = ()  # the names of ``class C[T, U]:`` (PEP 695)
+    constructor: ConstructorFacts | None = None  # a class statement's (``summarize.constructors``); None for ``type()``
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:

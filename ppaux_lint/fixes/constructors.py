@@ -3,21 +3,20 @@
 Both generated methods depend on it: ``to_pp_tensors`` sends the attributes that hold tensors, and
 ``from_pp_tensors`` must rebuild the output from keyword arguments alone. Python finds ``__init__`` along the
 MRO, so this does too, and reads dataclass fields as ``dataclasses`` collects them; anything it cannot see
-(an external base that may define ``__init__``) means no fix rather than a guess.
+(an external base that may define ``__init__``, a class ``type()`` made) means no fix rather than a guess.
+What each class statement's body says is in its summary (``ConstructorFacts``, read by
+``summarize.constructors``), so no file along the MRO is parsed again here; what its names mean is the index's.
 """
 
 from __future__ import annotations
 
-import ast
-import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-from ppaux_lint.fixes.syntax import is_none, simple_store
+from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
-    from ppaux_lint.fixes.sources import Sources
     from ppaux_lint.index.model import ClassInfo
     from ppaux_lint.index.project_index import ProjectIndex
 
@@ -38,10 +37,9 @@ class Constructor:
 
 
 class Constructors:
-    def __init__(self, index: ProjectIndex, infos: dict[str, ClassInfo], sources: Sources) -> None:
+    def __init__(self, index: ProjectIndex, infos: dict[str, ClassInfo]) -> None:
         self.index = index
         self.infos = infos
-        self.sources = sources
 
     def of(self, fqn: str) -> Constructor | None:
         """How ``fqn`` is constructed, found the way Python finds ``__init__``: along the MRO."""
@@ -55,57 +53,52 @@ class Constructors:
                 if cls in known or cls.split(".")[0] in ("builtins", "typing", "typing_extensions", "abc"):
                     continue  # Protocols and object contribute no constructor parameters
                 return None  # an external base may define __init__: unknown
-            found = self.sources.class_node(cls)
-            if found is None:
+            facts = self.index.classes[cls].constructor
+            if facts is None:
                 return None
-            node, _, module = found
-            scope = self.index.classes[cls].qualname
-            init = next((d for d in node.body if isinstance(d, ast.FunctionDef) and d.name == "__init__"), None)
-            if init is not None:
-                return self._init_constructor(init, module, scope)
-            if self._is_dataclass(node, module, scope):
+            module, scope = self.index.class_module[cls], self.index.classes[cls].qualname
+            if facts.init is not None:
+                return self._init_constructor(facts.init, module, scope)
+            if self._is_dataclass(facts, module, scope):
                 return self._dataclass_constructor(info.ancestry[position:])
         return None
 
-    def _is_dataclass(self, node: ast.ClassDef, module: str, scope: str) -> bool:
-        return any(self.sources.resolves_to(module, scope, d.func if isinstance(d, ast.Call) else d, _DATACLASS)
-                   for d in node.decorator_list)
+    def _resolves_to(self, module: str, scope: str, name: str, targets: Collection[str]) -> bool:
+        """Whether the dotted ``name`` names one of ``targets`` in ``scope``; an unresolvable name counts as
+        written."""
+        if not name:
+            return False
+        resolved = self.index.resolve(module, name, scope)
+        return resolved in targets or (resolved is None and name in targets)
 
-    def _is_tensor(self, annotation: ast.expr | None, module: str, scope: str) -> bool:
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:
-                with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
-                    warnings.simplefilter("ignore")
-                    annotation = ast.parse(annotation.value, mode="eval").body
-            except SyntaxError:
-                return False
-        return self.sources.resolves_to(module, scope, annotation, {TENSOR})
+    def _is_dataclass(self, facts: ConstructorFacts, module: str, scope: str) -> bool:
+        return any(self._resolves_to(module, scope, name, _DATACLASS) for name in facts.decorators)
 
-    def _init_constructor(self, init: ast.FunctionDef, module: str, scope: str) -> Constructor | None:
-        args = init.args
-        positional = [*args.posonlyargs, *args.args][1:]  # drop self
-        defaults_from = len(positional) - len(args.defaults)
-        required = {a.arg for i, a in enumerate(positional) if i >= 0 and i < defaults_from}
-        required |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None}
-        annotations = {a.arg: a.annotation for a in [*positional, *args.kwonlyargs]}
-        none_defaults = {a.arg for a, d in zip(positional[defaults_from:], args.defaults, strict=True) if is_none(d)}
-        none_defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if is_none(d)}
+    def _init_constructor(self, init: InitFacts, module: str, scope: str) -> Constructor:
+        positional = init.positional[1:]  # drop self
+        defaults_from = len(positional) - len(init.defaults)
+        required = {name for i, name in enumerate(positional) if i >= 0 and i < defaults_from}
+        required |= {name for name, default in zip(init.kwonly, init.kw_defaults, strict=True) if not default}
+        annotations = {name: (written, named) for name, written, named in init.annotations}
+        none_defaults = {name for name, none in zip(positional[defaults_from:], init.defaults, strict=True) if none}
+        none_defaults |= {name for name, default in zip(init.kwonly, init.kw_defaults, strict=True)
+                          if default == "none"}
         attr_to_param: dict[str, str] = {}
         tensors = []
-        for statement in init.body:
-            target, value = simple_store(statement)
-            if target is None or value not in annotations:
+        for target, value in init.stores:
+            if value not in annotations:
                 continue
             attr_to_param.setdefault(target, value)
-            if (value not in none_defaults and self._is_tensor(annotations[value], module, scope)
+            written, named = annotations[value]
+            if (value not in none_defaults and self._resolves_to(module, scope, named, {TENSOR})
                     and target not in dict(tensors)):
-                tensors.append((target, ast.unparse(annotations[value])))
+                tensors.append((target, written))
         return Constructor(
-            params=tuple(a.arg for a in [*positional, *args.kwonlyargs]),
+            params=(*positional, *init.kwonly),
             required=frozenset(required),
             attr_to_param=attr_to_param,
             tensors=tuple(tensors),
-            positional_only=frozenset(a.arg for a in args.posonlyargs[1:] if args.posonlyargs),
+            positional_only=frozenset(init.positional[1:init.posonly]),
         )
 
     def _dataclass_constructor(self, mro: Sequence[str]) -> Constructor | None:
@@ -113,23 +106,21 @@ class Constructors:
         for cls in reversed(mro):
             if cls not in self.index.classes:
                 continue
-            found = self.sources.class_node(cls)
-            if found is None:
+            facts = self.index.classes[cls].constructor
+            if facts is None:
                 return None
-            node, _, module = found
-            scope = self.index.classes[cls].qualname
-            if not self._is_dataclass(node, module, scope):
+            module, scope = self.index.class_module[cls], self.index.classes[cls].qualname
+            if not self._is_dataclass(facts, module, scope):
                 continue
-            for statement in node.body:
-                if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
-                    continue
-                text = ast.unparse(statement.annotation)
+            for field in facts.fields:
+                text = field.annotation
                 if "ClassVar" in text or "InitVar" in text or "KW_ONLY" in text:
                     continue
-                init, has_default, none_default = self._field_facts(statement.value, module, scope)
+                init, has_default, none_default = self._field_facts(field, module, scope)
                 # a field that may hold None would make the helper raise; one outside __init__ cannot be rebuilt
-                tensor = init and not none_default and self._is_tensor(statement.annotation, module, scope)
-                fields[statement.target.id] = (init, has_default, tensor, text)
+                tensor = init and not none_default and self._resolves_to(module, scope, field.annotation_name,
+                                                                          {TENSOR})
+                fields[field.name] = (init, has_default, tensor, text)
         init_fields = [name for name, (init, _, _, _) in fields.items() if init]
         return Constructor(
             params=tuple(init_fields),
@@ -138,12 +129,10 @@ class Constructors:
             tensors=tuple((n, facts[3]) for n, facts in fields.items() if facts[2]),
         )
 
-    def _field_facts(self, value: ast.expr | None, module: str, scope: str) -> tuple[bool, bool, bool]:
+    def _field_facts(self, field: FieldFacts, module: str, scope: str) -> tuple[bool, bool, bool]:
         """(init, has_default, default_is_none) of a dataclass field's right-hand side."""
-        if value is None:
+        if not field.value:
             return True, False, False
-        if isinstance(value, ast.Call) and self.sources.resolves_to(module, scope, value.func, _FIELD):
-            keywords = {k.arg: k.value for k in value.keywords if k.arg}
-            init = not (isinstance(keywords.get("init"), ast.Constant) and keywords["init"].value is False)
-            return init, "default" in keywords or "default_factory" in keywords, is_none(keywords.get("default"))
-        return True, True, is_none(value)
+        if field.value == "call" and self._resolves_to(module, scope, field.callee, _FIELD):
+            return not field.init_false, field.keyword_default, field.keyword_none
+        return True, True, field.value == "none"

@@ -61,7 +61,7 @@ class Planner:
         self.index = analysis.index
         self.infos = analysis.classes
         self.sources = Sources(analysis.index, analysis.overlays)
-        self.constructors = Constructors(analysis.index, analysis.classes, self.sources)
+        self.constructors = Constructors(analysis.index, analysis.classes)
         self._line_length: int | None = None
         self._observers: dict[str | None, list[str]] | None = None
 

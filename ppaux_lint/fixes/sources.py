@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summarize.syntax import walk_statements
-from ppaux_lint.fixes.syntax import plain_dotted
 from ppaux_lint.support.encoding import source_encoding
 
 if TYPE_CHECKING:
@@ -63,14 +62,6 @@ class Sources:
             self._classes[path] = {(node.name, node.lineno): node for node in _class_defs(self.tree(path).body)}
         node = self._classes[path].get((summary.name, summary.class_line))
         return (node, path, module) if node is not None else None
-
-    def resolves_to(self, module: str, scope: str, node: ast.expr | None, targets: Iterable[str]) -> bool:
-        """Whether ``node`` names one of ``targets`` in ``scope``; an unresolvable name counts as written."""
-        text = plain_dotted(node)
-        if not text:
-            return False
-        resolved = self.index.resolve(module, text, scope)
-        return resolved in targets or (resolved is None and text in targets)
 
 
 def _class_defs(body: list[ast.stmt]) -> Iterable[ast.ClassDef]:

@@ -10,22 +10,9 @@ import ast
 from collections.abc import Iterable, Sequence
 
 from ppaux_lint.contract.names import FROM_PP, TO_PP, is_near_miss
-from ppaux_lint.facts.summarize.syntax import dotted
+from ppaux_lint.facts.summarize.syntax import plain_dotted
 
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
-
-
-def plain_dotted(node: ast.expr | None) -> str:
-    """``summarize.dotted``, except that a subscript names nothing: to the fixes ``Tensor[...]`` is not the
-    class ``Tensor``, just as a subscripted annotation names no class to the summaries."""
-    head = node
-    while isinstance(head, ast.Attribute):
-        head = head.value
-    return dotted(node) if isinstance(head, ast.Name) else ""  # only a plain chain names something
-
-
-def is_none(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def intended_name(name: str) -> str | None:
@@ -80,20 +67,6 @@ def _walk_class(owner: ast.ClassDef) -> Iterable[ast.AST]:
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.ClassDef):
                 stack.append(child)
-
-
-def simple_store(statement: ast.stmt) -> tuple[str | None, str | None]:
-    """``self.attr = param`` (or annotated) -> (attr, param)."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-        target, value = statement.targets[0], statement.value
-    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-        target, value = statement.target, statement.value
-    else:
-        return None, None
-    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
-            and isinstance(value, ast.Name)):
-        return target.attr, value.id
-    return None, None
 
 
 def returns(function: ast.FunctionDef) -> list[ast.Return]:

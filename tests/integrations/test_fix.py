@@ -667,3 +667,75 @@ def test_planning_and_reporting_do_not_import_libcst() -> None:
             "ppaux_lint.report.github; print('libcst' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_constructors_along_the_mro_come_from_the_summaries(project, monkeypatch) -> None:
+    """Planning a fix reads each class's constructor from its summary (``summarize.constructors``): only the
+    fixed class's own file is parsed again, however many files its bases are in, and the fields and ``__init__``
+    parameters of every level still count, with the names each file imports resolved in that file."""
+    root = project({
+        "pkg/__init__.py": "",
+        "pkg/base.py": """
+            import dataclasses
+
+            import torch as th
+
+
+            @dataclasses.dataclass
+            class Level0:
+                a: th.Tensor
+                skip: "th.Tensor" = dataclasses.field(init=False, default=None)
+        """,
+        "pkg/middle.py": """
+            from dataclasses import dataclass, field
+
+            from pkg.base import Level0
+
+
+            @dataclass
+            class Level1(Level0):
+                b: "torch.Tensor" = field(default_factory=list)
+                c: int = 0
+        """,
+        "pkg/leaf.py": """
+            from dataclasses import dataclass
+
+            import torch
+
+            from pkg.middle import Level1
+
+
+            @dataclass
+            class Leaf(Level1):
+                d: torch.Tensor = None
+
+                def copy_to_host(self, copy_tensor):
+                    return self
+
+
+            class LeafObserver:
+                def after_sample(self, sampled, tokens):
+                    return Leaf(sampled)
+
+                def is_active(self, index):
+                    return index >= 0
+        """,
+    })
+    from ppaux_lint.fixes import sources
+
+    parsed: list[str] = []
+    tree = sources.Sources.tree
+
+    def counted(self, path):
+        parsed.append(Path(path).name)
+        return tree(self, path)
+
+    monkeypatch.setattr(sources.Sources, "tree", counted)
+    analysis = analyze([root])
+    planned = {p.finding.code: p for p in fixes.plan_fixes(analysis)}
+    assert set(planned) == {"PPA001", "PPA002"}
+    assert set(parsed) == {"leaf.py"}  # neither base.py nor middle.py
+    to_pp, from_pp = planned["PPA001"].method, planned["PPA002"].method
+    assert to_pp is not None and from_pp is not None
+    assert to_pp.items == (("a", "a"), ("b", "b"))  # inherited first; init=False and a None default stay home
+    assert from_pp.constructor == "Leaf" and from_pp.items == (("a", "a"), ("b", "b"))

@@ -3,9 +3,10 @@
 Produces ``ClassSummary`` with its ``MemberAssign`` (``to_pp_tensors = _helper``,
 ``= None``), ``Field`` (annotated attributes, and the attributes ``__init__`` stores
 from annotated parameters) and ``Decorator`` facts; each method is summarized
-by ``methods``. Bases are recorded as written, dotted and unresolved: what they
-name is decided by the index, across files; so are their type arguments (``Stat[float]``),
-which the index applies to the fields the base declares with type variables.
+by ``methods``, what builds its instances by ``constructors``. Bases are recorded as
+written, dotted and unresolved: what they name is decided by the index, across files; so
+are their type arguments (``Stat[float]``), which the index applies to the fields the base
+declares with type variables.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+from ppaux_lint.facts.summarize.constructors import constructor_facts
 from ppaux_lint.facts.summarize.methods import summarize_method
 from ppaux_lint.facts.summarize.syntax import (
     TRY_STATEMENTS,
@@ -70,6 +72,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         opaque_line=opaque[1] if opaque else 0,
         base_args=base_args if any(base_args) else (),
         type_params=tuple(p.name for p in getattr(node, "type_params", ()) if type(p).__name__ == "TypeVar"),
+        constructor=constructor_facts(node),
     )
 
 

@@ -47,6 +47,15 @@ def string(node: ast.AST | None) -> str | None:
     return None
 
 
+def plain_dotted(node: ast.AST | None) -> str:
+    """``dotted``, except that a subscript names nothing: to the fixes ``Tensor[...]`` is not the class ``Tensor``,
+    just as a subscripted annotation names no class to the summaries."""
+    head = node
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    return dotted(node) if isinstance(head, ast.Name) else ""  # only a plain chain names something
+
+
 def is_none(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 

@@ -1,0 +1,67 @@
+"""``summarize.constructors``: what builds a class statement's instances, read once by the summarizer so that
+planning a fix parses no file along the class's MRO again (``fixes/constructors.py`` reads these facts)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from ppaux_lint.facts.summarize.constructors import constructor_facts
+from ppaux_lint.facts.summary import FieldFacts
+
+
+def facts(source: str):
+    node = ast.parse(textwrap.dedent(source)).body[-1]
+    assert isinstance(node, ast.ClassDef)
+    return constructor_facts(node)
+
+
+def test_init_parameters_defaults_annotations_and_stores() -> None:
+    found = facts('''
+        class C:
+            async def __init__(self): ...
+
+            def __init__(self, a: "torch.Tensor", /, b: th.Tensor = None, *rest, c: "not valid (", d=1, **more):
+                self.x = a
+                self.y: int = b
+                self.z = self.x
+                other.w = c
+
+            def __init__(self): ...
+    ''')
+    init = found.init
+    assert init is not None  # the first plain def, as the planner has always read it
+    assert init.positional == ("self", "a", "b") and init.posonly == 2
+    assert init.defaults == (True,) and init.kwonly == ("c", "d") and init.kw_defaults == ("", "other")
+    assert init.annotations == (("a", "'torch.Tensor'", "torch.Tensor"), ("b", "th.Tensor", "th.Tensor"),
+                                ("c", "'not valid ('", ""), ("d", "", ""))
+    assert init.stores == (("x", "a"), ("y", "b"))
+
+
+def test_fields_and_decorators() -> None:
+    found = facts('''
+        @dataclasses.dataclass(frozen=True)
+        @register
+        @registry[0]
+        class C(Base):
+            a: torch.Tensor
+            b: "torch.Tensor" = field(default=None, init=False)
+            c: list = dataclasses.field(default_factory=list)
+            d: ClassVar[int] = 0
+            e: Optional[torch.Tensor] = None
+            f: "a\\x00b" = make()
+            g = 1
+            if flag:
+                h: int = 2
+    ''')
+    assert found.decorators == ("dataclasses.dataclass", "register", "")
+    assert found.init is None
+    assert found.fields == (
+        FieldFacts("a", "torch.Tensor", "torch.Tensor", ""),
+        FieldFacts("b", "'torch.Tensor'", "torch.Tensor", "call", callee="field", init_false=True,
+                   keyword_default=True, keyword_none=True),
+        FieldFacts("c", "list", "list", "call", callee="dataclasses.field", keyword_default=True),
+        FieldFacts("d", "ClassVar[int]", "", "other"),
+        FieldFacts("e", "Optional[torch.Tensor]", "", "none"),
+        FieldFacts("f", "'a\\x00b'", "", "call", callee="make"),  # a NUL byte: no name, and no error
+    )
