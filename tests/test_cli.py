@@ -660,3 +660,29 @@ def test_the_command_list_shows_each_command_s_first_paragraph_whole(monkeypatch
     commands = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
     assert listed == {name: " ".join(command.help.split("\n\n")[0].split()) for name, command in commands.items()}
     assert "Explain the rule CODE (e.g. PPA001)." in listed.values()
+
+
+_SWALLOWED_INTERRUPT = """
+import signal, sys
+from ppaux_lint.cli import main as cli_module
+
+class Swallowing:
+    def __del__(self):  # a KeyboardInterrupt raised here cannot propagate: Python prints it and goes on
+        signal.raise_signal(signal.SIGINT)
+        sum(range(10))  # the handler runs here, in the callback
+
+def run(*args, **kwargs):
+    Swallowing()
+    return 1
+
+cli_module.run = run
+cli_module.main(["check", "."])
+"""
+
+
+def test_a_ctrl_c_python_swallows_still_ends_the_run_as_interrupted(tmp_path):
+    """SIGINT inside a callback of the interpreter's own (an import lock's, a ``__del__``) raises where nothing can
+    catch it: Python printed "Exception ignored" and the run went on to exit 1 (support/interrupts.py)."""
+    done = subprocess.run([sys.executable, "-c", _SWALLOWED_INTERRUPT], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr) == (130, "ppaux-lint: error: interrupted\n")

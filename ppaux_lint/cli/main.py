@@ -20,7 +20,7 @@ from typing import Any
 from ppaux_lint.cli import notices
 from ppaux_lint.cli.check_command import AT_ONCE, OWN_PROCESS, run
 from ppaux_lint.cli.check_options import parse
-from ppaux_lint.support import collector, records, streams
+from ppaux_lint.support import collector, interrupts, records, streams
 from ppaux_lint.support.command import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -67,17 +67,19 @@ def main(argv: Sequence[str] | None = None, state: dict[str, object] | None = No
     args = list(sys.argv[1:] if argv is None else argv)
     state = {} if state is None else state
     state[notices.GITHUB] = notices.asks_for_github(args)  # until ``check`` knows (notices.py)
-    try:
-        with collector.tuned():
-            code = _run(args, state)
-        sys.stdout.flush()  # what is still buffered fails here, as one line, and not at the interpreter's exit
-    except KeyboardInterrupt:  # Ctrl-C while click parses, or before it, or in a check run without click
-        notices.say(state, "error", "interrupted")
-        code = Interrupted.exit_code
-    except BaseException as exc:
-        if isinstance(exc, SystemExit):
-            raise
-        code = _failed(state, exc)
+    with interrupts.watched() as watch:
+        try:
+            with collector.tuned():
+                code = _run(args, state)
+            sys.stdout.flush()  # what is still buffered fails here, as one line, and not at the interpreter's exit
+        except KeyboardInterrupt:  # Ctrl-C while click parses, or before it, or in a check run without click
+            code = _interrupted(state)
+        except BaseException as exc:
+            if isinstance(exc, SystemExit):
+                raise
+            code = _failed(state, exc)
+        if watch.interrupted and code != Interrupted.exit_code:  # a Ctrl-C that Python swallowed (interrupts.py)
+            code = _interrupted(state)
     with contextlib.suppress(OutputFailed, OSError, ValueError):  # after an error, not at exit: it said enough
         sys.stdout.flush()
     sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
@@ -101,10 +103,15 @@ def _failed(state: dict[str, object], error: BaseException) -> int:
         notices.say(state, "error", one_line(error))  # type: ignore[arg-type]
         return error.exit_code  # type: ignore[attr-defined]
     if "click" in sys.modules and isinstance(error, sys.modules["click"].exceptions.Abort):  # Ctrl-C in click
-        notices.say(state, "error", "interrupted")
-        return Interrupted.exit_code
+        return _interrupted(state)
     notices.say(state, "error", f"internal error: {type(error).__name__}: {error}")  # "never a traceback"
     return EXIT_ERROR
+
+
+def _interrupted(state: dict[str, object]) -> int:
+    """The exit code of an interrupted run, said as one line."""
+    notices.say(state, "error", "interrupted")
+    return Interrupted.exit_code
 
 
 def __getattr__(name: str) -> Any:
