@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None, state: dict[str, object] | None = No
             if isinstance(exc, SystemExit):
                 raise
             code = _failed(state, exc)
-        if watch.interrupted and code != Interrupted.exit_code:  # a Ctrl-C that Python swallowed (interrupts.py)
+        if watch.swallowed and code != Interrupted.exit_code:  # a Ctrl-C that Python swallowed (interrupts.py)
             code = _interrupted(state)
     with contextlib.suppress(OutputFailed, OSError, ValueError):  # after an error, not at exit: it said enough
         sys.stdout.flush()

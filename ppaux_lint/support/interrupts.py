@@ -8,7 +8,8 @@ suite met it once: a check interrupted while it imported a module, in ``importli
 
 :func:`watched` notes every SIGINT that arrives while a command runs (raising ``KeyboardInterrupt`` as Python's own
 handler does), and keeps an interrupt that had to be ignored off standard error, since the command reports it
-itself: ``cli.main`` then ends the run as interrupted. Only where Python's own handler is in place, in the main
+itself: ``cli.main`` then ends the run as interrupted. An interrupt that was raised where it could be caught is the
+command's to handle, as before. Only where Python's own handler is in place, in the main
 thread: a program that set its own (a test runner, an IDE) keeps it.
 """
 
@@ -22,10 +23,12 @@ from typing import Any
 
 
 class Watch:
-    """Whether a SIGINT arrived while watched."""
+    """Whether a SIGINT arrived while watched, and whether Python had to ignore the ``KeyboardInterrupt`` it raised
+    (a command that catches the interrupt itself, as the language server does, keeps its own exit code)."""
 
     def __init__(self) -> None:
         self.interrupted = False
+        self.swallowed = False
 
     def _handler(self, signum: int, frame: Any) -> None:
         self.interrupted = True
@@ -42,7 +45,9 @@ def watched() -> Iterator[Watch]:
     previous_hook = sys.unraisablehook
 
     def hook(unraisable: Any) -> None:
-        if not (watch.interrupted and issubclass(unraisable.exc_type, KeyboardInterrupt)):
+        if watch.interrupted and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            watch.swallowed = True  # the command reports it (``cli.main``)
+        else:
             previous_hook(unraisable)
 
     installed = False
