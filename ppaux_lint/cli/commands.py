@@ -125,7 +125,7 @@ def check(ctx: click.Context, **params) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=_Path(path_type=Path, readable=False))
+@click.argument("paths", nargs=-1, type=_Path.of(PATHS))
 @click.option("--cache-dir", type=_Path(path_type=Path, file_okay=False, readable=False), help="The cache to remove.")
 @click.pass_context
 def clean(ctx: click.Context, paths: tuple[Path, ...], cache_dir: Path | None) -> None:
@@ -168,7 +168,7 @@ def rule(code: str) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=_Path(path_type=Path, readable=False))
+@click.argument("paths", nargs=-1, type=_Path.of(PATHS))
 @click.option("--output-format", type=click.Choice(("tree", "json")), default="tree", show_default=True,
               help="A tree for people, or JSON for tools.")
 @click.option("--exclude", multiple=True, metavar="PATTERN",

@@ -11,9 +11,8 @@ Names are kept as written (dotted, unresolved), since what they name is the inde
 from __future__ import annotations
 
 import ast
-import warnings
 
-from ppaux_lint.facts.summarize.syntax import is_none, plain_dotted, source
+from ppaux_lint.facts.summarize.syntax import is_none, plain_dotted, source, string
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 
 
@@ -62,11 +61,10 @@ def annotation_name(annotation: ast.expr | None) -> str:
     """The dotted name an annotation names, a string annotation's read as the expression it holds; "" when it
     names none (a subscript, an expression, a string that does not parse: it is no tensor, as the planner has
     always judged it)."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+    text = string(annotation)
+    if text is not None:  # its SyntaxWarnings are silenced for the whole file (``source.summarize_source``)
         try:
-            with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
-                warnings.simplefilter("ignore")
-                annotation = ast.parse(annotation.value, mode="eval").body
+            annotation = ast.parse(text, mode="eval").body
         except (SyntaxError, ValueError, RecursionError):  # a NUL byte is a ValueError before Python 3.12
             return ""
     return plain_dotted(annotation)
