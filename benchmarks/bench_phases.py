@@ -27,6 +27,25 @@ from pathlib import Path
 from bench_monorepo import monorepo
 from bench_speed import as_installed, clean_cache, fetch_distribution, log, ruff_command, synthetic_project, unpack_tree
 
+# The stages the child times: (module, attribute, phase), each attribute a function or a ``Class.method`` that the
+# run calls. tests/test_benchmarks.py holds each name to the code, so a renamed stage fails there, not here.
+PHASES = [
+    ("ppaux_lint.project.loading", "discover_files", "discovery"),
+    ("ppaux_lint.cache.store", "SummaryStore.scan", "scan"),
+    ("ppaux_lint.cache.store", "SummaryStore.summarize", "summarize"),
+    ("ppaux_lint.check.engine", "_index", "index"),
+    ("ppaux_lint.index.project_index", "ProjectIndex.infos", "index"),
+    ("ppaux_lint.check.engine", "run_checks", "rules"),
+    ("ppaux_lint.cli.checking", "load_project", "project"),
+    ("ppaux_lint.cache.owner", "ProjectCache.replay", "cache"),
+    ("ppaux_lint.cache.owner", "ProjectCache.stat_inputs", "cache"),
+    ("ppaux_lint.cache.owner", "ProjectCache.record", "cache"),
+    ("ppaux_lint.cache.owner", "ProjectCache.finish", "cache"),
+    ("ppaux_lint.cache.store", "SummaryStore.close", "workers' exit"),
+    ("ppaux_lint.cli.checking", "with_fixes", "fixes"),
+    ("ppaux_lint.cli.check_command", "_report", "report"),
+]
+
 # Run in the child: the stages it times, each (module, attribute) wrapped so nested calls are counted once.
 _CHILD = r"""
 import json, sys, time
@@ -54,22 +73,7 @@ def wrap(module_name, attribute, phase):
             active.discard(phase)
             totals[phase] = totals.get(phase, 0.0) + time.perf_counter() - start
     setattr(owner, name, timed)
-PHASES = [
-    ("ppaux_lint.project.loading", "discover_files", "discovery"),
-    ("ppaux_lint.cache.store", "SummaryStore.scan", "scan"),
-    ("ppaux_lint.cache.store", "SummaryStore.summarize", "summarize"),
-    ("ppaux_lint.check.engine", "_index", "index"),
-    ("ppaux_lint.index.project_index", "ProjectIndex.infos", "index"),
-    ("ppaux_lint.check.engine", "run_checks", "rules"),
-    ("ppaux_lint.cli.checking", "load_project", "project"),
-    ("ppaux_lint.cache.owner", "ProjectCache.replay", "cache"),
-    ("ppaux_lint.cache.owner", "ProjectCache.stat_inputs", "cache"),
-    ("ppaux_lint.cache.owner", "ProjectCache.record", "cache"),
-    ("ppaux_lint.cache.owner", "ProjectCache.finish", "cache"),
-    ("ppaux_lint.cache.store", "SummaryStore.close", "workers' exit"),
-    ("ppaux_lint.cli.checking", "with_fixes", "fixes"),
-    ("ppaux_lint.cli.main", "_report", "report"),
-]
+PHASES = json.loads(sys.argv[2])
 for module_name, attribute, phase in PHASES:
     wrap(module_name, attribute, phase)
 import ppaux_lint.cli.checking as checking
@@ -99,7 +103,8 @@ def startup() -> float:
 def phases(tree: Path) -> dict[str, float]:
     clean_cache(tree)
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(tree)], capture_output=True, text=True, check=False)
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(tree), json.dumps(PHASES)], capture_output=True,
+                          text=True, check=False)
     wall = time.perf_counter() - began
     last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
     try:
