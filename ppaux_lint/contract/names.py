@@ -3,6 +3,8 @@ misses."""
 
 from __future__ import annotations
 
+import functools
+
 TO_PP = "to_pp_tensors"
 FROM_PP = "from_pp_tensors"
 TRANSPORT_METHODS = (TO_PP, FROM_PP)
@@ -28,7 +30,12 @@ def is_class_like(name: str) -> bool:
     return bool(stripped) and stripped[0].isupper()
 
 
+@functools.lru_cache(maxsize=4096)
 def is_near_miss(name: str, target: str) -> bool:
+    """Whether ``name`` is a likely misspelling of ``target`` (or ``target`` itself). Remembered: every method of
+    every class summarized is asked against both transport methods, the same few names again and again
+    (``copy_to_host`` in every output), and the distance is a loop in Python, 60 us each, a tenth of the
+    summary of a small output's file."""
     if name.startswith("__") or abs(len(name) - len(target)) > 2:
         return False
     return name.lower() == target.lower() or _edit_distance(name.lower(), target.lower(), limit=2) <= 2

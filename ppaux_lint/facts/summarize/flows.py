@@ -262,30 +262,33 @@ class Flows:
         builder = self._stack[-1]
         if builder is None:
             return
-        if isinstance(stmt, ast.Return):
-            values = describe(stmt.value)
+        kind = type(stmt)  # ``ast.parse`` makes no subclasses: one look at the type, not a chain of isinstance
+        if kind is ast.Return:
+            values = describe(stmt.value)  # type: ignore[attr-defined]
             builder.returns.extend(values)
             builder.lines.extend([stmt.lineno] * len(values))
-        elif isinstance(stmt, ast.Assign):
-            if _yields(stmt.value):
+        elif kind is ast.Assign:
+            if _yields(stmt.value):  # type: ignore[attr-defined]
                 builder.opaque = True
-            values = describe(stmt.value)
-            for target in stmt.targets:
+            values = describe(stmt.value)  # type: ignore[attr-defined]
+            for target in stmt.targets:  # type: ignore[attr-defined]
                 self._assign(builder, target, values)
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            self._assign(builder, stmt.target, describe(stmt.value))
-        elif isinstance(stmt, ast.AugAssign):
-            self._assign(builder, stmt.target, [UNKNOWN])
-        elif isinstance(stmt, ast.Expr) and _yields(stmt.value):
-            builder.opaque = True
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            self._assign(builder, stmt.target, [UNKNOWN])
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            for item in stmt.items:
+        elif kind is ast.AnnAssign:
+            if stmt.value is not None:  # type: ignore[attr-defined]
+                self._assign(builder, stmt.target, describe(stmt.value))  # type: ignore[attr-defined]
+        elif kind is ast.AugAssign:
+            self._assign(builder, stmt.target, [UNKNOWN])  # type: ignore[attr-defined]
+        elif kind is ast.Expr:
+            if _yields(stmt.value):  # type: ignore[attr-defined]
+                builder.opaque = True
+        elif kind is ast.For or kind is ast.AsyncFor:
+            self._assign(builder, stmt.target, [UNKNOWN])  # type: ignore[attr-defined]
+        elif kind is ast.With or kind is ast.AsyncWith:
+            for item in stmt.items:  # type: ignore[attr-defined]
                 if item.optional_vars is not None:
                     self._assign(builder, item.optional_vars, [UNKNOWN])
-        elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
-            for name in stmt.names:
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            for name in stmt.names:  # type: ignore[attr-defined]
                 builder.bind(name, [UNKNOWN])
 
     def _assign(self, builder: _Builder, target: ast.expr, values: list[Shape]) -> None:

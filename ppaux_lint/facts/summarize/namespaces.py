@@ -50,7 +50,7 @@ from ppaux_lint.facts.summary import (
 from ppaux_lint.support.records import dataclass
 
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
-_CONDITIONAL = (ast.If, ast.While, *TRY_STATEMENTS, ast.Match)
+_CONDITIONAL = frozenset({ast.If, ast.While, *TRY_STATEMENTS, ast.Match})
 # Builtins that only read the class they are handed: passing it to them changes nothing.
 _READERS = frozenset({
     "isinstance", "issubclass", "getattr", "hasattr", "print", "repr", "str", "id", "len", "callable", "hash",
@@ -155,29 +155,31 @@ class Namespaces:
         line = node.lineno
         if self._regions and self._regions[-1].end < line:
             self._regions = [r for r in self._regions if r.end >= line]
-        if isinstance(node, _CONDITIONAL):
+        kind = type(node)  # ``ast.parse`` makes no subclasses: one look at the type, not a chain of isinstance
+        if kind in _CONDITIONAL:
             self._regions.append(_Region(scope, line, node.end_lineno or line))
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            values = self._literal(node.iter, scope) if isinstance(node.target, ast.Name) else None
-            loop = node.target.id if values is not None else ""  # type: ignore[union-attr]
+        elif kind is ast.For or kind is ast.AsyncFor:
+            values = self._literal(node.iter, scope) if type(node.target) is ast.Name else None  # type: ignore[attr-defined]
+            loop = node.target.id if values is not None else ""  # type: ignore[attr-defined]
             self._regions.append(_Region(scope, line, node.end_lineno or line, loop, values or ()))
-        elif isinstance(node, ast.Return):
+        elif kind is ast.Return:
             if frame is not None:
-                frame.returns.append(self._returned(node.value, frame, scope))
-        elif isinstance(node, ast.Assign):
-            self._assign(node, node.targets, node.value, scope, frame)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            self._assign(node, [node.target], node.value, scope, frame)
-        elif isinstance(node, ast.AugAssign):
-            self._assign(node, [node.target], None, scope, frame)
-        elif isinstance(node, ast.Delete):
-            for target in node.targets:
+                frame.returns.append(self._returned(node.value, frame, scope))  # type: ignore[attr-defined]
+        elif kind is ast.Assign:
+            self._assign(node, node.targets, node.value, scope, frame)  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign:
+            if node.value is not None:  # type: ignore[attr-defined]
+                self._assign(node, [node.target], node.value, scope, frame)  # type: ignore[attr-defined]
+        elif kind is ast.AugAssign:
+            self._assign(node, [node.target], None, scope, frame)  # type: ignore[attr-defined]
+        elif kind is ast.Delete:
+            for target in node.targets:  # type: ignore[attr-defined]
                 if isinstance(target, ast.Attribute):
                     self._edit(dotted(target.value), target.attr, "delete", None, target, scope, frame)
                 else:
                     self._hidden_target(target, scope, frame)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            self._call(node.value, scope, frame)
+        elif kind is ast.Expr and type(node.value) is ast.Call:  # type: ignore[attr-defined]
+            self._call(node.value, scope, frame)  # type: ignore[attr-defined]
 
     def finish(self, classes: Sequence[ClassSummary]) -> None:
         """Summarize the functions that may become methods (``FunctionSummary``): those this file binds into

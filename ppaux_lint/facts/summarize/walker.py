@@ -27,6 +27,7 @@ from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import ClassSummary
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
+_TRY = frozenset(TRY_STATEMENTS)
 
 
 class Collector:
@@ -59,7 +60,8 @@ class Collector:
 
     def _walk(self, body: Sequence[ast.stmt], scope: Scope, frame: Frame) -> None:
         for stmt in body:
-            if isinstance(stmt, ast.ClassDef):
+            kind = type(stmt)  # ``ast.parse`` makes no subclasses: one look at the type, not a chain of isinstance
+            if kind is ast.ClassDef:
                 self.classes.append(summarize_class(stmt, scope, self.positions))
                 self.constants.definition(scope, stmt.name)
                 self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
@@ -69,7 +71,7 @@ class Collector:
                 self._walk(stmt.body, (*scope, ("class", stmt.name)), frame.class_body())
                 self.namespaces.leave_class()
                 self.flows.leave_class()
-            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 if not scope:
                     self.defs.append(stmt.name)
                 self.constants.definition(scope, stmt.name)
@@ -108,26 +110,26 @@ class Collector:
         self.flows.statement(node)
         self.namespaces.statement(node, scope)
         self.constants.statement(node, scope)
-        nested = bool(scope)
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        kind = type(node)
+        if kind is ast.Import or kind is ast.ImportFrom:
             before = len(self.bindings.imports)
-            if isinstance(node, ast.Import):
-                self.bindings.import_(node, nested)
+            if kind is ast.Import:
+                self.bindings.import_(node, bool(scope))  # type: ignore[arg-type]
             else:
-                self.bindings.import_from(node, nested)
+                self.bindings.import_from(node, bool(scope))  # type: ignore[arg-type]
             for imported in self.bindings.imports[before:]:
                 self._bind(frame, imported.local, NAMED)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+        elif kind is ast.Assign or kind is ast.AnnAssign:
             if self.deep or self.forward:  # the frame's only readers
-                frame.describe(node)
-            if isinstance(node, ast.Assign) and not scope:  # class bodies are summarized with their class
-                self.bindings.assign(node)
-        elif isinstance(node, ast.AugAssign) and not scope:
-            self.bindings.augment(node)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            frame.declare(node)
-        elif isinstance(node, TRY_STATEMENTS):
-            for handler in node.handlers:
+                frame.describe(node)  # type: ignore[arg-type]
+            if kind is ast.Assign and not scope:  # class bodies are summarized with their class
+                self.bindings.assign(node)  # type: ignore[arg-type]
+        elif kind is ast.AugAssign and not scope:
+            self.bindings.augment(node)  # type: ignore[arg-type]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            frame.declare(node)  # type: ignore[arg-type]
+        elif kind in _TRY:
+            for handler in node.handlers:  # type: ignore[attr-defined]
                 if handler.name:
                     self._bind(frame, handler.name)
 
