@@ -65,3 +65,30 @@ def test_fields_and_decorators() -> None:
         FieldFacts("e", "Optional[torch.Tensor]", "", "none"),
         FieldFacts("f", "'a\\x00b'", "", "call", callee="make"),  # a NUL byte: no name, and no error
     )
+
+
+def test_a_string_annotation_too_deep_for_the_parser_names_nothing_wherever_it_is() -> None:
+    """The constructor facts and the methods' return types read string annotations through the one helper
+    (``syntax.annotation_expression``): a string the parser cannot hold (a ``MemoryError`` for this one) names
+    nothing, as a string with a syntax error does, instead of failing the whole file as an internal error."""
+    from ppaux_lint.facts.summarize.source import summarize_source
+
+    deep = "-" * 200_000 + "1"
+    summary = summarize_source(textwrap.dedent(f'''
+        import torch
+        from dataclasses import dataclass
+
+        @dataclass
+        class C:
+            x: "{deep}"
+            y: torch.Tensor
+
+            def __init__(self, a: "{deep}", b: torch.Tensor) -> "{deep}":
+                self.a = a
+    ''').encode(), "m.py", "m", False)
+    assert summary.error is None
+    (cls,) = summary.classes
+    assert [(f.name, f.annotation_name) for f in cls.constructor.fields] == [("x", ""), ("y", "torch.Tensor")]
+    assert [(name, named) for name, _, named in cls.constructor.init.annotations] == [("a", ""),
+                                                                                        ("b", "torch.Tensor")]
+    assert cls.method("__init__").return_type == ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from ppaux_lint.facts.summarize.syntax import is_none, plain_dotted, source, string
+from ppaux_lint.facts.summarize.syntax import annotation_expression, is_none, plain_dotted, source
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 
 
@@ -61,13 +61,7 @@ def annotation_name(annotation: ast.expr | None) -> str:
     """The dotted name an annotation names, a string annotation's read as the expression it holds; "" when it
     names none (a subscript, an expression, a string that does not parse: it is no tensor, as the planner has
     always judged it)."""
-    text = string(annotation)
-    if text is not None:  # its SyntaxWarnings are silenced for the whole file (``source.summarize_source``)
-        try:
-            annotation = ast.parse(text, mode="eval").body
-        except (SyntaxError, ValueError, RecursionError):  # a NUL byte is a ValueError before Python 3.12
-            return ""
-    return plain_dotted(annotation)
+    return plain_dotted(annotation_expression(annotation))
 
 
 def _simple_store(statement: ast.stmt) -> tuple[str, str] | None:

@@ -21,7 +21,7 @@ from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, TO_PP, TRANSP
 from ppaux_lint.facts.summarize.key_reads import KeyReads
 from ppaux_lint.facts.summarize.parts import parts
 from ppaux_lint.facts.summarize.returns import returns
-from ppaux_lint.facts.summarize.syntax import called_name, dotted, is_none, source, string
+from ppaux_lint.facts.summarize.syntax import annotation_expression, called_name, dotted, is_none, source
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import LocalNames
 from ppaux_lint.facts.summary import MethodSummary, Param
@@ -93,14 +93,9 @@ def _first_data_param(params: Sequence[Param], decorators: Sequence[str]) -> str
 
 def annotation_target(node: ast.expr | None) -> tuple[str, bool]:
     """The class an annotation names and whether it admits None: ``Optional[X]`` -> ("X", True)."""
+    node = annotation_expression(node)
     if node is None:
         return "", False
-    text = string(node)
-    if text is not None:
-        try:
-            node = ast.parse(text, mode="eval").body
-        except (SyntaxError, ValueError):  # ValueError: a NUL in the string, on Python 3.10
-            return "", False
     if is_none(node):
         return "", True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):

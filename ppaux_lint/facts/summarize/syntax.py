@@ -47,6 +47,20 @@ def string(node: ast.AST | None) -> str | None:
     return None
 
 
+def annotation_expression(node: ast.expr | None) -> ast.expr | None:
+    """The expression an annotation stands for: a string annotation's text parsed, any other as it is; None when
+    the string does not parse, which then names nothing. Whatever the file-level parse reports as unparsable is
+    caught here too (``source.summarize_source``): a deep string is a ``RecursionError`` or a ``MemoryError`` to
+    the parser, a NUL a ``ValueError`` before Python 3.12. Its SyntaxWarnings are silenced for the whole file."""
+    text = string(node)
+    if text is None:
+        return node
+    try:
+        return ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def plain_dotted(node: ast.AST | None) -> str:
     """``dotted``, except that a subscript names nothing: to the fixes ``Tensor[...]`` is not the class ``Tensor``,
     just as a subscripted annotation names no class to the summaries."""
