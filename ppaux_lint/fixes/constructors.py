@@ -75,12 +75,15 @@ class Constructors:
         return any(self._resolves_to(module, scope, name, _DATACLASS) for name in facts.decorators)
 
     def _init_constructor(self, init: InitFacts, module: str, scope: str) -> Constructor:
-        positional = init.positional[1:]  # drop self
-        defaults_from = len(positional) - len(init.defaults)
-        required = {name for i, name in enumerate(positional) if i >= 0 and i < defaults_from}
+        # The defaults belong to the last positional parameters, ``self`` among them when every one has a default
+        # (``def __init__(self=None, x=None)``): lined up against all of them, then ``self`` dropped.
+        defaults_from = len(init.positional) - len(init.defaults)
+        positional = init.positional[1:]
+        required = {name for i, name in enumerate(init.positional) if 0 < i < defaults_from}
         required |= {name for name, default in zip(init.kwonly, init.kw_defaults, strict=True) if not default}
         annotations = {name: (written, named) for name, written, named in init.annotations}
-        none_defaults = {name for name, none in zip(positional[defaults_from:], init.defaults, strict=True) if none}
+        none_defaults = {name for name, none in zip(init.positional[defaults_from:], init.defaults, strict=True)
+                         if none and name in positional}
         none_defaults |= {name for name, default in zip(init.kwonly, init.kw_defaults, strict=True)
                           if default == "none"}
         attr_to_param: dict[str, str] = {}

@@ -256,6 +256,40 @@ def test_two_space_indent_single_quotes_and_nesting(project) -> None:
     assert_clean_and_compiles(root, "pkg/outs.py")
 
 
+def test_an_init_whose_self_has_a_default_lines_its_defaults_up_with_every_parameter(project) -> None:
+    """Python gives the defaults to the last positional parameters, ``self`` among them when every one has one:
+    lined up against the parameters after ``self``, they fell one short, and no fix was offered."""
+    root = project({"pkg/__init__.py": "", "pkg/outs.py": """
+        import torch
+
+
+        class DumpOutput:
+            def __init__(self=None, logits: torch.Tensor = None, scores: torch.Tensor = 0):
+                self.logits = logits
+                self.scores = scores
+
+            def copy_to_host(self, copy_tensor):
+                return self
+
+
+        class KeywordOutput:
+            def __init__(self=None, *, logits: torch.Tensor, scale: float = 1.0):
+                self.logits = logits
+                self.scale = scale
+
+            def copy_to_host(self, copy_tensor):
+                return self
+    """})
+    before = read(root, "pkg/outs.py")
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    removed, added = diff_lines(before, read(root, "pkg/outs.py"))
+    assert removed == []
+    # ``logits`` defaults to None, which the helper would refuse; ``scores`` does not
+    assert added == ["    def to_pp_tensors(self):", '        return {"scores": self.scores}',
+                     "    def to_pp_tensors(self):", '        return {"logits": self.logits}']
+    assert_clean_and_compiles(root, "pkg/outs.py")
+
+
 def test_tabs_crlf_and_wrapping_at_the_configured_line_length(project) -> None:
     source = ("import torch\r\n\r\n\r\nclass WideOutput:\r\n"
               "\tdef __init__(self, alpha_values: 'torch.Tensor', beta_values: 'torch.Tensor'):\r\n"
