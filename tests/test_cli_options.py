@@ -249,6 +249,41 @@ def test_output_file_from_the_config(project, monkeypatch):
     assert f'output-file = "{root / "reports/ppaux.json"}"' in shown
 
 
+@pytest.mark.parametrize("escape", ["../outside/notes.txt", "{outside}/notes.txt", "linked/notes.txt",
+                                    "reports/../../outside/notes.txt", ".."])
+def test_output_file_from_a_config_stays_in_its_directory(project, escape):
+    """A checked repository's config may not choose a file of the user's elsewhere for check to replace:
+    ``output-file`` that leaves the config's directory, by ``..``, an absolute path or a symlinked directory, is
+    refused before anything is read; the user's --output-file may still name any file."""
+    root = project()
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "notes.txt").write_text("precious\n", encoding="utf-8")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    (root / "pyproject.toml").write_text(f'[tool.ppaux-lint]\noutput-file = "{escape.format(outside=outside)}"\n',
+                                         encoding="utf-8")
+    result = invoke("check")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "'tool.ppaux-lint.output-file'" in result.stderr and "names a file outside" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert (outside / "notes.txt").read_text(encoding="utf-8") == "precious\n"
+    assert invoke("check", "--output-file", str(outside / "mine.txt")).exit_code == 2  # the config is still bad
+    (root / "pyproject.toml").write_text("", encoding="utf-8")
+    assert invoke("check", "--output-file", str(outside / "mine.txt")).exit_code == 1
+    assert "Found 3 errors." in (outside / "mine.txt").read_text(encoding="utf-8")
+
+
+def test_output_file_from_a_config_replaces_a_link_not_what_it_points_to(project):
+    root = project('[tool.ppaux-lint]\noutput-file = "report.txt"\n')
+    victim = root.parent / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    (root / "report.txt").symlink_to(victim)
+    assert invoke("check").exit_code == 1
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert not (root / "report.txt").is_symlink()
+    assert "Found 3 errors." in (root / "report.txt").read_text(encoding="utf-8")
+
+
 def test_output_file_refuses_sources_and_directories(project):
     root = project()
     before = (root / "src/pkg/mod.py").read_bytes()

@@ -6,6 +6,7 @@ and every wrong type is an error that names the key and the file.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -194,7 +195,25 @@ def parse_config(table: Any, path: Path | None) -> Config:
     where = f"{path}: " if path else ""
     if not isinstance(table, dict):
         raise ConfigError(f"{where}[tool.ppaux-lint] must be a table")
-    return Config(path=path, **_read_table(table, KEYS, "tool.ppaux-lint", where))
+    config = Config(path=path, **_read_table(table, KEYS, "tool.ppaux-lint", where))
+    _report_stays_inside(config, where)
+    return config
+
+
+def _report_stays_inside(config: Config, where: str) -> None:
+    """``output-file`` must name a file in the config's own directory or below it, once every symlink on the
+    way is followed: a checked repository's config must not choose a file of the user's elsewhere
+    (``../../.bashrc``, an absolute path, a link to the home directory) for ``check`` to replace with its report.
+    ``--output-file``, the user's own choice on the command line, may name any file."""
+    target = config.output_path
+    if target is None or config.path is None:
+        return
+    directory = os.path.realpath(config.path.parent)
+    parent = os.path.realpath(target.parent)
+    if target.name in ("", ".", "..") or os.path.commonpath([directory, parent]) != directory:
+        raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} names a file outside "
+                          f"{directory}: a config's report stays in its own directory; pass --output-file to "
+                          "write it elsewhere")
 
 
 def _read_table(table: dict, keys: tuple[Key, ...], name: str, where: str) -> dict[str, Any]:
@@ -368,7 +387,8 @@ KEYS = (
         "The Python whose grammar files are parsed for, as ruff spells it (above).",
         _target_version),
     Key("output-file", "string", "none (standard output)",
-        "Where `check` writes its report, relative to the config's directory; `--output-file` wins.", _string),
+        "Where `check` writes its report, relative to the config's directory and inside it (a file elsewhere is "
+        "refused: [Reliability](reliability.md)); `--output-file` wins.", _string),
     Key("src", STRINGS, "`src/` and the packaging config's",
         "Source roots, relative to the config's directory ([The project model](project-model.md)).", _strings),
     Key("verify", "table", "none", "Settings of `verify`: the keys below ([verify](verify.md)).", _verify),
