@@ -465,8 +465,12 @@ def count_py(root: Path, paths: tuple[str, ...]) -> int:
 
 
 def tool(args: argparse.Namespace) -> list[str]:
-    """How to start ppaux-lint: the installed command, or ``python -m ppaux_lint`` from ``--source``."""
-    return ["ppaux-lint"] if args.source is None else [sys.executable, "-m", "ppaux_lint"]
+    """How to start ppaux-lint: the installed command (beside this Python's, so that the script runs from an
+    environment that is not activated), or ``python -m ppaux_lint`` from ``--source``."""
+    if args.source is None:
+        script = Path(sys.executable).with_name("ppaux-lint")
+        return [str(script) if script.is_file() else "ppaux-lint"]
+    return [sys.executable, "-m", "ppaux_lint"]
 
 
 def tool_env(args: argparse.Namespace) -> dict[str, str]:
