@@ -223,6 +223,23 @@ def test_unknown_rule_code_is_a_usage_error(project, args):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", ["check", "inventory", "clean"])
+@pytest.mark.parametrize("missing", ["missing", "missing/mod.py", "mod.py/inside", "{absolute}"])
+def test_a_path_that_names_nothing_is_refused_before_any_directory_is_walked(tmp_path, monkeypatch, command,
+                                                                            missing):
+    """Looked for only after the project was found, ``/typo`` was placed in the project of ``/``, and every
+    directory of the machine was walked for configs (a broken one anywhere was the error reported)."""
+    broken = tmp_path / "elsewhere" / "pyproject.toml"
+    broken.parent.mkdir()
+    broken.write_text("[tool.ppaux-lint\nselect = 1\n", encoding="utf-8")
+    (tmp_path / "mod.py").write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    path = missing.format(absolute=tmp_path / "gone")
+    result = invoke(command, path)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"ppaux-lint: error: {path}: no such file or directory\n"
+
+
 def test_config_select_and_ignore(lint_project):
     lint_project({"src/pkg/__init__.py": "", "src/pkg/mod.py": SOURCE},
                  config='[tool.ppaux-lint]\nselect = ["PPA0"]\nignore = ["PPA021"]\n')

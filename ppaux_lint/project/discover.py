@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from ppaux_lint.project.config import Config
 from ppaux_lint.project.excludes import GITIGNORE, GitIgnores, is_within
-from ppaux_lint.project.layout import ModuleName, PyProjects, SourceRoots, is_marked, own_project
+from ppaux_lint.project.layout import NAMES_NOTHING, ModuleName, PyProjects, SourceRoots, is_marked, own_project
 from ppaux_lint.project.scopes import Scopes
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.records import dataclass
@@ -103,11 +103,6 @@ def file_key(path: Path) -> str:
     return os.path.join(os.path.realpath(path.parent), path.name)
 
 
-# A path passed explicitly that names nothing is the user's mistake, exit 2 (as a mistyped option is).
-_NAMES_NOTHING = {errno.ENOENT: "no such file or directory", errno.ENOTDIR: "no such file or directory",
-                  errno.ENAMETOOLONG: "file name too long"}
-
-
 def _kind(path: Path, given: Path) -> int | str:
     """What a path passed explicitly is: a directory's or a regular file's mode (symlinks followed), or why it
     is skipped. Like a FIFO, a path that names something this run cannot check (a symlink that loops or leads
@@ -118,8 +113,8 @@ def _kind(path: Path, given: Path) -> int | str:
     except OSError as error:
         if error.errno == errno.ENOENT and os.path.islink(path):
             return "broken symlink"
-        if error.errno in _NAMES_NOTHING:
-            raise UsageError(f"{given}: {_NAMES_NOTHING[error.errno]}") from None
+        if error.errno in NAMES_NOTHING:
+            raise UsageError(f"{given}: {NAMES_NOTHING[error.errno]}") from None
         return f"cannot check it: {error.strerror}"
     return mode if stat.S_ISDIR(mode) or stat.S_ISREG(mode) else "not a regular file"
 

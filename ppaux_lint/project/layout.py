@@ -44,6 +44,7 @@ classes built on it vanish without a word. So these answers must not depend on h
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -60,6 +61,7 @@ from ppaux_lint.project.config import (
     tool_table,
 )
 from ppaux_lint.project.excludes import GitIgnores, Patterns, is_within
+from ppaux_lint.support.errors import UsageError
 
 ROOT_MARKERS = ("pyproject.toml", ".git")
 PYPROJECT = "pyproject.toml"
@@ -120,6 +122,22 @@ class PyProjects:
             table = tool_table(data, path) if data is not None else None
             self._configs[directory] = parse_config(table, path) if table is not None else None
         return self._configs[directory]
+
+
+# A path passed explicitly that names nothing is the user's mistake, exit 2 (as a mistyped option is).
+NAMES_NOTHING = {errno.ENOENT: "no such file or directory", errno.ENOTDIR: "no such file or directory",
+                 errno.ENAMETOOLONG: "file name too long"}
+
+
+def names_something(path: Path) -> None:
+    """Refuse a path given that names nothing (not even a broken symlink, which discovery skips with a warning):
+    exit 2 at once, before any directory is searched for its project. Looked for later, ``/typo`` was placed
+    in the project of ``/``, and every directory of the machine was walked for configs first."""
+    try:
+        os.lstat(path)
+    except OSError as error:
+        if error.errno in NAMES_NOTHING:
+            raise UsageError(f"{path}: {NAMES_NOTHING[error.errno]}") from None
 
 
 def project_roots(paths: Sequence[Path], cwd: Path, pyprojects: PyProjects,

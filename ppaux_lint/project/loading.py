@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ppaux_lint.project.config import Config, load_config
-from ppaux_lint.project.layout import PyProjects, common_root, project_roots
+from ppaux_lint.project.layout import PyProjects, common_root, names_something, project_roots
 from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
@@ -74,6 +74,9 @@ def selection_sources(config: Config, options: Options) -> dict[str, list[tuple[
 
 
 def load_project(paths: Sequence[Path], options: Options) -> Project:
+    if not options.overlays:  # an overlay's path (standard input's, an editor's new buffer) need not exist yet
+        for path in paths:
+            names_something(path)
     pyprojects = PyProjects()
     tops = project_roots(paths, Path.cwd(), pyprojects, options.force_exclude)
     root = common_root(tops)
