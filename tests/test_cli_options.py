@@ -284,6 +284,40 @@ def test_output_file_from_a_config_replaces_a_link_not_what_it_points_to(project
     assert "Found 3 errors." in (root / "report.txt").read_text(encoding="utf-8")
 
 
+def test_output_file_writes_into_what_is_not_a_regular_file(project, tmp_path):
+    """A rename over /dev/null or a FIFO made it a plain file of the report, for the whole machine, and the reader
+    got nothing: --output-file writes into a device or a FIFO, as a shell's ``>`` does, and a link to a regular
+    file has that file replaced while the link stays a link."""
+    import stat
+    import threading
+
+    project()
+    printed = invoke("check").stdout
+    assert invoke("check", "--output-file", os.devnull).exit_code == 1
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    assert invoke("check", "--output-file", str(fifo)).exit_code == 1
+    reader.join(30)
+    assert received == [printed.encode("utf-8")] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    target = tmp_path / "real.txt"
+    target.write_text("old\n", encoding="utf-8")
+    (tmp_path / "link.txt").symlink_to(target)
+    assert invoke("check", "--output-file", str(tmp_path / "link.txt")).exit_code == 1
+    assert (tmp_path / "link.txt").is_symlink() and target.read_text(encoding="utf-8") == printed
+
+
+def test_output_file_from_a_config_is_never_written_into_something_else(project, tmp_path):
+    root = project('[tool.ppaux-lint]\noutput-file = "report.fifo"\n')
+    os.mkfifo(root / "report.fifo")
+    result = invoke("check")
+    assert result.exit_code == 2 and "not a regular file" in result.stderr
+    assert os.path.exists(root / "report.fifo") and not (root / "report.fifo").is_file()
+
+
 def test_output_file_refuses_sources_and_directories(project):
     root = project()
     before = (root / "src/pkg/mod.py").read_bytes()

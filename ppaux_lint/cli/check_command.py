@@ -144,6 +144,7 @@ def _report(checked, output_format: str, *, exit_zero: bool, statistics: bool, q
     give check's exit code."""
     from ppaux_lint.report import renderer
 
+    follow = output_file is not None  # the user's own --output-file, followed where it leads; not a config's
     output_file = output_file or checked.output_file
     if output_file is not None:
         import io
@@ -169,7 +170,7 @@ def _report(checked, output_format: str, *, exit_zero: bool, statistics: bool, q
     if output_file is not None:
         from ppaux_lint.cli.output_file import write_report
 
-        write_report(output_file, out.getvalue())
+        write_report(output_file, out.getvalue(), follow)
     return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
 
 
