@@ -313,6 +313,12 @@ class ProjectGraph:
             self._looked_up[key] = self._lookup(fqn, name, seen)
         return self._looked_up[key]
 
+    def set_outside(self, fqn: str, name: str) -> bool:
+        """Whether code outside the class statement of the project class ``fqn`` sets or deletes ``name`` on it
+        (a store or ``del`` after it, ``setattr``, a decorator, a base's ``__init_subclass__``): what its body
+        defines under that name is overruled, so a fix that writes the method into the body changes nothing."""
+        return fqn in self.classes and (name in self.namespace(fqn).added or name in self._hooks(fqn).added)
+
     def _lookup(self, fqn: str, name: str, seen: bool) -> Member | None:
         if not seen:
             touch = self._namespaces.unattributed(name)

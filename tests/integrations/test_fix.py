@@ -480,6 +480,36 @@ NEAR_MISS = """
 """
 
 
+# Code after the class deletes the method a fix would write into its body: fixed, the finding stayed, and each
+# pass of --fix (which runs until nothing changes) added the method again, ten times.
+DELETED_AFTER = """
+    import torch
+    from dataclasses import dataclass
+
+
+    @dataclass
+    class Out:
+        x: torch.Tensor
+
+        def copy_to_host(self, c):
+            return self
+
+        def to_pp_tensors(self):
+            return {{"x": self.x}}
+
+
+    class Obs:
+        def is_active(self, i):
+            return True
+
+        def after_sample(self, s, t):
+            return Out(s)
+
+
+    {after}
+"""
+
+
 @pytest.mark.parametrize("files, code", [
     ({"m.py": """
         import torch
@@ -553,6 +583,11 @@ NEAR_MISS = """
     def use(n):
         return n.to_pp_tensor()
     """}, "PPA017"),  # renaming the def alone would break a caller
+    *(({"m.py": DELETED_AFTER.format(after=after)}, "PPA001")
+      for after in ("del Out.to_pp_tensors", 'delattr(Out, "to_pp_tensors")')),
+    *(({"m.py": DELETED_AFTER.format(after=after)}, "PPA002")
+      for after in ("del Obs.from_pp_tensors", 'delattr(Obs, "from_pp_tensors")')),
+    ({"m.py": NEAR_MISS.replace("def to_pp_tensor(", "def \uff54o_pp_tensor(")}, "PPA017"),  # NFKC-folded
 ])
 def test_no_fix_is_offered_where_it_would_guess(project, files, code) -> None:
     project(files)

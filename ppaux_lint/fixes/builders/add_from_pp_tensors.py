@@ -22,8 +22,9 @@ KIND = "add-from-pp-tensors"
 def build(planner: Planner, finding: Finding) -> Plan | None:
     fqn = finding.symbol
     info = planner.infos.get(fqn)
-    if info is None or info.pair is None or planner.index.lookup(fqn, FROM_PP) is not None:
-        return None
+    if info is None or info.pair is None or planner.index.lookup(fqn, FROM_PP) is not None \
+            or planner.index.set_outside(fqn, FROM_PP):
+        return None  # what code after the class does to the name would overrule a method added to its body
     found = planner.sources.class_node(fqn)
     if found is None or found[1] != finding.path:
         return None

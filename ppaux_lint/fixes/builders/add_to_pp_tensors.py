@@ -4,7 +4,8 @@ An output that is a dataclass, or whose ``__init__`` stores ``torch.Tensor``-ann
 attributes, gets ``to_pp_tensors`` returning ``{"field": self.field, ...}`` (dataclass fields along the MRO,
 as ``dataclasses`` collects them: :mod:`ppaux_lint.fixes.constructors`). Fields defaulting to ``None`` or
 with ``init=False`` stay home, since the first would make the helper raise and the second cannot be passed
-back to the constructor. An output that sets ``to_pp_tensors = None`` on purpose gets no fix, nor one whose
+back to the constructor. An output that sets ``to_pp_tensors = None`` on purpose, or deletes it after the
+class statement (which a method added to the body would not survive), gets no fix, nor one whose
 paired observer already reads another set of keys: that would only trade the finding for a key mismatch.
 """
 
@@ -21,8 +22,8 @@ KIND = "add-to-pp-tensors"
 
 def build(planner: Planner, finding: Finding) -> Plan | None:
     fqn = finding.symbol
-    if planner.index.lookup(fqn, TO_PP) is not None:
-        return None  # bound to None or otherwise deliberately: not ours to overrule
+    if planner.index.lookup(fqn, TO_PP) is not None or planner.index.set_outside(fqn, TO_PP):
+        return None  # bound to None, deleted after the class, or otherwise deliberately: not ours to overrule
     found = planner.sources.class_node(fqn)
     constructor = planner.constructors.of(fqn)
     if found is None or constructor is None or not constructor.tensors or found[1] != finding.path:

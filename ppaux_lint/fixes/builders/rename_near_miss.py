@@ -1,12 +1,14 @@
 """``rename-near-miss``: rename a misspelt transport method to its real name, and nothing more.
 
 The ``def`` and the ``self.<old>``/``cls.<old>`` uses inside the same class are renamed, only when the old
-name is used nowhere else in the file and the class binds nothing under the new name.
+name is used nowhere else in the file, the class binds nothing under the new name (nor does code after it), and
+the class's text spells its names as the parser reads them (no NFKC-folded identifier).
 """
 
 from __future__ import annotations
 
 import ast
+import unicodedata
 
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes.plan import Plan, Planner
@@ -27,9 +29,20 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         return None
     old = definition.name
     new = intended_name(old)
-    if new is None or binds(node, new):
+    if new is None or binds(node, new) or planner.index.set_outside(owner, new):
         return None
+    if not _spelt_as_parsed(planner.sources.text(path), node):
+        return None  # a fullwidth letter folds to ASCII for the parser, not for an edit of the text
     if other_references(planner.sources.tree(path), node, definition, old):
         return None  # renaming the def alone would break those uses
     return planner.base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`",
                              rename=(old, new, finding.span.line, finding.span.column))
+
+
+def _spelt_as_parsed(text: str, node: ast.ClassDef) -> bool:
+    """Whether the class's text spells its names as the parser reads them: Python folds identifiers to NFKC
+    (``\uff54o_pp_tensor``, with a fullwidth ``t``, is ``to_pp_tensor``), while the rename edits names as written, so
+    a def or a use spelt otherwise would be missed, and the fix claimed done while nothing, or half, changed."""
+    lines = text.splitlines()[node.lineno - 1:node.end_lineno or node.lineno]
+    segment = "\n".join(lines)
+    return segment.isascii() or unicodedata.normalize("NFKC", segment) == segment
