@@ -351,6 +351,20 @@ def test_ppa014_falling_off_the_end_points_at_the_def(lint_project):
     assert "sampling observer did not reconstruct its PP output" in findings[0].message
 
 
+@pytest.mark.parametrize("loop", ["for _ in tensors:", "while tensors:"])
+def test_ppa014_a_loop_whose_else_raises_still_falls_off_after_a_break(lint_project, loop):
+    src = observer_src(f"""
+        def from_pp_tensors(self, tensors):
+            {loop}
+                if "a" not in tensors:
+                    break
+                return Out(tensors["a"], tensors["b"])
+            else:
+                raise KeyError("a")
+        """)
+    assert check_module(lint_project, src) == {at(src, "from_pp_tensors(self", "PPA014")}
+
+
 OPTIONALS = ['Optional["Out"]', "Out | None", "Union[Out, None]", '"Optional[Out]"']
 
 
@@ -381,7 +395,9 @@ def test_ppa014_optional_annotation_silent_when_every_path_returns_an_instance(l
     'while True:\n    return Out(tensors["a"], tensors["b"])',
     'return self._rebuild(tensors)',
     'with torch.no_grad():\n    return Out(tensors["a"], tensors["b"])',
-], ids=["direct", "raise-guard", "if-else", "try-except", "while-true", "helper", "with"])
+    'for _ in tensors:\n    return Out(tensors["a"], tensors["b"])\nelse:\n    raise KeyError("a")',
+    'while tensors:\n    return Out(tensors["a"], tensors["b"])\nelse:\n    raise KeyError("a")',
+], ids=["direct", "raise-guard", "if-else", "try-except", "while-true", "helper", "with", "for-else", "while-else"])
 def test_ppa014_silent_when_every_path_returns_an_output(lint_project, body):
     method = "def from_pp_tensors(self, tensors) -> Out:\n" + textwrap.indent(body, "    ")
     assert check_module(lint_project, observer_src(method)) == set()

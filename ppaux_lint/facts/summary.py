@@ -17,7 +17,7 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 9
+SUMMARY_FORMAT = 10  # 10: a loop without break whose else ends, ends its body (summarize/flow.py)
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 

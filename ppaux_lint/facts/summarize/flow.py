@@ -22,8 +22,9 @@ def can_fall_through(body: Sequence[ast.stmt]) -> bool:
     """Whether control can reach the end of ``body``.
 
     Only the shapes that certainly end a body count as ending it (return,
-    raise, exhaustive if/else, try, ``while True`` without break, exhaustive
-    match); a call to a helper that always raises is not followed.
+    raise, exhaustive if/else, try, ``while True`` without break, a loop
+    without break whose ``else`` ends, exhaustive match); a call to a helper
+    that always raises is not followed.
     """
     return not body or not _terminates(body[-1])
 
@@ -44,9 +45,12 @@ def _terminates(stmt: ast.stmt) -> bool:
             return True
         main_ends = not can_fall_through(stmt.body) or bool(stmt.orelse and not can_fall_through(stmt.orelse))
         return main_ends and all(not can_fall_through(h.body) for h in stmt.handlers)
-    if isinstance(stmt, ast.While):
-        infinite = isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
-        return infinite and not _breaks_out(stmt.body)
+    if isinstance(stmt, _LOOPS):
+        # Without a break, a loop ends only through its else clause (``for ... else: raise``), which a
+        # ``while True`` never reaches
+        infinite = isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+        ends = infinite or bool(stmt.orelse and not can_fall_through(stmt.orelse))
+        return ends and not _breaks_out(stmt.body)
     if isinstance(stmt, ast.Match):
         irrefutable = any(isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None and c.guard is None
                           for c in stmt.cases)
