@@ -82,6 +82,9 @@ class ProjectGraph:
         self._namespaces = Namespaces(weakref.proxy(self), list(self.summaries))
         self._hooked: dict[str, Namespace] = {}
         self._around: dict[str, tuple[Namespace, Namespace]] = {}  # (namespace, hooks) of a class, for _member
+        # (class, name, seen) where ``_member`` found nothing, whichever class was asked about: every subclass's
+        # lookup passes it again (in a chain of n classes, n * n / 2 calls for a name none defines)
+        self._holds_nothing: set[tuple[str, str, bool]] = set()
         self._sites: dict[str, Site] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
@@ -247,7 +250,10 @@ class ProjectGraph:
         linearized = [self._linearize(p, active) for p in parents]
         cut = any(c for _, c in linearized)
         sequences = [list(seq) for seq, _ in linearized if seq]
-        merged = _c3_merge([*sequences, [p for p in parents if any(p == s[0] for s in sequences)]])
+        if len(sequences) == 1 and parents == sequences[0][:1]:
+            merged: list[str] | None = sequences[0]  # one base: its MRO, as the merge would give it
+        else:
+            merged = _c3_merge([*sequences, [p for p in parents if any(p == s[0] for s in sequences)]])
         if merged is None:  # inconsistent order (Python would raise TypeError): fall back to depth-first
             merged = []
             for seq in sequences:
@@ -335,9 +341,12 @@ class ProjectGraph:
                 if name in (known_bases.members(cls) or ()):
                     return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
                 continue
+            if (cls, name, seen) in self._holds_nothing:
+                continue
             found = self._member(fqn, cls, summary, name, seen)
             if found is not None:
                 return found
+            self._holds_nothing.add((cls, name, seen))
         return None
 
     def _member(self, fqn: str, cls: str, summary: ClassSummary, name: str, seen: bool) -> Member | None:
@@ -525,19 +534,30 @@ def _via(prefix: str, root: str, chain: list[str], fqn: str) -> str:
 
 
 def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
+    """C3's merge, None where no order is consistent. Each sequence is read from a cursor, and a count says how
+    many sequences hold a name past their cursor, so a step costs the number of sequences: rebuilt at every step,
+    with a scan of every tail for each candidate, a chain of 800 classes took 8 seconds to linearise."""
+    pending = [s for s in sequences if s]
+    cursors = [0] * len(pending)
+    in_tails: dict[str, int] = {}
+    for sequence in pending:
+        for name in sequence[1:]:
+            in_tails[name] = in_tails.get(name, 0) + 1
     result: list[str] = []
-    sequences = [list(s) for s in sequences if s]
-    while sequences:
-        for seq in sequences:
-            head = seq[0]
-            if not any(head in other[1:] for other in sequences):
-                break
-        else:
+    while True:
+        active = [i for i, sequence in enumerate(pending) if cursors[i] < len(sequence)]
+        if not active:
+            return result
+        head = next((pending[i][cursors[i]] for i in active if not in_tails.get(pending[i][cursors[i]])), None)
+        if head is None:
             return None
         result.append(head)
-        sequences = [[c for c in s if c != head] for s in sequences]
-        sequences = [s for s in sequences if s]
-    return result
+        for i in active:  # a head in no tail can stand only at heads: each one moves its sequence on
+            sequence = pending[i]
+            if sequence[cursors[i]] == head:
+                cursors[i] += 1
+                if cursors[i] < len(sequence):
+                    in_tails[sequence[cursors[i]]] -= 1
 
 
 _BUILTINS = frozenset(name for name, value in vars(builtins).items() if isinstance(value, type) and name[0] != "_")
