@@ -214,7 +214,8 @@ def test_select_and_ignore(project, args, expected):
     assert found_codes(*args) == expected
 
 
-@pytest.mark.parametrize("args", [["--select", "PPA999"], ["--ignore", "XYZ"], ["--select", "PPA001,PPB"]])
+@pytest.mark.parametrize("args", [["--select", "PPA999"], ["--ignore", "XYZ"], ["--select", "PPA001,PPB"],
+                                  ["--select", ""], ["--extend-ignore", " , "]])  # an empty one selected all
 def test_unknown_rule_code_is_a_usage_error(project, args):
     result = invoke("check", *args)
     assert result.exit_code == 2

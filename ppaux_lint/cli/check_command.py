@@ -43,8 +43,9 @@ def run(state: dict[str, object], paths: tuple[Path, ...], output_format: str, s
     if stdin is not None:
         paths = (stdin,)
     overlays = {str(stdin.absolute()): _read_stdin()} if stdin is not None else {}
-    options = Options(config_path=config_path, select=_codes(select), ignore=_codes(ignore),
-                      extend_select=_codes(extend_select), extend_ignore=_codes(extend_ignore), exclude=exclude,
+    options = Options(config_path=config_path, select=_codes(select, "--select"), ignore=_codes(ignore, "--ignore"),
+                      extend_select=_codes(extend_select, "--extend-select"),
+                      extend_ignore=_codes(extend_ignore, "--extend-ignore"), exclude=exclude,
                       force_exclude=force_exclude, no_cache=no_cache, cache_dir=cache_dir, overlays=overlays)
     if show_files or show_settings:  # what a run would check, or by which settings: nothing is read or checked
         from ppaux_lint.cli import settings
@@ -102,8 +103,12 @@ def run(state: dict[str, object], paths: tuple[Path, ...], output_format: str, s
                    output_file=output_file)
 
 
-def _codes(values: Sequence[str]) -> tuple[str, ...]:
-    """``--select A,B --select C`` -> (A, B, C)."""
+def _codes(values: Sequence[str], option: str) -> tuple[str, ...]:
+    """``--select A,B --select C`` -> (A, B, C). A value that names no code at all (``--select ''``, as a script
+    passes an empty variable) is refused, as ruff refuses it: taken as absent, it selected every rule."""
+    for value in values:
+        if not value.replace(",", "").strip():
+            raise ExitError(f"{option} {value!r}: names no rule code")
     return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
 
 
