@@ -95,6 +95,15 @@ def diff_lines(before: str, after: str) -> tuple[list[str], list[str]]:
     return removed, added
 
 
+def lines_added_by_fix(root: Path, relative: str) -> list[str]:
+    """The (non-blank) lines ``check --fix --unsafe-fixes`` adds to ``relative``, which must lose none."""
+    before = read(root, relative)
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    removed, added = diff_lines(before, read(root, relative))
+    assert removed == []
+    return added
+
+
 def assert_clean_and_compiles(root: Path, *files: str) -> None:
     for relative in files:
         compile(read(root, relative), relative, "exec")
@@ -247,11 +256,8 @@ def test_two_space_indent_single_quotes_and_nesting(project) -> None:
             def copy_to_host(self, copy_tensor):
               return self
     """})
-    before = read(root, "pkg/outs.py")
-    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
-    removed, added = diff_lines(before, read(root, "pkg/outs.py"))
-    assert removed == []
-    assert added == ["    def to_pp_tensors(self):", "      return {'logits': self.logits}"]
+    assert lines_added_by_fix(root, "pkg/outs.py") == ["    def to_pp_tensors(self):",
+                                                        "      return {'logits': self.logits}"]
     assert "      return self\n\n    def to_pp_tensors(self):\n" in read(root, "pkg/outs.py")
     assert_clean_and_compiles(root, "pkg/outs.py")
 
@@ -280,13 +286,10 @@ def test_an_init_whose_self_has_a_default_lines_its_defaults_up_with_every_param
             def copy_to_host(self, copy_tensor):
                 return self
     """})
-    before = read(root, "pkg/outs.py")
-    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
-    removed, added = diff_lines(before, read(root, "pkg/outs.py"))
-    assert removed == []
     # ``logits`` defaults to None, which the helper would refuse; ``scores`` does not
-    assert added == ["    def to_pp_tensors(self):", '        return {"scores": self.scores}',
-                     "    def to_pp_tensors(self):", '        return {"logits": self.logits}']
+    assert lines_added_by_fix(root, "pkg/outs.py") == [
+        "    def to_pp_tensors(self):", '        return {"scores": self.scores}',
+        "    def to_pp_tensors(self):", '        return {"logits": self.logits}']
     assert_clean_and_compiles(root, "pkg/outs.py")
 
 
