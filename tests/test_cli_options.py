@@ -273,6 +273,12 @@ def test_output_file_from_a_config_stays_in_its_directory(project, escape):
     assert "Found 3 errors." in (outside / "mine.txt").read_text(encoding="utf-8")
 
 
+def test_output_file_from_a_config_with_a_nul_is_a_config_error(project):
+    project('[tool.ppaux-lint]\noutput-file = "a\\u0000b"\n')
+    result = invoke("check")
+    assert result.exit_code == 2 and "is not a path" in result.stderr and "internal error" not in result.stderr
+
+
 def test_output_file_from_a_config_replaces_a_link_not_what_it_points_to(project):
     root = project('[tool.ppaux-lint]\noutput-file = "report.txt"\n')
     victim = root.parent / "victim.txt"

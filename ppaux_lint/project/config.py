@@ -208,6 +208,8 @@ def _report_stays_inside(config: Config, where: str) -> None:
     target = config.output_path
     if target is None or config.path is None:
         return
+    if "\0" in str(target):  # no file has such a name, and the system's calls refuse it
+        raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} is not a path")
     directory = os.path.realpath(config.path.parent)
     parent = os.path.realpath(target.parent)
     if target.name in ("", ".", "..") or os.path.commonpath([directory, parent]) != directory:
