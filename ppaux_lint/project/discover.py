@@ -309,7 +309,8 @@ class _Walker:
             modules.sort(key=attrgetter("name"))
             for entry in modules:
                 if entry.is_symlink() and not os.path.isfile(entry.path):
-                    self.warnings.append(f"{entry.path}: broken symlink, skipped")
+                    what = "not a regular file" if os.path.exists(entry.path) else "broken symlink"
+                    self.warnings.append(f"{entry.path}: {what}, skipped")  # a link to /dev/zero is not broken
                 elif not _is_regular(entry):  # a FIFO named x.py would block the read forever
                     self.warnings.append(f"{entry.path}: not a regular file, skipped")
                 else:

@@ -91,6 +91,14 @@ def test_a_dangling_symlink_is_a_warning(tmp_path: Path) -> None:
     assert any("dangling.py: broken symlink" in w for w in analysis.discovery.warnings)
 
 
+def test_a_symlink_to_a_device_is_not_called_broken(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    os.symlink(os.devnull, root / "pkg" / "device.py")
+    analysis = run(root, no_cache=True)
+    assert by_file(analysis.findings, root) == {"pkg/good.py": {"PPA001"}}
+    assert any("device.py: not a regular file, skipped" in w for w in analysis.discovery.warnings)
+
+
 def test_an_unreadable_file_is_a_ppa000(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests run as root, where chmod 000 denies nothing, so the denial is simulated at the read."""
     root = _project(tmp_path, **{"pkg/secret.py": BROKEN_OUTPUT})
