@@ -64,8 +64,7 @@ def refuse_shared(directory: Path, project: Project, options: Options) -> None:
     """Raise a UsageError naming the setting when ``directory`` may not be ppaux-lint's cache (see the module's
     docstring): it is or contains what the run checks, or it holds files that are not ppaux-lint's."""
     try:
-        why = contains_checked(directory, (project.root, *project.tops, *options.overlays)) or _not_ours(directory) \
-            or _not_a_directory(directory)
+        why = contains_checked(directory, (project.root, *project.tops, *options.overlays)) or _not_ours(directory)
     except ValueError:  # a path the OS cannot take (a NUL in cache-dir): the first write fails, a slow run
         return
     if why is not None:
@@ -93,17 +92,6 @@ def _not_ours(directory: Path) -> str | None:
         return None
     theirs = [name for name in listing[0] if not is_temporary(name)]
     return f"{directory} holds files that are not ppaux-lint's ({first_few(theirs)})" if theirs else None
-
-
-def _not_a_directory(directory: Path) -> str | None:
-    """Why ``directory`` can never hold a cache: something that is not a directory is there already (a checked
-    file, a FIFO), which a setting from the config could name as ``--cache-dir``'s check refuses on the command
-    line; None when nothing is there or a directory is (a link followed)."""
-    try:
-        mode = os.stat(directory).st_mode
-    except OSError:
-        return None
-    return None if stat.S_ISDIR(mode) else f"{directory} is not a directory"
 
 
 def first_few(names: Iterable[str], shown: int = 5) -> str:

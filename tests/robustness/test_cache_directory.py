@@ -78,7 +78,6 @@ SHARED = {
     "a_package_that_is_checked": "pkg",
     "a_directory_of_the_users": "notes",
     "another_tools_cache": ".pytest_cache",
-    "a_checked_file": "pkg/good.py",  # from the config it was no cache and no error: a slow run, silently
 }
 
 
