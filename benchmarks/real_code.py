@@ -54,6 +54,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench_one_file import ppaux_lint
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SGLANG_VERSIONS = ("0.5.20", "0.5.22", "0.5.23")
@@ -466,11 +468,9 @@ def count_py(root: Path, paths: tuple[str, ...]) -> int:
 
 def tool(args: argparse.Namespace) -> list[str]:
     """How to start ppaux-lint: the installed command (beside this Python's, so that the script runs from an
-    environment that is not activated), or ``python -m ppaux_lint`` from ``--source``."""
-    if args.source is None:
-        script = Path(sys.executable).with_name("ppaux-lint")
-        return [str(script) if script.is_file() else "ppaux-lint"]
-    return [sys.executable, "-m", "ppaux_lint"]
+    environment that is not activated: ``bench_one_file.ppaux_lint``), or ``python -m ppaux_lint`` from
+    ``--source``."""
+    return ppaux_lint() if args.source is None else [sys.executable, "-m", "ppaux_lint"]
 
 
 def tool_env(args: argparse.Namespace) -> dict[str, str]:
