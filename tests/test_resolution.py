@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 from lintkit import (
@@ -370,6 +372,175 @@ def test_module_level_alias_assignment(lint_project):
             """,
     })
     assert reported(lint()) == {("pkg.impl.A", "PPA001"), ("pkg.impl.B", "PPA001"), ("pkg.impl.C", "PPA001")}
+
+
+# -- a class statement whose name holds something else when its module has run ----------------------------------
+
+def _module(body: str, observer: bool = True) -> str:
+    """A module importing both roots, with ``body`` (indented as written here) and the observer that returns ``Out``."""
+    return IMPORT_AUX + IMPORT_OBS + textwrap.dedent(body) + (textwrap.dedent(FALLBACK_OBSERVER) if observer else "")
+
+
+FALLBACK_OBSERVER = """
+            class Obs(SamplingObserver):
+                def after_sample(self, state, token_ids):
+                    return Out(token_ids)
+
+                def from_pp_tensors(self, tensors):
+                    return Out(tensors["ids"])
+"""
+
+
+@pytest.mark.parametrize("mixin, expected", [
+    ("from pkg.mixin import Base", set()),  # the import runs: Base is the project mixin with the method
+    ("from fastlib.pp import Base", set()),  # a base the analysis cannot see: silent, as any unresolved base
+], ids=["project-mixin", "outside-mixin"])
+def test_class_in_except_importerror_is_a_fallback_the_import_replaces(lint_project, mixin, expected):
+    lint_project({
+        "pkg/mixin.py": """
+            class Base:
+                def to_pp_tensors(self):
+                    return {"ids": self.ids}
+            """,
+        "pkg/impl.py": _module(f"""
+            try:
+                {mixin}
+            except ImportError:
+                class Base:
+                    pass
+
+
+            class Out(Base, DeviceAuxiliaryOutput):
+                def __init__(self, ids):
+                    self.ids = ids
+
+                def copy_to_host(self, copy_tensor):
+                    return self
+            """),
+    })
+    assert reported(lint()) == expected
+
+
+def test_class_in_except_importerror_before_the_protocol_import(lint_project):
+    """The common shim: SGLang's Protocol imported, a stand-in defined when SGLang is absent. The import is what
+    the project runs with, so subclasses are outputs by inheritance and are judged."""
+    lint_project({"pkg/impl.py": """
+        from typing import Protocol
+
+        try:
+            from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
+        except ImportError:
+            class DeviceAuxiliaryOutput(Protocol):
+                def copy_to_host(self, copy_tensor): ...
+
+
+        class X(DeviceAuxiliaryOutput):
+            pass
+        """})
+    findings = lint()
+    assert reported(findings) == {("pkg.impl.X", "PPA001")}
+    assert f"subclass of {OUTPUT_ROOT}" in only(findings, "PPA001").message
+
+
+@pytest.mark.parametrize("pp_method, expected", [
+    ("def to_pp_tensors(self):\n                    return {\"ids\": self.ids}", set()),
+    ("pass", {("pkg.impl._PPOut", "PPA001")}),
+], ids=["replacement-has-it", "replacement-lacks-it"])
+def test_class_name_rebound_to_a_subclass_after_the_statement(lint_project, pp_method, expected):
+    """``Out = _PPOut``: what the observer constructs is the subclass, whose base is still the class statement
+    (bases are read when the statement runs). The statement itself is reached by no name: not judged, and
+    ``inventory`` says why."""
+    lint_project({"pkg/impl.py": _module(f"""
+
+            class Out(DeviceAuxiliaryOutput):
+                def __init__(self, ids):
+                    self.ids = ids
+
+                def copy_to_host(self, copy_tensor):
+                    return self
+
+
+            class _PPOut(Out):
+                {pp_method}
+
+
+            Out = _PPOut
+            """)})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == expected
+    line = Path("pkg/impl.py").read_text().splitlines().index("Out = _PPOut") + 1
+    unjudged = {info.fqn: [touch.what for touch in info.unknown] for info in analysis.unjudged()}
+    assert unjudged == {"pkg.impl.Out": [f"its name `Out` is bound to another class at line {line}, which the rest "
+                                         "of the project gets instead"]}
+
+
+def test_class_name_imported_from_a_module_that_rebinds_it(lint_project):
+    """Another module's ``from pkg.impl import Out`` gets what ``pkg.impl`` ends with, not its class statement."""
+    lint_project({
+        "pkg/impl.py": _module("""
+            class Out(DeviceAuxiliaryOutput):
+                def copy_to_host(self, copy_tensor):
+                    return self
+
+
+            class _PPOut(Out):
+                def to_pp_tensors(self):
+                    return {"ids": self.ids}
+
+
+            Out = _PPOut
+            """, observer=False),
+        "pkg/obs.py": _module("""
+            from pkg.impl import Out
+            """),
+    })
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    assert analysis.index.info("pkg.obs.Obs").pair == "pkg.impl._PPOut"
+
+
+@pytest.mark.parametrize("condition", ["sys.version_info >= (3, 8)", "USE_PP"])
+def test_class_defined_under_both_branches_of_an_if_is_not_judged(lint_project, condition):
+    """Which class statement binds ``Out`` depends on a condition: no finding about either, and why is shown."""
+    lint_project({"pkg/impl.py": _module(f"""
+            import sys
+
+            USE_PP = True
+
+            if {condition}:
+                class Out(DeviceAuxiliaryOutput):
+                    def copy_to_host(self, copy_tensor):
+                        return self
+
+                    def to_pp_tensors(self):
+                        return {{"ids": self.ids}}
+            else:
+                class Out(DeviceAuxiliaryOutput):
+                    def copy_to_host(self, copy_tensor):
+                        return self
+            """)})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    assert [info.fqn for info in analysis.unjudged()] == ["pkg.impl.Out"]
+
+
+def test_sequential_redefinition_keeps_the_last_class(lint_project):
+    """Two unconditional class statements of one name: the second is what the module holds, and is judged."""
+    lint_project({"pkg/impl.py": _module("""
+
+            class Out(DeviceAuxiliaryOutput):
+                def copy_to_host(self, copy_tensor):
+                    return self
+
+                def to_pp_tensors(self):
+                    return {"ids": self.ids}
+
+
+            class Out(DeviceAuxiliaryOutput):
+                def copy_to_host(self, copy_tensor):
+                    return self
+            """)})
+    assert reported(lint()) == {("pkg.impl.Out", "PPA001")}
 
 
 # -- a project's own namesake is not SGLang's ------------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 10  # 10: a loop without break whose else ends, ends its body (summarize/flow.py)
+SUMMARY_FORMAT = 11  # 11: ``shadowed`` (summarize/shadows.py)
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -495,3 +495,5 @@ class FileSummary:
     constants: tuple[tuple[str, str, int], ...] = ()  # (qualname, source, line): module and class names bound
     # once, to a constant expression, a ``TypeVar(...)`` call among them (summarize.constants)
     rebound: tuple[str, ...] = ()  # module-level names bound more than once, in any form (summarize.constants)
+    shadowed: tuple[tuple[str, str, str, int], ...] = ()  # (name, kind, target, line): module-level class names that
+    # hold something else when the module has run, and what (summarize.shadows)

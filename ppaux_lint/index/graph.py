@@ -154,6 +154,14 @@ class ProjectGraph:
         head, _, rest = name.partition(".")
         if summary is None:
             return None
+        shadow = _shadow(summary, head)
+        if shadow is not None:  # a class statement binds it, but the module ends holding something else
+            _, kind, target, _ = shadow
+            if kind == "unknown":
+                return None
+            found = self._resolve_absolute(target, seen) if kind == "import" \
+                else self._resolve_global(module, target, seen)
+            return self._descend(found, rest, seen) if found is not None else None
         if f"{module}.{head}" in self.classes:
             return self._member_of(f"{module}.{head}", rest) if rest else f"{module}.{head}"
         if head in summary.defs:
@@ -205,8 +213,14 @@ class ProjectGraph:
 
     def _resolve_absolute(self, dotted: str, seen: frozenset) -> str | None:
         """An absolute dotted name: find the longest prefix that is a project module, resolve the rest in it."""
-        if dotted in self.known or dotted in self.classes:
+        if dotted in self.known:
             return dotted
+        if dotted in self.classes:
+            module = self.class_module[dotted]
+            qualname = dotted[len(module) + 1:]
+            if "." in qualname or _shadow(self.modules[module], qualname) is None:
+                return dotted
+            return self._resolve_global(module, qualname, seen)
         parts = dotted.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
@@ -225,8 +239,33 @@ class ProjectGraph:
             scope = cls.qualname.rpartition(".")[0]
             extra = [(written, target or None) for written, target in self.namespace(fqn).extra_bases] \
                 if cls.decorations else []
-            found = self._bases[fqn] = [(base, self.resolve(module, base, scope)) for base in cls.bases] + extra
+            found = self._bases[fqn] = [(base, self._resolve_base(module, base, scope, cls)) for base in cls.bases] \
+                + extra
         return list(found)
+
+    def _resolve_base(self, module: str, base: str, scope: str, cls: ClassSummary) -> str | None:
+        """What a base names when the class statement runs: at module level, a class statement of the module before
+        it, even when the name is bound to something else later (``class _PP(Out)`` before ``Out = _PP``)."""
+        head, _, rest = base.partition(".")
+        shadow = None if scope else _shadow(self.modules[module], head)
+        earlier = self.classes.get(f"{module}.{head}")
+        if shadow is not None and earlier is not None and earlier.class_line < cls.class_line < shadow[3]:
+            return self._member_of(f"{module}.{head}", rest) if rest else f"{module}.{head}"
+        return self.resolve(module, base, scope)
+
+    def _shadow_touch(self, fqn: str) -> Touch | None:
+        """Why the project class ``fqn`` cannot be judged when its module ends with its name holding something else
+        (``FileSummary.shadowed``): code that names it later gets that instead. Only the class itself: what its
+        statement holds is known, and its subclasses are judged with it."""
+        cls = self.classes.get(fqn)
+        if cls is None or "." in cls.qualname:
+            return None
+        summary = self.modules[self.class_module[fqn]]
+        shadow = _shadow(summary, cls.qualname)
+        if shadow is None:
+            return None
+        name, kind, _, line = shadow
+        return Touch(_SHADOWED[kind].format(name=name, line=line), summary.path, line)
 
     def namespace(self, fqn: str) -> Namespace:
         """What code around the class statement does to the project class ``fqn`` (``namespaces.py``)."""
@@ -327,7 +366,7 @@ class ProjectGraph:
 
     def _lookup(self, fqn: str, name: str, seen: bool) -> Member | None:
         if not seen:
-            touch = self._namespaces.unattributed(name)
+            touch = self._namespaces.unattributed(name) or self._shadow_touch(fqn)
             if touch is not None:
                 return Member(fqn, None, None, False, unknown=touch)
         for cls in self.mro(fqn):
@@ -483,6 +522,9 @@ class ProjectGraph:
         """What makes the class's own namespace unknown, and what makes each of ``names`` unknown on it (a touch
         of a base the lookup passes, or of the name anywhere)."""
         touches = [*self.namespace(fqn).unknown, *self._hooks(fqn).unknown]
+        shadow = self._shadow_touch(fqn)
+        if shadow is not None:
+            touches.append(shadow)
         for name in names:
             member = self.lookup(fqn, name)
             if member is not None and member.unknown is not None and member.unknown not in touches:
@@ -512,6 +554,22 @@ class ProjectGraph:
             inherited = (f"{' and '.join(own)} from {owner}" for owner, own in by_owner.items())
             parts.append(f"inherits {', '.join(inherited)}")
         return "structural: " + ", ".join(parts)
+
+
+_SHADOWED = {  # by ``FileSummary.shadowed`` kind: why a class statement's name does not reach it
+    "import": "its name `{name}` is bound by an import at line {line}, which the rest of the project gets instead",
+    "alias": "its name `{name}` is bound to another class at line {line}, which the rest of the project gets instead",
+    "unknown": "its name `{name}` is bound again at line {line}, so which object the project gets by that name is "
+               "known only at run time",
+}
+
+
+def _shadow(summary: FileSummary, name: str) -> tuple[str, str, str, int] | None:
+    """The module's ``shadowed`` entry for the class name ``name``, or None (nearly every module has none)."""
+    for entry in summary.shadowed:
+        if entry[0] == name:
+            return entry
+    return None
 
 
 def _enclosing(scope: str) -> list[str]:

@@ -8,6 +8,7 @@ import warnings
 
 from ppaux_lint.facts.summarize import handoffs
 from ppaux_lint.facts.summarize.calls import HELPER_NAMES, worth_scanning
+from ppaux_lint.facts.summarize.shadows import shadowed
 from ppaux_lint.facts.summarize.text import Positions, Unreadable, decode, noqa_comments
 from ppaux_lint.facts.summarize.uses import value_names
 from ppaux_lint.facts.summarize.walker import Collector
@@ -56,6 +57,7 @@ def _summarize(source: bytes, path: str, module: str, is_package: bool, target: 
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
     bindings = collector.bindings
     constants, rebound = collector.constants.finish(text)
+    classes = {c.name for c in collector.classes if c.qualname == c.name and not c.made_by}.intersection(rebound)
     return FileSummary(
         path=path,
         module=module,
@@ -77,6 +79,7 @@ def _summarize(source: bytes, path: str, module: str, is_package: bool, target: 
         functions=tuple(collector.namespaces.functions),
         constants=constants,
         rebound=rebound,
+        shadowed=shadowed(tree, classes, module, is_package) if classes else (),
     )
 
 
