@@ -9,6 +9,7 @@ get) its method.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from lintkit import IMPORT_AUX, IMPORT_OBS, lint, locate, only, reported, run_analysis, run_console
@@ -713,3 +714,112 @@ def test_a_method_offered_only_through_getattr_depends_on_the_python_version(lin
     assert finding.code == "PPA001" and reported_on in finding.message
     assert "only through `pkg.outputs.Lazy.__getattr__`" in finding.message
     assert ("declares no `requires-python`" if not requires else "the project allows") in finding.message
+
+
+# -- names a class gets in forms its summary does not read ------------------------------------------------------------
+
+PACK = IMPORT_AUX + IMPORT_OBS + """
+import contextlib
+
+
+def _pack(self):
+    return {"a": self.a}
+
+
+def _rebuild(self, tensors):
+    return Out(tensors["a"])
+
+"""
+OBSERVER_OF_OUT = """
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Out(token_ids)
+
+    def from_pp_tensors(self, tensors):
+        return Out(tensors["a"])
+"""
+
+
+@pytest.mark.parametrize("binding, what", [
+    ("to_pp_tensors, _spare = _pack, None", "an unpacking assignment"),
+    ("(to_pp_tensors := _pack)", "an assignment expression (`:=`)"),
+    ("from pkg.helpers import to_pp_tensors", "an import"),
+    ("for to_pp_tensors in (_pack,):\n        pass", "a `for` loop"),
+    ("with contextlib.nullcontext(_pack) as to_pp_tensors:\n        pass", "a `with` statement"),
+], ids=["unpacking", "walrus", "import", "for", "with"])
+def test_a_transport_method_bound_by_another_form_in_the_body_is_unknown(lint_project, binding, what):
+    """Python binds the name in the class namespace by each of these forms: the class has the method, so no
+    PPA001; the analysis does not read what it is, so the class is not judged, and inventory says how it is bound."""
+    lint_project({"pkg/helpers.py": "def to_pp_tensors(self):\n    return {'a': self.a}\n",
+                  "pkg/outputs.py": PACK + f"""
+class Out(DeviceAuxiliaryOutput):{COPY}
+    {binding}
+""" + OBSERVER_OF_OUT})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    line = locate(Path("pkg/outputs.py").read_text(), binding.splitlines()[0])[0]
+    assert {info.fqn: [t.what for t in info.unknown] for info in analysis.unjudged()} == {
+        "pkg.outputs.Out": [f"its body binds `to_pp_tensors` by {what} (line {line})"]}
+
+
+def test_exec_in_the_class_body_makes_its_namespace_unknown(lint_project):
+    lint_project({"pkg/outputs.py": PACK + f"""
+class Out(DeviceAuxiliaryOutput):{COPY}
+    exec("def to_pp_tensors(self): return {{'a': self.a}}")
+""" + OBSERVER_OF_OUT})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    [info] = analysis.unjudged()
+    assert info.fqn == "pkg.outputs.Out" and "`exec()` in its body" in info.unknown[0].what
+
+
+@pytest.mark.parametrize("store", [
+    "self.to_pp_tensors = lambda: {'a': self.a}",
+    "setattr(self, 'to_pp_tensors', lambda: {'a': self.a})",
+    "self.to_pp_tensors, self.b = (lambda: {'a': self.a}), None",
+], ids=["assignment", "setattr", "unpacking"])
+def test_a_transport_method_set_on_instances_is_unknown(lint_project, store):
+    """``isinstance`` against SGLang's runtime-checkable Protocols sees instance attributes: an instance that gets
+    ``to_pp_tensors`` (or an observer that gets ``from_pp_tensors``) in a method is no finding, and inventory
+    says which method sets it."""
+    lint_project({"pkg/outputs.py": IMPORT_AUX + IMPORT_OBS + f"""
+
+class Out(DeviceAuxiliaryOutput):{COPY}
+    def __init__(self, a):
+        self.a = a
+        {store}
+
+
+class Obs(SamplingObserver):
+    def __init__(self):
+        self.from_pp_tensors = self._rebuild
+
+    def _rebuild(self, tensors):
+        return Out(tensors["a"])
+
+    def after_sample(self, state, token_ids):
+        return Out(token_ids)
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    whats = {info.fqn: info.unknown[0].what for info in analysis.unjudged()}
+    assert whats == {
+        "pkg.outputs.Out": "`__init__` sets `to_pp_tensors` on its instances (line 11), which the helpers' "
+                           "isinstance check sees",
+        "pkg.outputs.Obs": "`__init__` sets `from_pp_tensors` on its instances (line 16), which the helpers' "
+                           "isinstance check sees",
+    }
+
+
+def test_other_attributes_set_on_instances_leave_the_class_judged(lint_project):
+    """Only the looked-up names count: an instance that gets ``to_pp_tensor`` (a misspelling) or any other
+    attribute still lacks the method, and the finding stands."""
+    lint_project({"pkg/outputs.py": IMPORT_AUX + IMPORT_OBS + f"""
+
+class Out(DeviceAuxiliaryOutput):{COPY}
+    def __init__(self, a):
+        self.a = a
+        self.to_pp_tensor = lambda: {{'a': self.a}}
+""" + OBSERVER_OF_OUT})
+    assert reported(lint()) == {("pkg.outputs.Out", "PPA001")}

@@ -176,6 +176,8 @@ class Namespaces:
         if cls.opaque:
             what = f"made by `type(...)`, and {cls.opaque}" if cls.made_by == "type" else cls.opaque
             namespace.unknown.append(Touch(what, summary.path, cls.opaque_line or cls.class_line))
+        for name, what, line in cls.unread:
+            namespace.unknown_names.setdefault(name, Touch(what, summary.path, line))
         if cls.metaclass:
             self._metaclass(namespace, summary, cls, scope)
         for decorator in reversed(cls.decorations):

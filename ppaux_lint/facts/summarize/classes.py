@@ -30,6 +30,7 @@ from ppaux_lint.facts.summarize.syntax import (
     walk_statements,
 )
 from ppaux_lint.facts.summarize.text import Positions
+from ppaux_lint.facts.summarize.unread_members import unread_members
 from ppaux_lint.facts.summary import ClassSummary, Decorator, Field, MemberAssign, MethodSummary
 
 
@@ -73,6 +74,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         base_args=base_args if any(base_args) else (),
         type_params=tuple(p.name for p in getattr(node, "type_params", ()) if type(p).__name__ == "TypeVar"),
         constructor=constructor_facts(node),
+        unread=unread_members(statements, positions.text),
     )
 
 
@@ -82,18 +84,23 @@ _NAMESPACE_CALLS = ("vars", "locals")
 
 def _namespace_written_through(statements: Sequence[ast.stmt], text: str) -> tuple[str, int] | None:
     """``vars().update(...)`` or ``locals()[name] = ...`` in the class body: names enter the namespace that the
-    analysis cannot list. Looked for only where the file's text holds such a call, so most bodies are not walked
-    again; methods and nested classes have namespaces of their own and are passed over."""
-    if "vars()" not in text and "locals()" not in text:
+    analysis cannot list; ``exec(...)`` there binds whatever its code says. Looked for only where the file's text
+    holds such a call, so most bodies are not walked again; methods and nested classes have namespaces of their own
+    and are passed over."""
+    if "vars()" not in text and "locals()" not in text and "exec" not in text:
         return None
     for stmt in statements:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for found in ast.walk(stmt):
-            if isinstance(found, ast.Call) and isinstance(found.func, ast.Name) and \
-                    found.func.id in _NAMESPACE_CALLS and not found.args and not found.keywords:
+            if not isinstance(found, ast.Call) or not isinstance(found.func, ast.Name):
+                continue
+            if found.func.id in _NAMESPACE_CALLS and not found.args and not found.keywords:
                 return f"`{found.func.id}()` in its body (line {found.lineno}) hands out its namespace, which code " \
                        "the analysis cannot follow may fill", found.lineno
+            if found.func.id == "exec":
+                return f"`exec()` in its body (line {found.lineno}) binds names that the analysis cannot read", \
+                    found.lineno
     return None
 
 
@@ -196,6 +203,7 @@ def _class_level_statements(body: Sequence[ast.stmt]) -> list[ast.stmt]:
             handlers = [s for h in stmt.handlers for s in h.body]
             out.extend(_class_level_statements(stmt.body + handlers + stmt.orelse + stmt.finalbody))
         elif isinstance(stmt, ast.With):
+            out.append(stmt)  # for its ``as`` targets (``unread_members``); the statements it holds follow
             out.extend(_class_level_statements(stmt.body))
         else:
             out.append(stmt)

@@ -1,0 +1,126 @@
+"""The names a class gets in ways its ``ClassSummary`` does not read: what makes one of them unknown on it.
+
+Produces ``ClassSummary.unread``. A class summary reads its namespace from ``def`` statements and from
+assignments and annotated assignments to a plain name; Python binds a name in a class body by every other form
+too (``to_pp_tensors, _ = _pack, None``, ``(to_pp_tensors := _pack)``, an import, a ``for`` or ``with`` target,
+a match capture, ``del``); ``exec()`` in the body makes the whole namespace unknown (``classes.py``). Its instances
+can also hold
+a name of their own: ``self.to_pp_tensors = ...`` in a method, or ``setattr(self, "to_pp_tensors", ...)``, is an
+attribute the helpers' ``isinstance`` check sees as much as a method. Either way the summary alone would call the
+method missing (a false PPA001 or PPA002), so each such name is listed, with what binds it and where, and the index
+makes it unknown on the class (``index/namespaces.py``): no rule judges it, and ``inventory`` says why.
+
+Only the names the rules look up (``LOOKED_UP``) are listed, and only where the file's text spells one of them,
+so most classes cost nothing here. Special methods are looked up on the type, never on the instance, so an
+instance's ``__getattr__`` is not listed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+
+from ppaux_lint.contract.names import DYNAMIC_LOOKUP, LOOKED_UP
+from ppaux_lint.facts.summarize.syntax import dotted, string, walk_statements
+
+Unread = tuple[str, str, int]  # (name, what binds it, line)
+
+_ON_INSTANCES = LOOKED_UP - frozenset(DYNAMIC_LOOKUP)
+_FORMS = {ast.For: "a `for` loop", ast.AsyncFor: "a `for` loop", ast.With: "a `with` statement",
+          ast.AsyncWith: "a `with` statement", ast.Import: "an import", ast.ImportFrom: "an import",
+          ast.Delete: "`del`", ast.AugAssign: "an augmented assignment", ast.Assign: "an unpacking assignment",
+          ast.Match: "a match capture"}
+
+
+def unread_members(statements: Sequence[ast.stmt], text: str) -> tuple[Unread, ...]:
+    """``(name, what, line)`` for each looked-up name that the class body ``statements`` (its class-level ones) or
+    its methods bind in a form the summary does not read."""
+    if not any(name in text for name in LOOKED_UP):
+        return ()
+    found: dict[str, Unread] = {}
+    for stmt in statements:
+        for name, what, line in _body_bindings(stmt, text):
+            found.setdefault(name, (name, f"its body binds `{name}` by {what} (line {line})", line))
+    on_instances = "setattr" in text or any(f".{name}" in text for name in _ON_INSTANCES)
+    for stmt in statements if on_instances else ():
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for name, line in _instance_stores(stmt, text):
+                found.setdefault(name, (name, f"`{stmt.name}` sets `{name}` on its instances (line {line}), which the "
+                                              "helpers' isinstance check sees", line))
+    return tuple(found.values())
+
+
+def _body_bindings(stmt: ast.stmt, text: str) -> Iterator[tuple[str, str, int]]:
+    """The looked-up names a class-level statement binds in a form the summary does not read."""
+    kind = type(stmt)
+    if kind is ast.Import or kind is ast.ImportFrom:
+        for alias in stmt.names:  # type: ignore[attr-defined]
+            local = alias.asname or alias.name.split(".")[0]
+            if local in LOOKED_UP:
+                yield local, _FORMS[kind], stmt.lineno
+    elif kind is ast.Assign:
+        for target in stmt.targets:  # type: ignore[attr-defined]
+            if not isinstance(target, ast.Name):
+                yield from ((n, _FORMS[kind], stmt.lineno) for n in _stored_names(target))
+    elif kind in (ast.For, ast.AsyncFor, ast.AugAssign, ast.Delete, ast.With, ast.AsyncWith):
+        if kind is ast.With or kind is ast.AsyncWith:
+            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]  # type: ignore[attr-defined]
+        else:
+            targets = stmt.targets if kind is ast.Delete else [stmt.target]  # type: ignore[attr-defined]
+        for target in targets:
+            yield from ((n, _FORMS[kind], stmt.lineno) for n in _stored_names(target))
+    elif kind is ast.Match:
+        for case in stmt.cases:  # type: ignore[attr-defined]
+            for node in ast.walk(case.pattern):
+                captured = getattr(node, "name", None) or getattr(node, "rest", None)
+                if captured in LOOKED_UP:
+                    yield captured, _FORMS[kind], stmt.lineno
+    if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or ":=" not in text:
+        return
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.NamedExpr) and node.target.id in LOOKED_UP:
+            yield node.target.id, "an assignment expression (`:=`)", node.lineno
+
+
+def _stored_names(target: ast.expr) -> Iterator[str]:
+    """The looked-up plain names a target binds, out of any tuple, list or starred target."""
+    if isinstance(target, ast.Name):
+        if target.id in LOOKED_UP:
+            yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _stored_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _stored_names(target.value)
+
+
+def _instance_stores(method: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> Iterator[tuple[str, int]]:
+    """The looked-up names a method stores on its receiver: ``self.name = ...`` (any assignment form) or
+    ``setattr(self, "name", ...)``."""
+    positional = method.args.posonlyargs + method.args.args
+    if not positional or any(dotted(d) == "staticmethod" for d in method.decorator_list):
+        return
+    receiver = positional[0].arg
+    setter = "setattr" in text
+    for stmt in walk_statements(method.body):
+        kind = type(stmt)
+        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
+            for target in stmt.targets if kind is ast.Assign else [stmt.target]:  # type: ignore[attr-defined]
+                for attribute in _attributes(target, receiver):
+                    yield attribute, stmt.lineno
+        elif setter and kind is ast.Expr and isinstance(stmt.value, ast.Call):  # type: ignore[attr-defined]
+            call = stmt.value  # type: ignore[attr-defined]
+            if (dotted(call.func) == "setattr" and len(call.args) >= 2 and isinstance(call.args[0], ast.Name)
+                    and call.args[0].id == receiver and string(call.args[1]) in _ON_INSTANCES):
+                yield string(call.args[1]), stmt.lineno  # type: ignore[misc]
+
+
+def _attributes(target: ast.expr, receiver: str) -> Iterator[str]:
+    if isinstance(target, ast.Attribute):
+        if isinstance(target.value, ast.Name) and target.value.id == receiver and target.attr in _ON_INSTANCES:
+            yield target.attr
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _attributes(element, receiver)
+    elif isinstance(target, ast.Starred):
+        yield from _attributes(target.value, receiver)
