@@ -194,6 +194,31 @@ def test_ppa012_silent_on_fields_that_may_be_tensors(lint_project, annotation):
     assert check_module(lint_project, dataclass_output(annotation)) == set()
 
 
+@pytest.mark.parametrize("extra", [
+    "\n    def __post_init__(self):\n        self.lengths = torch.stack(self.lengths)\n",
+    "\n    def normalize(self):\n        setattr(self, 'lengths', torch.stack(self.lengths))\n",
+    "\n    def __init__(self, ids, lengths):\n        self.ids = ids\n        self.lengths = torch.stack(lengths)\n",
+], ids=["post-init", "setattr-in-a-method", "init-from-a-call"])
+def test_ppa012_silent_on_a_field_a_method_stores_to(lint_project, extra):
+    """What a method stores may be a tensor whatever the field says: the annotation is no certainty."""
+    src = dataclass_output("list[torch.Tensor]").replace("    def copy_to_host", extra.lstrip("\n") + "\n    def copy_to_host")
+    assert check_module(lint_project, src) == set()
+
+
+def test_ppa012_a_field_a_subclass_method_stores_to_is_no_certainty_either(lint_project):
+    base = dataclass_output("list[torch.Tensor]").replace("class Out(", "class Base(")
+    src = base + "\n\nclass Out(Base):\n    def __post_init__(self):\n        self.lengths = torch.stack(self.lengths)\n"
+    lint_project({"pkg/mod.py": src})
+    assert {(f.code, f.symbol) for f in lint()} == {("PPA012", "pkg.mod.Base")}  # Base's own instances keep lists
+
+
+def test_ppa012_init_storing_a_parameter_declared_as_the_field_keeps_it_certain(lint_project):
+    init = "\n    def __init__(self, ids, lengths: list[torch.Tensor]):\n        self.ids = ids\n        self.lengths = lengths\n"
+    src = dataclass_output("list[torch.Tensor]").replace("    def copy_to_host", init.lstrip("\n") + "\n    def copy_to_host")
+    lint_project({"pkg/mod.py": src})
+    assert {f.code for f in lint()} == {"PPA012"}
+
+
 def test_ppa012_silent_when_a_class_along_the_mro_redefines_the_attribute(lint_project):
     src = FIELD_HEAD + """
 

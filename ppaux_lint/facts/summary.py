@@ -17,7 +17,7 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 12  # 12: ``ClassSummary.unread`` (summarize/unread_members.py); 11: ``shadowed``
+SUMMARY_FORMAT = 12  # 12: ``ClassSummary.unread`` and ``stores``; 11: ``FileSummary.shadowed``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -252,6 +252,8 @@ class ClassSummary:
     # ``bases`` (``Stat[float]``: ("float",); unsubscripted: ()); () when no base is subscripted
     type_params: tuple[str, ...] = ()  # the names of ``class C[T, U]:`` (PEP 695)
     constructor: ConstructorFacts | None = None  # a class statement's (``summarize.constructors``); None for ``type()``
+    stores: tuple[str, ...] = ()  # the attributes its methods but ``__init__`` store on the instance, sorted
+    # (``summarize.classes``)
     unread: tuple[tuple[str, str, int], ...] = ()  # (name, what binds it, line): looked-up names its body or its
     # instances get in a form ``methods`` and ``assigns`` do not read (``summarize.unread_members``)
 

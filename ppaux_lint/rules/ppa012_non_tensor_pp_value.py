@@ -94,16 +94,24 @@ def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     """What the class declares ``self.<attribute>`` as, when that is certainly not a tensor; the first class
     along the MRO that names the attribute at all (a field, a method or assignment, or a store in its
     ``__init__``) decides, and a base that cannot be seen might. A type variable of that class stands for
-    what ``info`` binds it to through its bases' type arguments (``index.generics``)."""
+    what ``info`` binds it to through its bases' type arguments (``index.generics``). A field that a method of
+    that class or of one before it stores to (``__post_init__``'s ``self.ids = torch.as_tensor(self.ids)``), or
+    that ``__init__`` stores from anything but a parameter declared as the field is, may hold something else than
+    it is declared as: nothing is certain."""
     if not attribute or info.unresolved_bases:
         return ""
     index = context.index
+    stored = False
     for owner in info.ancestry:
         cls = index.classes.get(owner)
         if cls is None:
             continue
+        stored = stored or attribute in cls.stores
         declared = next((f for f in cls.fields if f.name == attribute), None)
         if declared is not None:
+            init = next((f for f in cls.init_fields if f.name == attribute), None)
+            if stored or (init is not None and init.annotation != declared.annotation):
+                return ""  # a method, or ``__init__`` from something else, stores what the field may not be
             return _described(context, info.fqn, owner, declared.annotation, f"field `{attribute}: {{}}`")
         if cls.method(attribute) is not None or cls.assign(attribute) is not None:
             return ""

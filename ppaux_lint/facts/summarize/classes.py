@@ -75,6 +75,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         type_params=tuple(p.name for p in getattr(node, "type_params", ()) if type(p).__name__ == "TypeVar"),
         constructor=constructor_facts(node),
         unread=unread_members(statements, positions.text),
+        stores=_instance_stores(statements, positions.text),
     )
 
 
@@ -158,6 +159,28 @@ def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[
                       and len(n.args) >= 2 and dotted(n.func) in ("setattr", "delattr"))
     return tuple(f if stores[f.name] == 1 and param not in rebound else Field(f.name, "", f.has_default)
                  for f, param in found.values())
+
+
+def _instance_stores(statements: Sequence[ast.stmt], text: str) -> tuple[str, ...]:
+    """The attributes the class's methods other than ``__init__`` (``init_fields`` tells what that one stores) store
+    on their instance (``self.<name> = ...``, ``+=``, ``del``, in a loop or a ``with``, or ``setattr(self, "<name>",
+    ...)``), sorted: a class-level annotation of one of them does not say what it holds once such a method has run
+    (``__post_init__`` turning a ``list`` field into a tensor)."""
+    found: set[str] = set()
+    for stmt in statements:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.name == "__init__":
+            continue
+        positional = stmt.args.posonlyargs + stmt.args.args
+        if not positional:
+            continue
+        receiver = positional[0].arg
+        found.update(t.attr for _, t in _targets(stmt.body, nested=True)
+                     if isinstance(t, ast.Attribute) and _is_name(t.value, receiver))
+        if "setattr" in text or "delattr" in text:
+            found.update(string(n.args[1]) or "" for n in ast.walk(stmt) if isinstance(n, ast.Call) and len(n.args) >= 2
+                         and dotted(n.func) in ("setattr", "delattr") and _is_name(n.args[0], receiver))
+    found.discard("")
+    return tuple(sorted(found))
 
 
 def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, ast.expr]]:
