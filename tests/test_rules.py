@@ -414,7 +414,61 @@ def test_ppa015_key_read_but_never_sent_points_at_the_read(lint_project):
     lint_project({"pkg/mod.py": src})
     findings = lint()
     assert positions(findings, Path.cwd()) == {at(src, '"lengths"', "PPA015")}
-    assert "'lengths'" in findings[0].message and "KeyError" in findings[0].message
+    assert findings[0].message.endswith("reads 'lengths', but `pkg.mod.Out.to_pp_tensors` never sends it (it sends "
+                                        "'a', 'b'): on the first stage the read finds nothing, and the output is "
+                                        "rebuilt without it")
+
+
+@pytest.mark.parametrize("read, said", [
+    ('tensors["c"]', "reads 'c', but {sender} never sends it (it sends 'a', 'b'): KeyError on the first stage"),
+    ('tensors.pop("c")', "reads 'c', but {sender} never sends it (it sends 'a', 'b'): KeyError on the first stage"),
+    ('tensors.pop("c", None)', "reads 'c', but {sender} never sends it (it sends 'a', 'b'): on the first stage the "
+                               "read finds nothing, and the output is rebuilt without it"),
+    ('_caught(lambda: tensors["c"])', None),  # read in a closure: what raises there is not followed, nor reported
+    ('("c" in tensors)', "tests for 'c', but {sender} never sends it (it sends 'a', 'b'): on the first stage the "
+                         "test never finds it"),
+], ids=["subscript", "pop", "pop-default", "closure", "membership"])
+def test_ppa015_says_what_a_read_of_a_key_never_sent_does(lint_project, read, said):
+    src = observer_src(f"""
+        def from_pp_tensors(self, tensors):
+            extra = {read}
+            return Out(tensors["a"], tensors["b"], extra)
+        """)
+    lint_project({"pkg/mod.py": src})
+    messages = [f.message for f in lint() if f.code == "PPA015"]
+    expected = [] if said is None else [said.format(sender="`pkg.mod.Out.to_pp_tensors`")]
+    assert [m.split("from_pp_tensors` ", 1)[1] for m in messages] == expected
+
+
+@pytest.mark.parametrize("handler", ["except KeyError:", "except (ValueError, KeyError):", "except LookupError:",
+                                     "except Exception:", "except:"])
+def test_ppa015_a_read_in_a_try_that_catches_keyerror(lint_project, handler):
+    src = observer_src(f"""
+        def from_pp_tensors(self, tensors):
+            try:
+                extra = tensors["c"]
+            {handler}
+                extra = None
+            return Out(tensors["a"], tensors["b"], extra)
+        """)
+    lint_project({"pkg/mod.py": src})
+    (finding,) = lint()
+    assert finding.message.endswith("on the first stage the read raises KeyError into its `except`, and the output is "
+                                    "rebuilt without it")
+
+
+def test_ppa015_a_read_in_a_try_that_catches_something_else_raises(lint_project):
+    src = observer_src("""
+        def from_pp_tensors(self, tensors):
+            try:
+                extra = tensors["c"]
+            except ValueError:
+                extra = None
+            return Out(tensors["a"], tensors["b"], extra)
+        """)
+    lint_project({"pkg/mod.py": src})
+    (finding,) = lint()
+    assert finding.message.endswith("KeyError on the first stage")
 
 
 def test_ppa015_key_sent_but_never_read_points_at_the_sent_key(lint_project):

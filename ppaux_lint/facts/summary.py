@@ -17,7 +17,7 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 12  # 12: ``ClassSummary.unread`` and ``stores``; 11: ``FileSummary.shadowed``
+SUMMARY_FORMAT = 12  # 12: ``ClassSummary.unread`` and ``stores``, ``KeyFact.read``; 11: ``FileSummary.shadowed``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -56,6 +56,9 @@ class KeyFact:
     value: str
     span: Span
     computed: bool = False
+    read: str = ""  # for a key read (``key_reads``), what a missing key does: "" raises KeyError (``t["k"]``,
+    # ``t.pop("k")``), "get" gives a default (``.get``, ``.pop("k", d)``), "caught" raises into a ``try`` whose
+    # handler catches it, "in" makes a membership test false
 
 
 @dataclass(frozen=True)
@@ -252,8 +255,8 @@ class ClassSummary:
     # ``bases`` (``Stat[float]``: ("float",); unsubscripted: ()); () when no base is subscripted
     type_params: tuple[str, ...] = ()  # the names of ``class C[T, U]:`` (PEP 695)
     constructor: ConstructorFacts | None = None  # a class statement's (``summarize.constructors``); None for ``type()``
-    stores: tuple[str, ...] = ()  # the attributes its methods but ``__init__`` store on the instance, sorted
-    # (``summarize.classes``)
+    stores: tuple[str, ...] = ()  # the attributes its methods store on the instance (``__init__`` from something else
+    # than a parameter as it is), sorted (``summarize.classes``)
     unread: tuple[tuple[str, str, int], ...] = ()  # (name, what binds it, line): looked-up names its body or its
     # instances get in a form ``methods`` and ``assigns`` do not read (``summarize.unread_members``)
 

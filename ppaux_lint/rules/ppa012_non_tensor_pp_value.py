@@ -95,9 +95,9 @@ def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     along the MRO that names the attribute at all (a field, a method or assignment, or a store in its
     ``__init__``) decides, and a base that cannot be seen might. A type variable of that class stands for
     what ``info`` binds it to through its bases' type arguments (``index.generics``). A field that a method of
-    that class or of one before it stores to (``__post_init__``'s ``self.ids = torch.as_tensor(self.ids)``), or
-    that ``__init__`` stores from anything but a parameter declared as the field is, may hold something else than
-    it is declared as: nothing is certain."""
+    that class or of one before it stores to (``__post_init__``'s ``self.ids = torch.as_tensor(self.ids)``, or
+    ``__init__`` from anything but a parameter as it is) may hold something else than it is declared as: nothing is
+    certain."""
     if not attribute or info.unresolved_bases:
         return ""
     index = context.index
@@ -109,9 +109,8 @@ def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
         stored = stored or attribute in cls.stores
         declared = next((f for f in cls.fields if f.name == attribute), None)
         if declared is not None:
-            init = next((f for f in cls.init_fields if f.name == attribute), None)
-            if stored or (init is not None and init.annotation != declared.annotation):
-                return ""  # a method, or ``__init__`` from something else, stores what the field may not be
+            if stored:
+                return ""  # a method, or ``__init__`` from something else than a parameter, stores what it may not be
             return _described(context, info.fqn, owner, declared.annotation, f"field `{attribute}: {{}}`")
         if cls.method(attribute) is not None or cls.assign(attribute) is not None:
             return ""

@@ -42,15 +42,15 @@ def check(context: CheckContext) -> Iterator[Finding]:
         receiving = Related(receiver_path, receiver.span, f"{reads_where} rebuilds the output here")
         sending = Related(sender_path, sender.span, f"{sends_where} sends the keys here")
         reads = read_keys(index, receiver_owner, receiver, info.fqn, receiver_written)
-        read: dict[str, Key] = {}
-        for found in reads:
-            if found.kind == "str":
-                read.setdefault(found.value, found)
-        for name, found in read.items():
+        read: dict[str, tuple[Key, str]] = {}
+        for fact, found in zip(receiver.keys_read, reads, strict=True):
+            if found.kind == "str" and (found.value not in read or (read[found.value][1] and not fact.read)):
+                read[found.value] = (found, fact.read)  # the first read, unless a later one raises where it did not
+        for name, (found, how) in read.items():
             if name not in sent:
                 yield RULE.finding(
-                    f"{reads_where} reads {found.shown}, but {sends_where} never sends it "
-                    f"(it sends {', '.join(map(repr, sorted(sent)))}): KeyError on the first stage",
+                    f"{reads_where} {_READS[how]} {found.shown}, but {sends_where} never sends it "
+                    f"(it sends {', '.join(map(repr, sorted(sent)))}): {_MISSING[how]}",
                     receiving.path, found.span, receiver_owner, related=(sending,))
         if not receiver.keys_read_exact or any(k.kind != "str" for k in reads):
             continue
@@ -60,6 +60,16 @@ def check(context: CheckContext) -> Iterator[Finding]:
                     f"{sends_where} sends {found.shown}, but {reads_where} never reads it: "
                     f"the tensor crosses the stage and is silently dropped",
                     sending.path, found.span, sender_owner, related=(receiving,))
+
+
+# By ``KeyFact.read``: how the method reads a key, and what that read does on the first stage, where it is never there.
+_READS = {"": "reads", "get": "reads", "caught": "reads", "in": "tests for"}
+_MISSING = {
+    "": "KeyError on the first stage",
+    "get": "on the first stage the read finds nothing, and the output is rebuilt without it",
+    "caught": "on the first stage the read raises KeyError into its `except`, and the output is rebuilt without it",
+    "in": "on the first stage the test never finds it",
+}
 
 
 def _end(index: ProjectIndex, fqn: str, name: str) -> tuple[str, MethodSummary, str, str, tuple[str, str]] | None:

@@ -162,20 +162,24 @@ def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[
 
 
 def _instance_stores(statements: Sequence[ast.stmt], text: str) -> tuple[str, ...]:
-    """The attributes the class's methods other than ``__init__`` (``init_fields`` tells what that one stores) store
-    on their instance (``self.<name> = ...``, ``+=``, ``del``, in a loop or a ``with``, or ``setattr(self, "<name>",
-    ...)``), sorted: a class-level annotation of one of them does not say what it holds once such a method has run
-    (``__post_init__`` turning a ``list`` field into a tensor)."""
+    """The attributes the class's methods store on their instance (``self.<name> = ...``, ``+=``, ``del``, in a
+    loop or a ``with``, or ``setattr(self, "<name>", ...)``), sorted; ``__init__``'s only when it stores something
+    else than one of its parameters as it is (``self.lengths = lengths`` stores what the field declares): a
+    class-level annotation of one of them does not say what it holds once such a method has run (``__post_init__``
+    turning a ``list`` field into a tensor)."""
     found: set[str] = set()
     for stmt in statements:
-        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.name == "__init__":
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         positional = stmt.args.posonlyargs + stmt.args.args
         if not positional:
             continue
         receiver = positional[0].arg
-        found.update(t.attr for _, t in _targets(stmt.body, nested=True)
-                     if isinstance(t, ast.Attribute) and _is_name(t.value, receiver))
+        params = {a.arg for a in (*positional[1:], *stmt.args.kwonlyargs)} if stmt.name == "__init__" else set()
+        found.update(t.attr for store, t in _targets(stmt.body, nested=True)
+                     if isinstance(t, ast.Attribute) and _is_name(t.value, receiver)
+                     and not (isinstance(store, ast.Assign) and isinstance(store.value, ast.Name)
+                              and store.value.id in params and t in store.targets))
         if "setattr" in text or "delattr" in text:
             found.update(string(n.args[1]) or "" for n in ast.walk(stmt) if isinstance(n, ast.Call) and len(n.args) >= 2
                          and dotted(n.func) in ("setattr", "delattr") and _is_name(n.args[0], receiver))

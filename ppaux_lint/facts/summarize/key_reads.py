@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Container, Sequence
+from dataclasses import replace
 
-from ppaux_lint.facts.summarize.syntax import SCOPES, walk_scope
+from ppaux_lint.facts.summarize.syntax import SCOPES, TRY_STATEMENTS, dotted, walk_scope, walk_statements
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import key_fact
 from ppaux_lint.facts.summary import KeyFact
@@ -32,11 +33,11 @@ class KeyReads:
     def _is_param(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Name) and node.id == self.param
 
-    def _record(self, key: ast.expr) -> None:
+    def _record(self, key: ast.expr, read: str) -> None:
         fact = key_fact(key, self.positions, self.names)
         if fact.kind == "nonstr" or (fact.kind == "dynamic" and not fact.computed):
             fact = KeyFact("dynamic", "", fact.span)
-        self.keys.append(fact)
+        self.keys.append(replace(fact, read=read) if read else fact)
         if fact.kind == "dynamic" and not fact.computed:
             self.exact = False
 
@@ -44,22 +45,46 @@ class KeyReads:
         if not self.param:
             return
         consumed: set[int] = set()
+        caught = _caught(body)
         for node in walk_scope(body):
             if isinstance(node, SCOPES):
                 self.exact = False  # a closure may read the mapping in ways we do not follow
             elif isinstance(node, ast.Subscript) and self._is_param(node.value) and not isinstance(node.slice,
                                                                                                    ast.Slice):
                 consumed.add(id(node.value))
-                self._record(node.slice)
+                self._record(node.slice, "caught" if id(node) in caught else "")
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                   and self._is_param(node.func.value) and node.func.attr in ("get", "pop", "__getitem__")
                   and node.args):
                 consumed.add(id(node.func.value))
-                self._record(node.args[0])
+                missing = "get" if node.func.attr == "get" or len(node.args) > 1 or node.keywords else ""
+                self._record(node.args[0], missing or ("caught" if id(node) in caught else ""))
             elif isinstance(node, ast.Compare):
                 for op, comparator in zip(node.ops, node.comparators, strict=True):
                     if isinstance(op, (ast.In, ast.NotIn)) and self._is_param(comparator):
                         consumed.add(id(comparator))
-                        self._record(node.left)
+                        self._record(node.left, "in")
             elif self._is_param(node) and id(node) not in consumed:
                 self.exact = False
+
+
+_CATCHING = frozenset({"KeyError", "LookupError", "Exception", "BaseException"})
+"""What an ``except`` names that catches the ``KeyError`` of a missing key (a bare ``except:`` does too)."""
+
+
+def _caught(body: Sequence[ast.stmt]) -> set[int]:
+    """The nodes (by id) inside the body of a ``try`` whose handlers catch a missing key's ``KeyError``: a read
+    there raises nothing out of the method. Only where the method holds such a ``try``."""
+    found: set[int] = set()
+    for stmt in walk_statements(body):
+        if isinstance(stmt, TRY_STATEMENTS) and any(_catches(h.type) for h in stmt.handlers):
+            found.update(id(node) for node in walk_scope(stmt.body))
+    return found
+
+
+def _catches(kind: ast.expr | None) -> bool:
+    if kind is None:
+        return True
+    if isinstance(kind, ast.Tuple):
+        return any(_catches(element) for element in kind.elts)
+    return dotted(kind).rsplit(".", 1)[-1] in _CATCHING
