@@ -608,6 +608,35 @@ def test_rename_also_renames_uses_inside_the_class(project) -> None:
     assert "to_pp_tensor(" not in text and text.count("to_pp_tensors") == 2
 
 
+def test_rename_of_a_name_on_a_backslash_continued_line(project) -> None:
+    """``def \\`` then the name on the next line: the finding points at the name, where a noqa or the fix finds
+    it; the fix was claimed safe and applied nothing."""
+    root = project({"m.py": NEAR_MISS.replace("def to_pp_tensor(self):", "def \\\n            to_pp_tensor(self):")})
+    records = json.loads(run_cli("check", "--output-format", "json", ".").stdout)
+    [record] = [r for r in records if r["code"] == "PPA017"]
+    assert (record["line"], record["column"]) == (6, 9)
+    assert record["fix"] is not None
+    assert run_cli("check", "--fix", ".").exit_code == 0
+    assert "\n        to_pp_tensors(self):" in read(root, "m.py")
+    assert_clean_and_compiles(root, "m.py")
+
+
+def test_a_class_name_on_a_backslash_continued_line_takes_its_noqa(project) -> None:
+    project({"m.py": """
+        from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
+
+
+        class \\
+                Out(DeviceAuxiliaryOutput):  # noqa: PPA001
+            def copy_to_host(self, c):
+                return self
+
+
+        SAMPLE = Out()
+    """})
+    assert run_cli("check", ".").exit_code == 0
+
+
 # -- several fixes in one file ---------------------------------------------------------------------------
 def test_fixes_at_the_same_place_all_go_in(project) -> None:
     root = project({"m.py": """

@@ -21,7 +21,7 @@ from ppaux_lint.facts.summary import NoqaComment, ParseError, Span
 from ppaux_lint.support.encoding import source_encoding
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_DEFINITION_KEYWORD = re.compile(r"(?:async\s+)?(?:def|class)\s+")
+_DEFINITION_KEYWORD = re.compile(r"(?:async\s+)?(?:def|class)[ \t\f]*")  # then the name, or a backslash
 
 
 class Unreadable(Exception):
@@ -195,7 +195,8 @@ class Positions:
                     end_line, self._column(end_line, node.end_col_offset or 0))  # type: ignore[attr-defined]
 
     def name_span(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> Span:
-        """The span of a definition's name, which ast does not record: found after the keyword."""
+        """The span of a definition's name, which ast does not record: found after the keyword, on a later line
+        when backslashes continue the statement there (``def \\`` then ``to_pp_tensor(self):``)."""
         if self._lines is None:
             self._lines = source_lines(self.text)
         line = node.lineno
@@ -203,4 +204,9 @@ class Positions:
         start = self._column(line, node.col_offset) - 1
         match = _DEFINITION_KEYWORD.match(content, start)
         column = (match.end() if match else start) + 1
+        while content.endswith("\\", column - 1) and content[column - 1:].strip() == "\\" \
+                and line < len(self._lines):  # nothing but the backslash left: the name is on a later line
+            line += 1
+            content = self._lines[line - 1]
+            column = len(content) - len(content.lstrip(" \t\f")) + 1
         return Span(line, column, line, column + len(node.name))

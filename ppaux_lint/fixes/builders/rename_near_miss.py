@@ -23,8 +23,10 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     if found is None or found[1] != finding.path:
         return None
     node, path, _ = found
-    definition = next((d for d in node.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and d.lineno == finding.span.line), None)
+    # the def the finding's name belongs to: the last one starting at or before the name's line (a backslash may
+    # continue ``def`` onto the next line)
+    definition = max((d for d in node.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and d.lineno <= finding.span.line), key=lambda d: d.lineno, default=None)
     if definition is None:
         return None
     old = definition.name
