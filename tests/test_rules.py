@@ -403,6 +403,68 @@ def test_ppa014_silent_when_every_path_returns_an_output(lint_project, body):
     assert check_module(lint_project, observer_src(method)) == set()
 
 
+HELPERS_THAT_RAISE = """
+
+def fail(message):
+    raise RuntimeError(message)
+
+
+def fail_annotated(message) -> NoReturn:
+    os.abort()
+
+
+def fail_through(message):
+    log(message)
+    fail(message)
+
+
+def log(message):
+    print(message)
+"""
+
+
+@pytest.mark.parametrize("tail, reported", [
+    ('fail("no a")', False),
+    ('fail_annotated("no a")', False),
+    ('fail_through("no a")', False),
+    ("self._missing(tensors)", False),
+    ('if tensors:\n    fail("empty")\nelse:\n    self._missing(tensors)', False),
+    ('log("no a")', True),  # it returns: so does from_pp_tensors, with None
+    ('self._report(tensors)', True),
+    ('unknown_helper("no a")', True),  # not a project function: nothing says it never returns
+], ids=["raises", "noreturn-annotation", "through-another-helper", "method-that-raises", "branches", "logs",
+        "method-that-returns", "unresolved"])
+def test_ppa014_a_path_that_ends_in_a_helper_that_never_returns(lint_project, tail, reported):
+    body = 'if "a" in tensors:\n    return Out(tensors["a"], tensors["b"])\n' + tail
+    src = observer_src("def from_pp_tensors(self, tensors):\n" + textwrap.indent(body, "    ") + """
+
+def _missing(self, tensors):
+    raise KeyError(sorted(tensors))
+
+def _report(self, tensors):
+    print(tensors)""", extra=HELPERS_THAT_RAISE).replace("import torch\n", "import os\nfrom typing import NoReturn\n\nimport torch\n", 1)
+    assert {f[3] for f in check_module(lint_project, src)} == ({"PPA014"} if reported else set())
+
+
+def test_ppa014_a_helper_that_ends_in_a_call_that_never_returns(lint_project):
+    src = observer_src("""
+        def from_pp_tensors(self, tensors):
+            return self._rebuild(tensors)
+
+        def _rebuild(self, tensors):
+            if "a" in tensors:
+                return Out(tensors["a"], tensors["b"])
+            fail("no a")
+        """, extra=HELPERS_THAT_RAISE).replace("import torch\n", "import os\nfrom typing import NoReturn\n\nimport torch\n", 1)
+    assert check_module(lint_project, src) == set()
+
+
+def test_ppa010_a_to_pp_tensors_that_ends_in_a_call_that_never_returns(lint_project):
+    src = output_src('if self.a is not None:\n    return {"a": self.a}\nfail("no a")').replace(
+        "import torch\n", "import torch\n\n\ndef fail(message):\n    raise ValueError(message)\n", 1)
+    assert check_module(lint_project, src) == set()
+
+
 # -- PPA015 -----------------------------------------------------------------------------------------
 
 

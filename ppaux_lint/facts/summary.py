@@ -17,7 +17,7 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 12  # 12: ``ClassSummary.unread`` and ``stores``, ``KeyFact.read``; 11: ``FileSummary.shadowed``
+SUMMARY_FORMAT = 12  # 12: ``ClassSummary.unread``/``stores``, ``KeyFact.read``, ``ReturnFact.calls``; 11: ``shadowed``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -116,6 +116,8 @@ class ReturnFact:
     built: bool = False
     when: str = ""
     after: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()  # for an implicit fact: the callees of the call statements every path falling off
+    # the end ends with (``summarize.flow.trailing_calls``): if none of them returns, neither does the body
 
 
 @dataclass(frozen=True)
@@ -455,6 +457,7 @@ class FunctionFlow:
     return_optional: bool = False
     opaque: bool = False
     lines: tuple[int, ...] = ()
+    calls: tuple[str, ...] = ()  # the callees of the call statements every path falling off the end ends with
 
 
 @dataclass(frozen=True)

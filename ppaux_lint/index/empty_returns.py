@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, NamedTuple
 from ppaux_lint.index.inference import EMPTY, FUNCTION, NONE, Inference, Value, parse_expr
 
 if TYPE_CHECKING:
+    from ppaux_lint.facts.summary import FunctionFlow
     from ppaux_lint.index.graph import ProjectGraph
 
 _DEPTH = 8
+_NO_RETURN = frozenset({"NoReturn", "Never"})  # return annotations of a function that never returns
 
 
 class Step(NamedTuple):
@@ -52,6 +54,7 @@ class EmptyReturns:
         self.inference = inference
         self._memo: dict[Value, tuple[EmptyPath, ...]] = {}
         self._active: set[Value] = set()
+        self._raising: dict[Value, bool] = {}
 
     def of_call(self, module: str, caller: str, receiver: Value, callee: str) -> tuple[EmptyPath, ...]:
         """The paths on which calling ``callee`` (dotted, as written in the function ``caller`` of ``module``,
@@ -60,6 +63,38 @@ class EmptyReturns:
         if flow is None:
             return ()
         return self._through(self.inference.evaluate(callee, module, flow, receiver), 0)
+
+    def never_returns(self, module: str, caller: str, receiver: Value, callee: str) -> bool:
+        """Whether calling ``callee`` (as for ``of_call``) certainly never returns: every function it may be raises
+        on every path (its flow has no return, and every path off its end ends in such a call too) or is annotated
+        ``NoReturn`` or ``Never``. False where the callee is not certainly a project function."""
+        flow = self.inference.flow(module, caller)
+        if flow is None:
+            return False
+        callees = self.inference.evaluate(callee, module, flow, receiver)
+        return bool(callees) and all(c[0] == FUNCTION and self._raises(c) for c in callees)
+
+    def _raises(self, function: Value) -> bool:
+        if function in self._raising:
+            return self._raising[function]
+        _, module, qualname, receiver = function
+        flow = self.inference.flow(module, qualname)
+        self._raising[function] = False  # a call of itself on the way: not known to raise
+        if flow is None or flow.opaque:
+            found = False
+        elif flow.return_type.rsplit(".", 1)[-1] in _NO_RETURN:
+            found = True
+        else:  # no return but falling off its end, and that never taken
+            only_off_the_end = all(line < 0 for line in flow.lines or (0,) * len(flow.returns))
+            found = only_off_the_end and self._ends_raising(flow, module, qualname, receiver)
+        self._raising[function] = found
+        return found
+
+    def _ends_raising(self, flow: FunctionFlow, module: str, qualname: str, receiver: Value) -> bool:
+        """Whether the function's falling off its end (its flow's ``None`` with a negative line) is never taken:
+        every such path ends in a call that never returns; true, too, of a flow with no return at all."""
+        return not flow.returns or (bool(flow.calls) and all(
+            self.never_returns(module, qualname, receiver, callee) for callee in flow.calls))
 
     def _through(self, callees: frozenset[Value], depth: int) -> tuple[EmptyPath, ...]:
         paths: list[EmptyPath] = []
@@ -84,6 +119,8 @@ class EmptyReturns:
         try:
             for expr, line in zip(flow.returns, lines, strict=True):
                 shape = parse_expr(expr)
+                if line < 0 and self._ends_raising(flow, module, qualname, receiver):
+                    continue  # every path off its end raises first
                 if shape == NONE or shape[0] == EMPTY:
                     paths.append(EmptyPath("None" if shape == NONE else shape[1], (Step(name, module, line, ""),)))
                 elif shape[0] == "call":

@@ -44,6 +44,22 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
                 yield path
 
 
+def never_falls_off(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool:
+    """Whether the implicit return ``fact`` of ``own``'s method is never taken: every path that would fall off its
+    end ends in a call of a project function that never returns (``fail("no ids")``, ``self._missing(tensors)``:
+    it raises on every path, or is annotated ``NoReturn``), for each class whose instances run the method."""
+    if not fact.implicit or not fact.calls:
+        return False
+    index = context.index
+    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
+    if "<locals>" in scope:
+        return False  # a function nested in another: no flow is kept for it
+    caller = f"{scope}.{own.method.name}" if scope else own.method.name
+    runners = _runners(context, own.info, own.name) or [own.info.fqn]
+    return all(index.empty_returns.never_returns(module, caller, (INSTANCE, runner), callee)
+               for runner in runners for callee in fact.calls)
+
+
 def described(fact: ReturnFact, path: EmptyPath) -> str:
     """The path in words: "returns `self._pack()`, which returns `self._inner()`, which returns None at line 12
     (`pkg.mod.Out._inner`)"."""

@@ -70,3 +70,28 @@ def _breaks_out(body: Sequence[ast.stmt]) -> bool:
         elif isinstance(node, _LOOPS):
             stack.extend(node.orelse)  # a break in a loop's else clause leaves the outer loop
     return False
+
+
+def trailing_calls(body: Sequence[ast.stmt]) -> tuple[str, ...]:
+    """The callees (dotted, as written) of the call statements that every path falling off the end of ``body``
+    ends with (``fail("no ids")`` after the returns), or () where some such path ends otherwise: a call of a helper
+    that never returns, which only the project's index can tell, ends those paths too."""
+    found = _trailing(body)
+    return tuple(dict.fromkeys(found)) if found else ()
+
+
+def _trailing(body: Sequence[ast.stmt]) -> list[str] | None:
+    if not body:
+        return None
+    last = body[-1]
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        callee = dotted(last.value.func)
+        return [callee] if callee else None
+    if isinstance(last, ast.If):
+        if not last.orelse:
+            return None  # the test's false branch falls through the ``if`` itself
+        branches = [b for b in (last.body, last.orelse) if can_fall_through(b)]
+        found = [_trailing(b) for b in branches]
+        return None if any(f is None for f in found) else [c for f in found for c in f]  # type: ignore[union-attr]
+    return None
+

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import field
 
-from ppaux_lint.facts.summarize.flow import can_fall_through
+from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
 from ppaux_lint.facts.summarize.methods import annotation_target
 from ppaux_lint.facts.summarize.syntax import called_name, qualname
 from ppaux_lint.facts.summary import Expr, FunctionFlow
@@ -142,6 +142,7 @@ class _Builder:
     stores: list[tuple[str, Shape]] = field(default_factory=list)
     opaque: bool = False
     nested: bool = False  # defined in a function: its flow is never asked for
+    calls: tuple[str, ...] = ()  # what every path falling off the end ends with a call of (``flow.trailing_calls``)
 
     def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)
@@ -167,7 +168,7 @@ class _Builder:
         return FunctionFlow(self.qualname, tuple(map(render, returns)),
                             tuple((name, tuple(map(render, values))) for name, values in read_locals),
                             tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
-                            self.binding, return_type, optional, self.opaque, tuple(self.lines))
+                            self.binding, return_type, optional, self.opaque, tuple(self.lines), self.calls)
 
     def _tells_nothing(self, returns: list[Shape]) -> bool:
         """Every return unknown and nothing stored (a function with no return at all always raises: that is
@@ -238,6 +239,7 @@ class Flows:
         if can_fall_through(node.body):
             builder.returns.append(NONE)
             builder.lines.append(-node.lineno)
+            builder.calls = trailing_calls(node.body)
         flow = builder.flow()
         if flow is not None:
             self.found.append(flow)

@@ -21,7 +21,7 @@ from dataclasses import replace
 from functools import partial
 
 from ppaux_lint.facts.summarize.built import SEQUENCES, Locals
-from ppaux_lint.facts.summarize.flow import can_fall_through
+from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
 from ppaux_lint.facts.summarize.syntax import dotted, is_none, source, walk_scope, walk_statements
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import LocalNames, key_fact, keyword_key, value_fact
@@ -47,7 +47,7 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     if "yield" in positions.text:  # a yield is an expression, anywhere: looked for only where the file has one
         is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
     if can_fall_through(node.body):
-        facts.append(ReturnFact("none", positions.name_span(node), implicit=True))
+        facts.append(ReturnFact("none", positions.name_span(node), implicit=True, calls=trailing_calls(node.body)))
     return tuple(facts), is_generator
 
 
