@@ -684,6 +684,26 @@ def test_ppa016_bad_to_pp_tensors_shape_points_at_the_def(lint_project, method):
     assert findings[0].message
 
 
+@pytest.mark.parametrize("getter, said", [
+    ("return {'a': self.a}", "'dict' object is not callable"),
+    ("return None", "'NoneType' object is not callable"),
+    ("return [self.a]", "'list' object is not callable"),
+    ("return lambda: {'a': self.a}", None),  # the helper calls the lambda: no TypeError
+    ("return self._pack", None),
+    ("return functools.partial(pack, self)", None),
+    ("return Callable_()", None),  # an instance of a class with __call__
+], ids=["dict", "none", "list", "lambda", "bound-method", "partial", "callable-instance"])
+def test_ppa016_a_property_is_reported_only_when_its_value_cannot_be_called(lint_project, getter, said):
+    src = HEAD + "import functools\n\n\ndef pack(out):\n    return {'a': out.a}\n\n\nclass Callable_:\n" \
+        "    def __call__(self):\n        return {}\n\n\nclass Out(DeviceAuxiliaryOutput):\n" \
+        "    def copy_to_host(self, copy_tensor):\n        return self\n\n    def _pack(self):\n" \
+        "        return {'a': self.a}\n\n    @property\n    def to_pp_tensors(self):\n        " + getter + "\n"
+    lint_project({"pkg/mod.py": src})
+    messages = [f.message for f in lint() if f.code == "PPA016"]
+    assert messages == ([] if said is None else [
+        f"`pkg.mod.Out.to_pp_tensors` is a property, so the helper calls the value it returns: TypeError: {said}"])
+
+
 @pytest.mark.parametrize("method", [
     "async def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['b'])",
     "def from_pp_tensors(self, tensors):\n    yield Out(tensors['a'], tensors['b'])",

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 
 from ppaux_lint.contract.names import ADD_HELPER, FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
-from ppaux_lint.facts.summary import MethodSummary
-from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.facts.summary import MethodSummary, ReturnFact
+from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
+from ppaux_lint.rules.sent import written_in
 
 _PROPERTIES = frozenset({"property", "functools.cached_property", "cached_property"})
 
@@ -20,15 +21,47 @@ _PROPERTIES = frozenset({"property", "functools.cached_property", "cached_proper
 def check(context: CheckContext) -> Iterator[Finding]:
     for name, problem in ((TO_PP, _to_pp_shape), (FROM_PP, _from_pp_shape)):
         for own in context.own_methods(name):
-            message = problem(own.method)
+            found = _property_problem(context, own)
+            message = problem(own.method) if found is None else found
             if message:
                 yield RULE.finding(f"{own.where} {message}", own.path, own.method.span, own.info.fqn)
 
 
+def _property_problem(context: CheckContext, own: OwnMethod) -> str | None:
+    """None when the method is no property; else what calling the value it returns raises, or "" when that value
+    may be callable (``return lambda: {...}``, ``return self._pack``): the helper calls what the property gives,
+    whose shape the getter's own does not tell."""
+    method = own.method
+    if not any(d in _PROPERTIES for d in method.decorators):
+        return None
+    if method.is_async or method.is_generator or not method.returns:
+        return ""  # a getter that never returns, or returns an object whose type the message would guess
+    names = {_type_name(context, own, fact) for fact in method.returns}
+    if "" in names:
+        return ""
+    return (f"is a property, so the helper calls the value it returns: TypeError: "
+            f"'{sorted(names)[0]}' object is not callable")
+
+
+def _type_name(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> str:
+    """The type of what a return gives, as a TypeError names it, when that is certainly not callable; else ""."""
+    if fact.kind in _NOT_CALLABLE:
+        return _NOT_CALLABLE[fact.kind] or fact.container
+    if fact.kind != "construct":
+        return ""
+    index = context.index
+    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
+    target = index.resolve(module, fact.constructs, scope)
+    if target not in index.classes or index.info(target).unresolved_bases or \
+            index.lookup(target, "__call__", seen=True) is not None:
+        return ""  # an instance of a class the analysis cannot see whole, or one that is callable
+    return target.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+
+
+_NOT_CALLABLE = {"dict": "dict", "none": "NoneType", "sequence": ""}  # "" for a sequence: its container names it
+
+
 def _kind_problem(method: MethodSummary, result_use: str) -> str:
-    if any(d in _PROPERTIES for d in method.decorators):
-        return ("is a property, so the helper calls the value it returns: TypeError: "
-                "'dict' object is not callable")
     if method.is_async:
         return f"is `async def`: calling it returns a coroutine, and {result_use} fails on it"
     if method.is_generator:
