@@ -22,7 +22,7 @@ from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding, Related
 from ppaux_lint.facts.summary import ValueFact
 from ppaux_lint.index.model import ClassInfo
-from ppaux_lint.rules import sent
+from ppaux_lint.rules import sent, through
 from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 
 _NUMPY_ARRAYS = frozenset(f"numpy.{name}" for name in (
@@ -46,7 +46,8 @@ def check(context: CheckContext) -> Iterator[Finding]:
     for own, _, item, key in sent.returned_items(context):
         if key.kind != "str":
             continue
-        reason = item.not_tensor or _numpy_array(context, own, item) or _declared(context, own.info, item.attribute)
+        reason = (item.not_tensor or _numpy_array(context, own, item)
+                  or _declared_where_run(context, own, item.attribute))
         if reason:
             error = pp_errors.raised(pp_errors.NOT_A_TENSOR.format(name=key.value))
             yield RULE.finding(f"{own.where} returns {reason} under {key.shown}, not a tensor: {error}",
@@ -90,6 +91,21 @@ def _numpy_array(context: CheckContext, own: OwnMethod, item: ValueFact) -> str:
     return f"a NumPy array ({target}())" if target in _NUMPY_ARRAYS else ""
 
 
+def _declared_where_run(context: CheckContext, own: OwnMethod, attribute: str) -> str:
+    """``_declared`` for the class that owns the method, when instances that run it hold what it declares: its
+    own, or, when only subclasses have instances (``through.runners``), one of those that does not store
+    something else there (a subclass converting the field in its ``__post_init__`` sends a tensor). What a
+    subclass binds a type variable to is ``_inherited``'s, reported at that subclass."""
+    reason = _declared(context, own.info, attribute)
+    if not reason:
+        return ""
+    classes = through.runners(context, own.info, own.name)
+    if not classes or own.info.fqn in classes:
+        return reason
+    index = context.index
+    return reason if any(_declared(context, index.info(runner), attribute) for runner in classes) else ""
+
+
 def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     """What the class declares ``self.<attribute>`` as, when that is certainly not a tensor; the first class
     along the MRO that names the attribute at all (a field, a method or assignment, or a store in its
@@ -114,9 +130,9 @@ def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
             return _described(context, info.fqn, owner, declared.annotation, f"field `{attribute}: {{}}`")
         if cls.method(attribute) is not None or cls.assign(attribute) is not None:
             return ""
-        stored = next((f for f in cls.init_fields if f.name == attribute), None)
-        if stored is not None:
-            return _described(context, info.fqn, owner, stored.annotation,
+        initialised = next((f for f in cls.init_fields if f.name == attribute), None)
+        if initialised is not None:
+            return _described(context, info.fqn, owner, initialised.annotation,
                               f"`__init__` stores `self.{attribute}` as `{{}}`")
     return ""
 

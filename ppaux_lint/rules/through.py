@@ -37,7 +37,7 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
         return  # a function nested in another: no flow is kept for it
     caller = f"{scope}.{own.method.name}" if scope else own.method.name
     seen: set[EmptyPath] = set()
-    for runner in _runners(context, own.info, own.name):
+    for runner in runners(context, own.info, own.name):
         for path in index.empty_returns.of_call(module, caller, (INSTANCE, runner), fact.constructs):
             if path not in seen:
                 seen.add(path)
@@ -55,9 +55,9 @@ def never_falls_off(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> 
     if "<locals>" in scope:
         return False  # a function nested in another: no flow is kept for it
     caller = f"{scope}.{own.method.name}" if scope else own.method.name
-    runners = _runners(context, own.info, own.name) or [own.info.fqn]
+    classes = runners(context, own.info, own.name) or [own.info.fqn]
     return all(index.empty_returns.never_returns(module, caller, (INSTANCE, runner), callee)
-               for runner in runners for callee in fact.calls)
+               for runner in classes for callee in fact.calls)
 
 
 def described(fact: ReturnFact, path: EmptyPath) -> str:
@@ -82,7 +82,7 @@ def related(context: CheckContext, path: EmptyPath) -> Related:
     return Related(context.index.modules[last.module].path, Span(line, 1, line, 1), f"`{last.function}` {what} here")
 
 
-def _runners(context: CheckContext, info: ClassInfo, method: str) -> list[str]:
+def runners(context: CheckContext, info: ClassInfo, method: str) -> list[str]:
     """The classes whose instances run ``info``'s own ``method``: itself unless it has no instance of its own,
     and each subclass that inherits that method and may have instances."""
     index = context.index
