@@ -205,6 +205,26 @@ def test_ppa012_silent_on_a_field_a_method_stores_to(lint_project, extra):
     assert check_module(lint_project, src) == set()
 
 
+def test_ppa012_silent_on_an_attrs_field_with_a_converter(lint_project):
+    """The instance holds what the converter makes; the annotation is the type it accepts."""
+    src = FIELD_HEAD + """import attrs
+
+
+@attrs.define
+class Out(DeviceAuxiliaryOutput):
+    ids: torch.Tensor
+    lengths: list[int] = attrs.field(converter=torch.as_tensor)
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids, "lengths": self.lengths}
+"""
+    assert check_module(lint_project, src) == set()
+    assert check_module(lint_project, src.replace("converter=torch.as_tensor", "factory=list")) != set()
+
+
 @pytest.mark.parametrize("samples, reported", [
     ("", set()),  # only Out runs Base's method, and its instances hold a tensor
     ("\n\nSAMPLE = Base(None, [])\n", {("PPA012", "pkg.mod.Base")}),  # Base's own instances keep the list

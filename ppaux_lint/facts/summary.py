@@ -258,7 +258,7 @@ class ClassSummary:
     type_params: tuple[str, ...] = ()  # the names of ``class C[T, U]:`` (PEP 695)
     constructor: ConstructorFacts | None = None  # a class statement's (``summarize.constructors``); None for ``type()``
     stores: tuple[str, ...] = ()  # the attributes its methods store on the instance (``__init__`` from something else
-    # than a parameter as it is), sorted (``summarize.classes``)
+    # than a parameter as it is) or a ``converter=`` makes, sorted (``summarize.classes``)
     unread: tuple[tuple[str, str, int], ...] = ()  # (name, what binds it, line): looked-up names its body or its
     # instances get in a form ``methods`` and ``assigns`` do not read (``summarize.unread_members``)
 

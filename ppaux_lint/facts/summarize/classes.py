@@ -75,7 +75,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         type_params=tuple(p.name for p in getattr(node, "type_params", ()) if type(p).__name__ == "TypeVar"),
         constructor=constructor_facts(node),
         unread=unread_members(statements, positions.text),
-        stores=_instance_stores(statements, positions.text),
+        stores=tuple(sorted({*_instance_stores(statements, positions.text), *_converted(statements)})),
     )
 
 
@@ -161,7 +161,7 @@ def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[
                  for f, param in found.values())
 
 
-def _instance_stores(statements: Sequence[ast.stmt], text: str) -> tuple[str, ...]:
+def _instance_stores(statements: Sequence[ast.stmt], text: str) -> set[str]:
     """The attributes the class's methods store on their instance (``self.<name> = ...``, ``+=``, ``del``, in a
     loop or a ``with``, or ``setattr(self, "<name>", ...)``), sorted; ``__init__``'s only when it stores something
     else than one of its parameters as it is (``self.lengths = lengths`` stores what the field declares): a
@@ -184,7 +184,16 @@ def _instance_stores(statements: Sequence[ast.stmt], text: str) -> tuple[str, ..
             found.update(string(n.args[1]) or "" for n in ast.walk(stmt) if isinstance(n, ast.Call) and len(n.args) >= 2
                          and dotted(n.func) in ("setattr", "delattr") and _is_name(n.args[0], receiver))
     found.discard("")
-    return tuple(sorted(found))
+    return found
+
+
+def _converted(statements: Sequence[ast.stmt]) -> list[str]:
+    """The annotated names whose value is a call given ``converter=`` (``attrs.field(converter=torch.as_tensor)``,
+    ``attr.ib(converter=...)``): what the instance holds is what the converter makes, not what the annotation
+    (the type it accepts) says."""
+    return [stmt.target.id for stmt in statements if isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name) and isinstance(stmt.value, ast.Call)
+            and any(k.arg == "converter" for k in stmt.value.keywords)]
 
 
 def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, ast.expr]]:
