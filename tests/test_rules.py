@@ -446,6 +446,20 @@ def _report(self, tensors):
     assert {f[3] for f in check_module(lint_project, src)} == ({"PPA014"} if reported else set())
 
 
+@pytest.mark.parametrize("left, dunder, reported", [
+    ('Out(tensors["a"], tensors["b"])', "", False),  # an instance of a class without __bool__/__len__: always true
+    ('Out.rebuilt(tensors)', "", False),  # through a classmethod that constructs it
+    ('Out(tensors["a"], tensors["b"])', "\n    def __len__(self):\n        return 0\n", True),  # may be falsy
+    ("self._cached", "", True),  # what an attribute holds is not known
+], ids=["instance", "classmethod", "with-len", "attribute"])
+def test_ppa014_or_none_after_an_instance_that_is_always_true(lint_project, left, dunder, reported):
+    src = observer_src(f"def from_pp_tensors(self, tensors):\n    return {left} or None").replace(
+        "    def to_pp_tensors(self):", "    @classmethod\n    def rebuilt(cls, tensors):\n        return cls(tensors['a'], "
+        "tensors['b'])\n" + dunder + "\n    def to_pp_tensors(self):", 1)
+    found = {f[3] for f in check_module(lint_project, src)} - {"PPA015"}  # the attribute case reads no key
+    assert found == ({"PPA014"} if reported else set())
+
+
 def test_ppa014_a_helper_that_ends_in_a_call_that_never_returns(lint_project):
     src = observer_src("""
         def from_pp_tensors(self, tensors):

@@ -31,7 +31,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
                 yield RULE.finding(f"{own.where} returns an empty mapping {sent.on_path(fact)}: {error}",
                                    own.path, fact.span, own.info.fqn)
         elif fact.kind == "none":
-            if through.never_falls_off(context, own, fact):
+            if through.never_taken(context, own, fact):
                 continue
             how = "can fall off its end and return None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             then = (f"which the helper treats as empty: {error}" if alone else

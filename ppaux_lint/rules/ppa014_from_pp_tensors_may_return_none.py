@@ -25,7 +25,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
         method = own.method
         if method.is_async or method.is_generator:
             continue  # PPA016 says why nothing it returns matters
-        none_returns = [r for r in method.returns if r.kind == "none" and not through.never_falls_off(context, own, r)]
+        none_returns = [r for r in method.returns if r.kind == "none" and not through.never_taken(context, own, r)]
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)

@@ -44,11 +44,14 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
                 yield path
 
 
-def never_falls_off(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool:
-    """Whether the implicit return ``fact`` of ``own``'s method is never taken: every path that would fall off its
-    end ends in a call of a project function that never returns (``fail("no ids")``, ``self._missing(tensors)``:
-    it raises on every path, or is annotated ``NoReturn``), for each class whose instances run the method."""
-    if not fact.implicit or not fact.calls:
+def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool:
+    """Whether the return ``fact`` of ``own``'s method is never taken, for each class whose instances run the
+    method: an implicit one whose every path off the end ends in a call of a project function that never returns
+    (``fail("no ids")``, ``self._missing(tensors)``: it raises on every path, or is annotated ``NoReturn``), or the
+    right of ``or`` after operands that are always truthy (``Out.from_tensors(t) or None``: an instance of a
+    project class that defines neither ``__bool__`` nor ``__len__``)."""
+    truthy_before = fact.after[:1] == ("or",)
+    if not (fact.implicit and fact.calls) and not truthy_before:
         return False
     index = context.index
     module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
@@ -56,8 +59,24 @@ def never_falls_off(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> 
         return False  # a function nested in another: no flow is kept for it
     caller = f"{scope}.{own.method.name}" if scope else own.method.name
     classes = runners(context, own.info, own.name) or [own.info.fqn]
+    if truthy_before:
+        flow = index.inference.flow(module, caller)
+        return flow is not None and all(_always_truthy(context, index.inference.evaluate(operand, module, flow,
+                                                                                        (INSTANCE, runner)))
+                                        for runner in classes for operand in fact.after[1:])
     return all(index.empty_returns.never_returns(module, caller, (INSTANCE, runner), callee)
                for runner in classes for callee in fact.calls)
+
+
+def _always_truthy(context: CheckContext, values: frozenset) -> bool:
+    """Whether every value is an instance of a project class, seen whole, that defines neither ``__bool__`` nor
+    ``__len__``: Python holds such an object true."""
+    index = context.index
+    return bool(values) and all(
+        value[0] == INSTANCE and value[1] in index.classes and not index.info(value[1]).unresolved_bases
+        and not index.info(value[1]).unknown
+        and all(index.lookup(value[1], name, seen=True) is None for name in ("__bool__", "__len__"))
+        for value in values)
 
 
 def described(fact: ReturnFact, path: EmptyPath) -> str:
