@@ -68,6 +68,13 @@ def test_ppa015_silent_when_the_constant_matches(lint_project, read):
     assert found(lint_project, {"pkg/mod.py": src}) == set()
 
 
+@pytest.mark.parametrize("rebinding", ['globals()["K_ACCEPTED"] = "accept"', 'globals().update(K_ACCEPTED="accept")'])
+def test_ppa015_a_module_that_writes_its_globals_binds_no_constant(lint_project, rebinding):
+    """``globals()`` may rebind any module-level name: the key is not known, so neither side is judged."""
+    src = pair('{K_ACCEPTED: self.a}', 'Out(tensors["accept"])', head='K_ACCEPTED = "accepted"\n' + rebinding + "\n")
+    assert found(lint_project, {"pkg/mod.py": src}) == set()
+
+
 KEYS = '"""The names our tensors travel under."""\n\nACCEPTED = "accepted"\nNS = "topk"\nTOP1 = f"{NS}.top1"\n'
 
 

@@ -16,8 +16,11 @@ that name on anything (``Keys.A = "b"``, ``setattr(Keys, "A", ...)``) or the cla
 (its closure may differ per call). Module-level names bound more than once are listed in ``rebound``: the
 index must not follow the import of such a name (``try: from a import K`` / ``except: K = ...``).
 
+A module whose text calls ``globals()`` binds no constant at module level: ``globals()["K"] = ...`` (or
+``.update``) may rebind any of them.
+
 Limits, stated rather than hidden: a star import after a constant may rebind it, and another module may
-assign to it (``keys.K = ...``); neither is followed.
+assign to it (``keys.K = ...``, ``setattr(keys, "K", ...)``); neither is followed.
 """
 
 from __future__ import annotations
@@ -116,8 +119,9 @@ class Constants:
                 if literal is not None:
                     self._stored.add(literal.group(2))
         constants = []
+        through_globals = "globals()" in text  # ``globals()["K"] = ...`` may rebind any module-level name
         for (body, name), (value, line) in self._values.items():
-            if body and (anything or name in self._stored):
+            if (body and (anything or name in self._stored)) or (not body and through_globals):
                 continue
             if self._counts[(body, name)] == 1 and name not in self._declared:
                 constants.append((f"{body}.{name}" if body else name, value, line))
