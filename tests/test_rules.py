@@ -446,6 +446,17 @@ def _report(self, tensors):
     assert {f[3] for f in check_module(lint_project, src)} == ({"PPA014"} if reported else set())
 
 
+@pytest.mark.parametrize("manager", ["contextlib.suppress(KeyError)", "suppress(KeyError, ValueError)"])
+def test_ppa014_a_with_that_suppresses_what_ends_its_body_falls_through(lint_project, manager):
+    """``suppress`` swallows the KeyError of a missing tensor, and control goes on after the ``with``: None."""
+    src = observer_src(f"""
+        def from_pp_tensors(self, tensors):
+            with {manager}:
+                return Out(tensors["a"], tensors["b"])
+        """).replace("import torch\n", "import contextlib\nfrom contextlib import suppress\n\nimport torch\n", 1)
+    assert {f[3] for f in check_module(lint_project, src)} == {"PPA014"}
+
+
 @pytest.mark.parametrize("left, dunder, reported", [
     ('Out(tensors["a"], tensors["b"])', "", False),  # an instance of a class without __bool__/__len__: always true
     ('Out.rebuilt(tensors)', "", False),  # through a classmethod that constructs it

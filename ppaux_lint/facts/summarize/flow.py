@@ -23,8 +23,9 @@ def can_fall_through(body: Sequence[ast.stmt]) -> bool:
 
     Only the shapes that certainly end a body count as ending it (return,
     raise, exhaustive if/else, try, ``while True`` without break, a loop
-    without break whose ``else`` ends, exhaustive match); a call to a helper
-    that always raises is not followed.
+    without break whose ``else`` ends, exhaustive match, a ``with`` whose body
+    ends unless it is ``contextlib.suppress``); a call to a helper that always
+    raises is not followed here (``trailing_calls`` hands it to the index).
     """
     return not body or not _terminates(body[-1])
 
@@ -38,8 +39,8 @@ def _terminates(stmt: ast.stmt) -> bool:
         return isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in _EXITS
     if isinstance(stmt, ast.If):
         return bool(stmt.orelse) and not can_fall_through(stmt.body) and not can_fall_through(stmt.orelse)
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return not can_fall_through(stmt.body)
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):  # unless it swallows what ends the body
+        return not can_fall_through(stmt.body) and not any(_suppresses(item.context_expr) for item in stmt.items)
     if isinstance(stmt, TRY_STATEMENTS):
         if stmt.finalbody and not can_fall_through(stmt.finalbody):
             return True
@@ -56,6 +57,12 @@ def _terminates(stmt: ast.stmt) -> bool:
                           for c in stmt.cases)
         return irrefutable and all(not can_fall_through(c.body) for c in stmt.cases)
     return False
+
+
+def _suppresses(manager: ast.expr) -> bool:
+    """``contextlib.suppress(...)``: an exception raised in the body ends the ``with`` statement instead, and
+    control goes on after it."""
+    return isinstance(manager, ast.Call) and dotted(manager.func).rsplit(".", 1)[-1] == "suppress"
 
 
 def _breaks_out(body: Sequence[ast.stmt]) -> bool:
