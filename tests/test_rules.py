@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from lintkit import lint, locate, positions, reported
+from lintkit import lint, locate, positions, reported, run_analysis, run_console
 
 HEAD = "import torch\nfrom sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n" \
        "from sglang.srt.sampling.sampling_observer import SamplingObserver\n"
@@ -672,6 +672,66 @@ def test_ppa015_silent_when_unpaired_or_matching(lint_project):
     src = observer_src("def from_pp_tensors(self, tensors):\n    out = self._make()\n    return out",
                        after_sample="result = self._compute(state)\nreturn result")
     assert check_module(lint_project, src) == set()
+
+
+TWO_OUTPUTS = HEAD + """
+
+class Greedy(DeviceAuxiliaryOutput):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids}
+
+
+class Sampled(Greedy):
+    def __init__(self, ids, probs):
+        super().__init__(ids)
+        self.probs = probs
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids, "probs": self.probs}
+
+
+class Obs(SamplingObserver):
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        if state is None:
+            return Greedy(token_ids)
+        return Sampled(token_ids, state)
+"""
+
+
+def test_ppa015_an_observer_that_can_rebuild_several_outputs_is_paired_with_none(lint_project):
+    """Which output a batch carries is known only at run time: judging the reads against one would be wrong for the
+    other (reads 'probs', which Greedy never sends), so the observer is not paired, and inventory says why."""
+    src = TWO_OUTPUTS + """
+    def from_pp_tensors(self, tensors):
+        if "probs" in tensors:
+            return Sampled(tensors["ids"], tensors["probs"])
+        return Greedy(tensors["ids"])
+"""
+    lint_project({"pkg/mod.py": src})
+    analysis = run_analysis()
+    assert analysis.findings == []
+    assert analysis.index.info("pkg.mod.Obs").pair is None
+    assert analysis.index.rebuild_candidates("pkg.mod.Obs") == (("pkg.mod.Greedy", "pkg.mod.Sampled"), "from_pp_tensors")
+    tree = run_console(["inventory", "."], Path.cwd()).stdout
+    assert "it can give several output classes: pkg.mod.Greedy, pkg.mod.Sampled; not judged against either" in tree
+
+
+def test_ppa002_no_fix_for_an_observer_that_returns_several_outputs(lint_project):
+    """A generated ``from_pp_tensors`` that rebuilds one of them would turn the other into it, losing its data."""
+    lint_project({"pkg/mod.py": TWO_OUTPUTS})
+    (finding,) = lint()
+    assert finding.code == "PPA002"
+    assert run_console(["check", "--fix", "--unsafe-fixes", "."], Path.cwd()).returncode == 1
+    assert "def from_pp_tensors" not in Path("pkg/mod.py").read_text()
 
 
 def test_ppa015_silent_when_keys_match_including_in_test(lint_project):

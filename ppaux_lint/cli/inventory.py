@@ -115,7 +115,8 @@ def build(analysis: Analysis) -> dict:
                             "pp": pp_status(analysis, info, TO_PP).record()})
         if info.is_observer:
             observers.append({**base, "recognized": info.recognized[OBSERVER], "rebuilds": info.pair,
-                              "paired_from": _paired_from(analysis, info), "no_output": info.no_output or None,
+                              "paired_from": _paired_from(analysis, info), "may_rebuild": _may_rebuild(analysis, info),
+                              "no_output": info.no_output or None,
                               "pp": pp_status(analysis, info, FROM_PP).record()})
     return {
         "format": INVENTORY_FORMAT,
@@ -190,6 +191,14 @@ def _keys(index: ProjectIndex, owner: str, instance: str, method_summary: Method
 def _near_miss(analysis: Analysis, info: ClassInfo, method: str) -> str | None:
     found = analysis.index_for(info.path).near_miss(info.fqn, method)
     return f"{found[0]}.{found[1].name}" if found is not None else None
+
+
+def _may_rebuild(analysis: Analysis, info: ClassInfo) -> list[str]:
+    """The output classes an observer left unpaired can give, when there are several (none is the one)."""
+    if info.pair is not None:
+        return []
+    candidates, _ = analysis.index_for(info.path).rebuild_candidates(info.fqn)
+    return list(candidates) if len(candidates) > 1 else []
 
 
 def _paired_from(analysis: Analysis, info: ClassInfo) -> str | None:
@@ -270,6 +279,9 @@ def render_tree(data: dict, out: TextIO) -> None:
             if pairing == "rebuilds":
                 if record["rebuilds"]:
                     node.add(f"rebuilds: {_shown(record['rebuilds'])} [dim](from {record['paired_from']})[/]")
+                elif record["may_rebuild"]:
+                    node.add(f"rebuilds: [yellow]unknown[/] [dim](it can give several output classes: "
+                             f"{_shown(', '.join(record['may_rebuild']))}; not judged against either)[/]")
                 else:
                     node.add("rebuilds: [yellow]unknown[/] [dim](no constructed or declared output found)[/]")
             else:

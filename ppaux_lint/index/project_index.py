@@ -139,11 +139,25 @@ class ProjectIndex(ProjectGraph):
 
     def pairing(self, observer: str) -> tuple[str, str] | None:
         """(output, hook): what ``from_pp_tensors`` constructs or declares, else what ``after_sample``
-        constructs or declares, with the hook that told."""
+        constructs or declares, with the hook that told. One class only: the one it certainly constructs, else the
+        one its annotation declares. A hook that can give several output classes (``SampledOut`` or ``GreedyOut``)
+        pairs the observer with none: which one a batch carries is known only at run time, and judging the
+        observer against either one would be wrong for the other."""
+        candidates, hook = self.rebuild_candidates(observer)
+        return (candidates[0], hook) if len(candidates) == 1 else None
+
+    def rebuild_candidates(self, observer: str) -> tuple[tuple[str, ...], str]:
+        """The output classes the first hook that gives any (``from_pp_tensors``, else ``after_sample``) certainly
+        constructs, else those it declares, sorted, and that hook; ((), "") when neither gives one."""
         for hook in (FROM_PP, AFTER_SAMPLE):
-            for target in self.hook_outputs(observer, hook):
-                return target, hook
-        return None
+            found = [(target, declared) for target, declared in
+                     self.inference.classes(self.inference.hook_returns(observer, hook, declared=True) or ())
+                     if self.is_output_class(target)]
+            candidates = sorted({t for t, declared in found if not declared}) or \
+                sorted({t for t, declared in found if declared})
+            if candidates:
+                return tuple(candidates), hook
+        return (), ""
 
     def hook_outputs(self, cls: str, hook: str) -> Iterator[str]:
         """The project output classes that the class's ``hook`` can return (``inference.py``), in a stable order:
