@@ -34,6 +34,19 @@ class Constructor:
     attr_to_param: dict[str, str]  # attribute stored -> parameter that sets it
     tensors: tuple[tuple[str, str], ...]  # (attribute, annotation as written) of tensor-typed attributes
     positional_only: frozenset[str] = frozenset()
+    hidden: bool = False  # it takes what ``params`` does not list (an ``InitVar``): no keyword rebuild is whole
+    tensors_left: bool = False  # a tensor-annotated parameter that cannot travel (``Optional[Tensor] = None``)
+
+    @property
+    def whole(self) -> bool:
+        """Whether sending ``tensors`` and passing them back by keyword rebuilds the instance: every parameter
+        without a default is stored, as it is, in an attribute that holds a tensor, and no tensor-annotated one
+        stays home (one defaulting to ``None`` would make the helper raise when sent, and be lost when not). What
+        stays home is a non-tensor parameter with a default (a scale, a flag), rebuilt with that default.
+        Otherwise a generated pair would drop a tensor, or fail to pass back what a parameter stored transformed
+        (``self.p = p.float()``) or handed to ``super().__init__`` carries: no fix rather than one that does."""
+        sent = {self.attr_to_param[attr] for attr, _ in self.tensors if attr in self.attr_to_param}
+        return bool(sent) and not self.hidden and not self.tensors_left and self.required <= sent
 
 
 class Constructors:
@@ -96,16 +109,22 @@ class Constructors:
             if (value not in none_defaults and self._resolves_to(module, scope, named, {TENSOR})
                     and target not in dict(tensors)):
                 tensors.append((target, written))
+        sent = {attr_to_param[attr] for attr, _ in tensors}
+        left = any(_may_be_tensor(written) and name not in sent
+                   for name, (written, _) in annotations.items() if name in (*positional, *init.kwonly))
         return Constructor(
             params=(*positional, *init.kwonly),
             required=frozenset(required),
             attr_to_param=attr_to_param,
             tensors=tuple(tensors),
             positional_only=frozenset(init.positional[1:init.posonly]),
+            tensors_left=left,
         )
 
     def _dataclass_constructor(self, mro: Sequence[str]) -> Constructor | None:
         fields: dict[str, tuple[bool, bool, bool, str]] = {}  # name -> (init, has_default, tensor, annotation)
+        hidden = False  # an ``InitVar``: a parameter of ``__init__`` that no field keeps
+        tensors_left = False
         for cls in reversed(mro):
             if cls not in self.index.classes:
                 continue
@@ -117,12 +136,14 @@ class Constructors:
                 continue
             for field in facts.fields:
                 text = field.annotation
+                hidden = hidden or "InitVar" in text
                 if "ClassVar" in text or "InitVar" in text or "KW_ONLY" in text:
                     continue
                 init, has_default, none_default = self._field_facts(field, module, scope)
                 # a field that may hold None would make the helper raise; one outside __init__ cannot be rebuilt
                 tensor = init and not none_default and self._resolves_to(module, scope, field.annotation_name,
                                                                           {TENSOR})
+                tensors_left = tensors_left or (init and not tensor and _may_be_tensor(text))
                 fields[field.name] = (init, has_default, tensor, text)
         init_fields = [name for name, (init, _, _, _) in fields.items() if init]
         return Constructor(
@@ -130,6 +151,8 @@ class Constructors:
             required=frozenset(n for n in init_fields if not fields[n][1]),
             attr_to_param={n: n for n in init_fields},
             tensors=tuple((n, facts[3]) for n, facts in fields.items() if facts[2]),
+            hidden=hidden,
+            tensors_left=tensors_left,
         )
 
     def _field_facts(self, field: FieldFacts, module: str, scope: str) -> tuple[bool, bool, bool]:
@@ -139,3 +162,9 @@ class Constructors:
         if field.value == "call" and self._resolves_to(module, scope, field.callee, _FIELD):
             return not field.init_false, field.keyword_default, field.keyword_none
         return True, True, field.value == "none"
+
+
+def _may_be_tensor(annotation: str) -> bool:
+    """Whether an annotation as written may admit a tensor (``torch.Tensor``, ``Optional[Tensor]``, ``"Tensor"``):
+    such a parameter left home would lose one."""
+    return "Tensor" in annotation

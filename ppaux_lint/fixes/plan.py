@@ -135,6 +135,8 @@ class Planner:
                 return candidate, None
         if not target_module or "." in target_qualname or "<" in target_qualname or target_module == module:
             return None, None
+        if self._imports_lazily(target_module, module):
+            return None, None  # a module-level import here would close an import cycle
         name = target_qualname
         if name in typing_only and self.index.resolve(module, name, scope) == target:
             return name, (target_module, name)  # imported for type checkers only: import it for real
@@ -143,6 +145,35 @@ class Planner:
         if name in bound or self.index.resolve(module, name, scope) is not None:
             return None, None  # the name means something else here
         return name, (target_module, name)
+
+
+    def _imports_lazily(self, target_module: str, module: str) -> bool:
+        """Whether ``target_module`` imports ``module`` at import time, through the project's module-level imports:
+        a cycle that a module-level import of ``target_module`` here would close (``ImportError: ... partially
+        initialized module``), which the module keeps out of import time by importing inside functions."""
+        seen = {target_module}
+        todo = [target_module]
+        while todo and len(seen) < _CYCLE_SEARCH:
+            summary = self.index.load(todo.pop())
+            for imported in summary.imports if summary is not None else ():
+                if imported.nested:
+                    continue
+                if imported.target == module or imported.target.startswith(f"{module}."):
+                    return True
+                for name in _modules_of(imported.target):
+                    if name not in seen and name in self.index.known:
+                        seen.add(name)
+                        todo.append(name)
+        return len(seen) >= _CYCLE_SEARCH  # too far to tell: no import rather than a cycle
+
+
+_CYCLE_SEARCH = 200  # modules an import-cycle search visits before it gives up
+
+
+def _modules_of(target: str) -> list[str]:
+    """The modules importing ``target`` runs: each package on the way, and the target itself when it is one."""
+    parts = target.split(".")
+    return [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
 
 
 def names_list(names: Iterable[str]) -> str:

@@ -270,9 +270,9 @@ def test_an_init_whose_self_has_a_default_lines_its_defaults_up_with_every_param
 
 
         class DumpOutput:
-            def __init__(self=None, logits: torch.Tensor = None, scores: torch.Tensor = 0):
+            def __init__(self=None, logits: torch.Tensor = 0, scale: float = None):
                 self.logits = logits
-                self.scores = scores
+                self.scale = scale
 
             def copy_to_host(self, copy_tensor):
                 return self
@@ -286,9 +286,9 @@ def test_an_init_whose_self_has_a_default_lines_its_defaults_up_with_every_param
             def copy_to_host(self, copy_tensor):
                 return self
     """})
-    # ``logits`` defaults to None, which the helper would refuse; ``scores`` does not
+    # lined up one short, ``logits`` would take ``scale``'s None and could not travel: no fix at all
     assert lines_added_by_fix(root, "pkg/outs.py") == [
-        "    def to_pp_tensors(self):", '        return {"scores": self.scores}',
+        "    def to_pp_tensors(self):", '        return {"logits": self.logits}',
         "    def to_pp_tensors(self):", '        return {"logits": self.logits}']
     assert_clean_and_compiles(root, "pkg/outs.py")
 
@@ -721,44 +721,194 @@ def test_verify_passes_on_a_generated_pair(project) -> None:
                                                                "pkg.plugin.ScoreObserver": "pass"}
 
 
+DATACLASS_MRO = """
+    import dataclasses
+    from dataclasses import dataclass, field
+    from typing import ClassVar, Optional
+
+    import torch
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Base:
+        a: torch.Tensor
+        kind: ClassVar[str] = "x"
+
+
+    @dataclass
+    class Child(Base):
+        d: torch.Tensor = field(init=False, default=None)
+        e: "torch.Tensor" = field(default_factory=lambda: torch.zeros(1))
+        scale: float = 1.0
+
+        def copy_to_host(self, c):
+            return self
+
+
+    class Obs:
+        def is_active(self, i):
+            return True
+
+        def after_sample(self, s, t):
+            return Child(s, s)
+"""
+
+
 def test_dataclass_fields_follow_the_mro_and_skip_what_cannot_travel(project) -> None:
-    root = project({"m.py": """
-        import dataclasses
-        from dataclasses import dataclass, field
-        from typing import ClassVar, Optional
+    """Inherited fields come first; ``init=False`` and a non-tensor with a default stay home (rebuilt as
+    ``__init__`` makes them)."""
+    root = project({"m.py": DATACLASS_MRO})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    text = read(root, "m.py")
+    assert '        return {"a": self.a, "e": self.e}\n' in text
+    assert '        return Child(a=tensors["a"], e=tensors["e"])\n' in text
+    assert_clean_and_compiles(root, "m.py")
+
+
+@pytest.mark.parametrize("field_line", [
+    "b: torch.Tensor = field(default=None)",  # a tensor when given one (``Child(s, s)``), lost if not sent
+    "c: Optional[torch.Tensor] = None",
+    "probs: dataclasses.InitVar[torch.Tensor] = None",  # a parameter no field keeps
+], ids=["none-default", "optional", "initvar"])
+def test_no_fix_for_a_dataclass_whose_tensors_cannot_all_travel(project, field_line) -> None:
+    """A generated pair would send the other fields and rebuild this one as its default: the tensor the observer
+    gave it would be lost, silently, and ``check`` would pass. No fix is offered instead."""
+    source = DATACLASS_MRO.replace("        scale: float = 1.0\n", f"        {field_line}\n")
+    root = project({"m.py": source})
+    before = read(root, "m.py")
+    records = json.loads(run_cli("check", "--output-format", "json", ".").stdout)
+    assert {r["code"] for r in records} == {"PPA001", "PPA002"} and all(r["fix"] is None for r in records)
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 1
+    assert read(root, "m.py") == before
+
+
+@pytest.mark.parametrize("init", [
+    "def __init__(self, ids: torch.Tensor, probs: torch.Tensor):\n        self.ids = ids\n"
+    "        self.probs = probs.float()",  # stored transformed: ``probs`` is no attribute to send back
+    "def __init__(self, ids: torch.Tensor, scores: torch.Tensor):\n        super().__init__(ids)\n"
+    "        self.scores = scores",  # handed to the base's __init__, which this summary does not follow
+], ids=["transformed", "super-init"])
+def test_no_fix_for_an_output_a_required_tensor_of_which_cannot_travel(project, init) -> None:
+    """The generated ``to_pp_tensors`` would leave that tensor home, and no ``from_pp_tensors`` could pass it back:
+    the rebuild raises TypeError. No fix rather than one that breaks the round trip."""
+    root = project({"m.py": f"""
+        import torch
+
+
+        class Base:
+            def __init__(self, ids):
+                self.ids = ids
+
+
+        class Out(Base):
+            {textwrap.indent(init, " " * 8).lstrip()}
+
+            def copy_to_host(self, c):
+                return self
+    """})
+    before = read(root, "m.py")
+    records = json.loads(run_cli("check", "--output-format", "json", ".").stdout)
+    assert [(r["code"], r["fix"]) for r in records] == [("PPA001", None)]
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 1 and read(root, "m.py") == before
+
+
+def test_no_fix_on_a_base_that_a_subclass_would_inherit_with_other_fields(project) -> None:
+    """Fixing ``Base`` (alone, as pre-commit asks about its file) would give ``WithProbs`` a ``to_pp_tensors`` that
+    leaves its ``probs`` home."""
+    root = project({"pkg/__init__.py": "", "pkg/base.py": """
+        from dataclasses import dataclass
 
         import torch
 
 
-        @dataclasses.dataclass(frozen=True)
-        class Base:
-            a: torch.Tensor
-            kind: ClassVar[str] = "x"
-
-
         @dataclass
-        class Child(Base):
-            b: torch.Tensor = field(default=None)
-            c: Optional[torch.Tensor] = None
-            d: torch.Tensor = field(init=False, default=None)
-            e: "torch.Tensor" = field(default_factory=lambda: torch.zeros(1))
+        class Base:
+            ids: torch.Tensor
 
             def copy_to_host(self, c):
                 return self
 
 
+        SAMPLE = Base(None)
+    """, "pkg/sub.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+        from pkg.base import Base
+
+
+        @dataclass
+        class WithProbs(Base):
+            probs: torch.Tensor
+    """})
+    assert run_cli("check", "--fix", "--unsafe-fixes", "pkg/base.py").exit_code == 1
+    assert "to_pp_tensors" not in read(root, "pkg/base.py")
+    assert run_cli("check", "--fix", "--unsafe-fixes", "pkg/sub.py").exit_code == 0  # its own fix sends both
+    assert '        return {"ids": self.ids, "probs": self.probs}\n' in read(root, "pkg/sub.py")
+
+
+def test_no_rename_when_a_subclass_overrides_the_misspelt_name(project) -> None:
+    """Renamed in the base alone, ``Sub``'s ``to_pp_tensor`` would no longer override anything, and ``Sub`` would
+    send what the base sends."""
+    root = project({"pkg/__init__.py": "", "pkg/base.py": """
+        class Base:
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensor(self):
+                return {"ids": self.ids}
+
+
+        SAMPLE = Base()
+    """, "pkg/sub.py": """
+        from pkg.base import Base
+
+
+        class Sub(Base):
+            def to_pp_tensor(self):
+                return {"ids": self.ids, "probs": self.probs}
+    """})
+    before = read(root, "pkg/base.py")
+    assert run_cli("check", "--fix", "pkg/base.py").exit_code == 1 and read(root, "pkg/base.py") == before
+
+
+def test_no_import_that_would_close_an_import_cycle(project) -> None:
+    """``outputs`` imports ``obs`` at its top, so ``obs`` imports ``Out`` inside a function: a module-level import
+    there would make ``import pkg.outputs`` fail (partially initialized module)."""
+    root = project({"pkg/__init__.py": "", "pkg/outputs.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+        from pkg import obs
+
+
+        @dataclass
+        class Out:
+            ids: torch.Tensor
+
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensors(self):
+                return {"ids": self.ids}
+
+
+        DEFAULT = obs.Obs()
+    """, "pkg/obs.py": """
         class Obs:
-            def is_active(self, i):
+            def is_active(self, info):
                 return True
 
-            def after_sample(self, s, t):
-                return Child(s, s)
+            def after_sample(self, state, ids):
+                from pkg.outputs import Out
+                return Out(ids)
     """})
-    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
-    text = read(root, "m.py")
-    assert '        return {"a": self.a, "e": self.e}\n' in text  # inherited first; None-able and init=False left out
-    assert '        return Child(a=tensors["a"], e=tensors["e"])\n' in text
-    assert_clean_and_compiles(root, "m.py")
+    before = read(root, "pkg/obs.py")
+    records = json.loads(run_cli("check", "--output-format", "json", ".").stdout)
+    assert [(r["code"], r["fix"]) for r in records] == [("PPA002", None)]
+    assert read(root, "pkg/obs.py") == before
 
 
 def test_planning_and_reporting_do_not_import_libcst() -> None:
@@ -808,7 +958,7 @@ def test_constructors_along_the_mro_come_from_the_summaries(project, monkeypatch
 
             @dataclass
             class Leaf(Level1):
-                d: torch.Tensor = None
+                d: float = 0.5
 
                 def copy_to_host(self, copy_tensor):
                     return self
@@ -838,5 +988,5 @@ def test_constructors_along_the_mro_come_from_the_summaries(project, monkeypatch
     assert set(parsed) == {"leaf.py"}  # neither base.py nor middle.py
     to_pp, from_pp = planned["PPA001"].method, planned["PPA002"].method
     assert to_pp is not None and from_pp is not None
-    assert to_pp.items == (("a", "a"), ("b", "b"))  # inherited first; init=False and a None default stay home
+    assert to_pp.items == (("a", "a"), ("b", "b"))  # inherited first; init=False and non-tensor defaults stay home
     assert from_pp.constructor == "Leaf" and from_pp.items == (("a", "a"), ("b", "b"))

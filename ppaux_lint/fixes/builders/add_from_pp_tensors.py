@@ -1,11 +1,12 @@
 """``add-from-pp-tensors``: generate a sampling observer's missing ``from_pp_tensors``, which adds behaviour.
 
-An observer whose paired output is known, can be rebuilt from keyword arguments (every required one among
-the keys sent), and whose sent keys are known (from its own ``to_pp_tensors`` dict literal of
-``self.<attr>`` values, or the tensor fields ``add-to-pp-tensors`` would send:
-:meth:`~ppaux_lint.fixes.plan.Planner.sent_keys`) gets ``from_pp_tensors(self, tensors)`` returning
-``Output(field=tensors["field"], ...)``; an import of the output is added when the observer's module does not
-bind it at run time.
+An observer whose paired output is known, can be rebuilt from keyword arguments (every required one among the
+keys sent, and no tensor left home: ``Constructor.whole``), and whose sent keys are known
+(from its own ``to_pp_tensors`` dict literal of ``self.<attr>`` values, or the tensor fields
+``add-to-pp-tensors`` would send: :meth:`~ppaux_lint.fixes.plan.Planner.sent_keys`) gets
+``from_pp_tensors(self, tensors)`` returning ``Output(field=tensors["field"], ...)``; an import of the output is
+added when the observer's module does not bind it at run time, unless the module imports it only inside
+functions, or the output's module imports this one, to keep an import cycle out of import time.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         if param is None or param in constructor.positional_only:
             return None
         items.append((param, key))
-    if not constructor.required <= {param for param, _ in items}:
-        return None  # a required argument that does not travel: cannot rebuild
+    if not constructor.whole or not constructor.required <= {param for param, _ in items}:
+        return None  # an argument that does not travel: the rebuild would fail, or lose a tensor
     name, add_import = planner.name_in_scope(pair, module, path, planner.index.classes[fqn].qualname)
     if name is None:
         return None

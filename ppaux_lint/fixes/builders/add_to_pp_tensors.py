@@ -2,11 +2,16 @@
 
 An output that is a dataclass, or whose ``__init__`` stores ``torch.Tensor``-annotated parameters as
 attributes, gets ``to_pp_tensors`` returning ``{"field": self.field, ...}`` (dataclass fields along the MRO,
-as ``dataclasses`` collects them: :mod:`ppaux_lint.fixes.constructors`). Fields defaulting to ``None`` or
-with ``init=False`` stay home, since the first would make the helper raise and the second cannot be passed
-back to the constructor. An output that sets ``to_pp_tensors = None`` on purpose, or deletes it after the
-class statement (which a method added to the body would not survive), gets no fix, nor one whose
-paired observer already reads another set of keys: that would only trade the finding for a key mismatch.
+as ``dataclasses`` collects them: :mod:`ppaux_lint.fixes.constructors`), when that rebuilds the output
+(``Constructor.whole``): every parameter without a default is such a field, and no tensor-annotated one stays
+home (one defaulting to ``None`` would make the helper raise when sent, and be lost when not). A non-tensor
+parameter with a default stays home and is rebuilt with it; an ``InitVar``, or a required parameter stored
+transformed (``self.p = p.float()``) or handed to ``super().__init__``, means no fix. Nor does an output some of
+whose subclasses (in any file) would inherit the method while built from other parameters. Fields with
+``init=False`` stay home, since they cannot be passed back to the constructor. An output that sets
+``to_pp_tensors = None`` on purpose, or deletes it after the class statement (which a method added to the body
+would not survive), gets no fix, nor one whose paired observer already reads another set of keys: that would
+only trade the finding for a key mismatch.
 """
 
 from __future__ import annotations
@@ -26,8 +31,11 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         return None  # bound to None, deleted after the class, or otherwise deliberately: not ours to overrule
     found = planner.sources.class_node(fqn)
     constructor = planner.constructors.of(fqn)
-    if found is None or constructor is None or not constructor.tensors or found[1] != finding.path:
-        return None
+    if found is None or constructor is None or not constructor.whole or found[1] != finding.path:
+        return None  # what would not travel would be lost, or make the rebuild fail
+    for subclass in planner.index.subclasses(fqn):
+        if planner.index.lookup(subclass, TO_PP) is None and planner.constructors.of(subclass) != constructor:
+            return None  # it would inherit a method that sends too little for its own instances
     node = found[0]
     attrs = [attr for attr, _ in constructor.tensors]
     for observer in planner.observers_of(fqn):

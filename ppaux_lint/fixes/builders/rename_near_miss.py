@@ -1,8 +1,9 @@
 """``rename-near-miss``: rename a misspelt transport method to its real name, and nothing more.
 
 The ``def`` and the ``self.<old>``/``cls.<old>`` uses inside the same class are renamed, only when the old
-name is used nowhere else in the file, the class binds nothing under the new name (nor does code after it), and
-the class's text spells its names as the parser reads them (no NFKC-folded identifier).
+name is used nowhere else in the file, no subclass in the project defines it too (its override would be left
+overriding nothing), the class binds nothing under the new name (nor does code after it), and the class's text
+spells its names as the parser reads them (no NFKC-folded identifier).
 """
 
 from __future__ import annotations
@@ -33,12 +34,19 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     new = intended_name(old)
     if new is None or binds(node, new) or planner.index.set_outside(owner, new):
         return None
+    if any(_defines(planner, subclass, old) for subclass in planner.index.subclasses(owner)):
+        return None  # its override of the misspelt name, in whatever file, would no longer override anything
     if not _spelt_as_parsed(planner.sources.text(path), node):
         return None  # a fullwidth letter folds to ASCII for the parser, not for an edit of the text
     if other_references(planner.sources.tree(path), node, definition, old):
         return None  # renaming the def alone would break those uses
     return planner.base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`",
                              rename=(old, new, finding.span.line, finding.span.column))
+
+
+def _defines(planner: Planner, fqn: str, name: str) -> bool:
+    cls = planner.index.classes.get(fqn)
+    return cls is not None and (cls.method(name) is not None or cls.assign(name) is not None)
 
 
 def _spelt_as_parsed(text: str, node: ast.ClassDef) -> bool:
