@@ -823,3 +823,41 @@ class Out(DeviceAuxiliaryOutput):{COPY}
         self.to_pp_tensor = lambda: {{'a': self.a}}
 """ + OBSERVER_OF_OUT})
     assert reported(lint()) == {("pkg.outputs.Out", "PPA001")}
+
+
+def test_what_init_subclass_sets_reaches_subclasses_not_the_class_itself(lint_project):
+    """Python runs ``__init_subclass__`` on the subclasses only: the base returned itself lacks the method (SGLang
+    raises), its subclass has it."""
+    lint_project({"pkg/outputs.py": IMPORT_AUX + IMPORT_OBS + f"""
+
+class Base(DeviceAuxiliaryOutput):{COPY}
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.to_pp_tensors = lambda self: {{"a": self.a}}
+
+
+class Sub(Base):
+    pass
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Base() if state is None else Sub()
+"""})
+    assert {(code, fqn) for fqn, code in reported(lint())} >= {("PPA001", "pkg.outputs.Base")}
+    assert ("pkg.outputs.Sub", "PPA001") not in reported(lint())
+
+
+def test_a_classmethod_that_sets_a_transport_method_makes_it_unknown(lint_project):
+    lint_project({"pkg/outputs.py": IMPORT_AUX + IMPORT_OBS + f"""
+
+class Out(DeviceAuxiliaryOutput):{COPY}
+    @classmethod
+    def enable_pp(cls):
+        cls.to_pp_tensors = lambda self: {{"a": self.a}}
+""" + OBSERVER_OF_OUT})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    [info] = analysis.unjudged()
+    assert info.unknown[0].what.startswith("`enable_pp` sets `to_pp_tensors` on the class it is called on (line ")
+

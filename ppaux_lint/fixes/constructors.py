@@ -107,8 +107,9 @@ class Constructors:
             attr_to_param.setdefault(target, value)
             written, named = annotations[value]
             if (value not in none_defaults and self._resolves_to(module, scope, named, {TENSOR})
-                    and target not in dict(tensors)):
-                tensors.append((target, written))
+                    and target not in dict(tensors) and attr_to_param[target] == value
+                    and value not in {attr_to_param[attr] for attr, _ in tensors}):
+                tensors.append((target, written))  # once per parameter: ``self.raw = ids`` beside ``self.ids = ids``
         sent = {attr_to_param[attr] for attr, _ in tensors}
         left = any(_may_be_tensor(written) and name not in sent
                    for name, (written, _) in annotations.items() if name in (*positional, *init.kwonly))

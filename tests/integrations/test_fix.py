@@ -911,6 +911,35 @@ def test_no_import_that_would_close_an_import_cycle(project) -> None:
     assert read(root, "pkg/obs.py") == before
 
 
+def test_a_parameter_stored_twice_travels_once(project) -> None:
+    """``self.raw_ids = ids`` beside ``self.ids = ids``: sent twice, the rebuild passed ``ids=`` twice, which does
+    not compile, and both fixes were dropped after being announced."""
+    root = project({"m.py": """
+        import torch
+
+
+        class Out:
+            def __init__(self, ids: torch.Tensor):
+                self.ids = ids
+                self.raw_ids = ids
+
+            def copy_to_host(self, c):
+                return self
+
+
+        class Obs:
+            def is_active(self, i):
+                return True
+
+            def after_sample(self, s, t):
+                return Out(t)
+    """})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    text = read(root, "m.py")
+    assert '        return {"ids": self.ids}\n' in text and '        return Out(ids=tensors["ids"])\n' in text
+    assert_clean_and_compiles(root, "m.py")
+
+
 def test_planning_and_reporting_do_not_import_libcst() -> None:
     import subprocess
 

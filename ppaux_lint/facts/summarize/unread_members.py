@@ -43,11 +43,19 @@ def unread_members(statements: Sequence[ast.stmt], text: str) -> tuple[Unread, .
             found.setdefault(name, (name, f"its body binds `{name}` by {what} (line {line})", line))
     on_instances = "setattr" in text or any(f".{name}" in text for name in _ON_INSTANCES)
     for stmt in statements if on_instances else ():
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for name, line in _instance_stores(stmt, text):
-                found.setdefault(name, (name, f"`{stmt.name}` sets `{name}` on its instances (line {line}), which the "
-                                              "helpers' isinstance check sees", line))
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.name in _CLASS_RECEIVERS:
+            continue  # what ``__init_subclass__`` sets on the class it receives is ``index/namespaces.py``'s
+        on_class = any(dotted(d) == "classmethod" for d in stmt.decorator_list)
+        for name, line in _instance_stores(stmt, text):
+            what = (f"`{stmt.name}` sets `{name}` on the class it is called on (line {line}), at a time only run time "
+                    "knows") if on_class else (f"`{stmt.name}` sets `{name}` on its instances (line {line}), which "
+                                               "the helpers' isinstance check sees")
+            found.setdefault(name, (name, what, line))
     return tuple(found.values())
+
+
+_CLASS_RECEIVERS = frozenset({"__init_subclass__", "__class_getitem__", "__new__"})
+"""Methods whose first parameter is a class, implicitly: no instance of this class is what they store on."""
 
 
 def _body_bindings(stmt: ast.stmt, text: str) -> Iterator[tuple[str, str, int]]:
