@@ -135,7 +135,7 @@ class Planner:
                 return candidate, None
         if not target_module or "." in target_qualname or "<" in target_qualname or target_module == module:
             return None, None
-        if self._imports_lazily(target_module, module):
+        if self._closes_a_cycle(target_module, module):
             return None, None  # a module-level import here would close an import cycle
         name = target_qualname
         if name in typing_only and self.index.resolve(module, name, scope) == target:
@@ -147,7 +147,7 @@ class Planner:
         return name, (target_module, name)
 
 
-    def _imports_lazily(self, target_module: str, module: str) -> bool:
+    def _closes_a_cycle(self, target_module: str, module: str) -> bool:
         """Whether ``target_module`` imports ``module`` at import time, through the project's module-level imports:
         a cycle that a module-level import of ``target_module`` here would close (``ImportError: ... partially
         initialized module``), which the module keeps out of import time by importing inside functions."""

@@ -163,7 +163,7 @@ def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[
 
 def _instance_stores(statements: Sequence[ast.stmt], text: str) -> set[str]:
     """The attributes the class's methods store on their instance (``self.<name> = ...``, ``+=``, ``del``, in a
-    loop or a ``with``, or ``setattr(self, "<name>", ...)``), sorted; ``__init__``'s only when it stores something
+    loop or a ``with``, or ``setattr(self, "<name>", ...)``); ``__init__``'s only when it stores something
     else than one of its parameters as it is (``self.lengths = lengths`` stores what the field declares): a
     class-level annotation of one of them does not say what it holds once such a method has run (``__post_init__``
     turning a ``list`` field into a tensor)."""

@@ -3,12 +3,14 @@
 Produces ``ClassSummary.unread``. A class summary reads its namespace from ``def`` statements and from
 assignments and annotated assignments to a plain name; Python binds a name in a class body by every other form
 too (``to_pp_tensors, _ = _pack, None``, ``(to_pp_tensors := _pack)``, an import, a ``for`` or ``with`` target,
-a match capture, ``del``); ``exec()`` in the body makes the whole namespace unknown (``classes.py``). Its instances
-can also hold
-a name of their own: ``self.to_pp_tensors = ...`` in a method, or ``setattr(self, "to_pp_tensors", ...)``, is an
-attribute the helpers' ``isinstance`` check sees as much as a method. Either way the summary alone would call the
-method missing (a false PPA001 or PPA002), so each such name is listed, with what binds it and where, and the index
-makes it unknown on the class (``index/namespaces.py``): no rule judges it, and ``inventory`` says why.
+a match capture, ``del``); ``exec()`` in the body makes the whole namespace unknown (``classes.py``). Its
+instances can also hold a name of their own: ``self.to_pp_tensors = ...`` in a method, or ``setattr(self,
+"to_pp_tensors", ...)``, is an attribute the helpers' ``isinstance`` check sees as much as a method (a
+classmethod's store sets the class it is called on, at a time only run time knows). Either way the summary alone
+would call the method missing (a false PPA001 or PPA002), so each such name is listed, with what binds it and
+where, and the index makes it unknown on the class (``index/namespaces.py``): no rule judges it, and
+``inventory`` says why. What ``__init_subclass__`` sets on the class it receives reaches the subclasses, and is
+``index/namespaces.py``'s to follow.
 
 Only the names the rules look up (``LOOKED_UP``) are listed, and only where the file's text spells one of them,
 so most classes cost nothing here. Special methods are looked up on the type, never on the instance, so an

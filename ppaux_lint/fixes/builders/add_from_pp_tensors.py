@@ -5,8 +5,9 @@ keys sent, and no tensor left home: ``Constructor.whole``), and whose sent keys 
 (from its own ``to_pp_tensors`` dict literal of ``self.<attr>`` values, or the tensor fields
 ``add-to-pp-tensors`` would send: :meth:`~ppaux_lint.fixes.plan.Planner.sent_keys`) gets
 ``from_pp_tensors(self, tensors)`` returning ``Output(field=tensors["field"], ...)``; an import of the output is
-added when the observer's module does not bind it at run time, unless the module imports it only inside
-functions, or the output's module imports this one, to keep an import cycle out of import time.
+added when the observer's module does not bind it at run time, unless the output's module imports this one at
+import time (directly or through the project's modules): that import would close a cycle, which the observer
+keeps out of import time by importing the output inside a function.
 """
 
 from __future__ import annotations
