@@ -164,6 +164,7 @@ SPECS: dict[str, Spec] = {
                       lambda get: get("kvstats.proxy.ObserverProxy")(get("kvstats.observers.TopKObserver")())},
     ),
     "p14_vendored_copy": Spec(roots=(".",)),
+    "p15_rebound_and_unread": Spec(roots=(".",)),
 }
 
 
@@ -243,6 +244,7 @@ ADD_ERRORS = (
     ("tensor names must be non-empty strings", "PPA011"),
     ("is not a tensor", "PPA012"),
 )
+SHAPE_ERRORS = ("object is not callable", "positional argument")  # a TypeError from calling to_pp_tensors itself
 POP_ERRORS = (
     ("does not support pipeline-parallel transport", "PPA002"),
     ("did not reconstruct its PP output", "PPA014"),
@@ -398,6 +400,15 @@ class Harness:
                 if isinstance(value, type) and born_in(value, name, modules):
                     self.classes.setdefault(symbol(value, name), value)
                     self.files.setdefault(symbol(value, name), path)
+        # A class statement whose name its module bound to something else afterwards (``Out = _PP``) is in no
+        # namespace, but lives on along the MRO of what replaced it.
+        known = set(self.classes.values())
+        for cls in list(known):
+            for base in cls.__mro__[1:]:
+                if base not in known and base.__module__ in modules:
+                    known.add(base)
+                    self.classes.setdefault(symbol(base), base)
+                    self.files.setdefault(symbol(base), modules[base.__module__])
 
     def report(self, name: str) -> ClassReport:
         return self.reports.setdefault(name, ClassReport(name))
@@ -475,7 +486,10 @@ class Harness:
             self._observer_alone(observer_name)
             return
         except Exception as exc:  # noqa: BLE001 - exceptions from to_pp_tensors propagate unchanged
-            out_report.add(self.when, Evidence("other", to_symbols, f"add_: {type(exc).__name__}: {exc}"))
+            # calling what the attribute holds failed: a property's value, or the wrong arity (PPA016's shapes)
+            shape = isinstance(exc, TypeError) and any(text in str(exc) for text in SHAPE_ERRORS)
+            out_report.add(self.when, Evidence("PPA016" if shape else "other", to_symbols,
+                                               f"add_: {type(exc).__name__}: {exc}"))
             return
         out_report.added += 1
         sent = {key.removeprefix(self.prefix): value for key, value in stage.items() if key.startswith(self.prefix)}
