@@ -462,7 +462,8 @@ def test_ppa014_a_with_that_suppresses_what_ends_its_body_falls_through(lint_pro
     ('Out.rebuilt(tensors)', "", False),  # through a classmethod that constructs it
     ('Out(tensors["a"], tensors["b"])', "\n    def __len__(self):\n        return 0\n", True),  # may be falsy
     ("self._cached", "", True),  # what an attribute holds is not known
-], ids=["instance", "classmethod", "with-len", "attribute"])
+    ('self._cached or Out(tensors["a"], tensors["b"])', "", False),  # one operand never false is enough
+], ids=["instance", "classmethod", "with-len", "attribute", "attribute-then-instance"])
 def test_ppa014_or_none_after_an_instance_that_is_always_true(lint_project, left, dunder, reported):
     src = observer_src(f"def from_pp_tensors(self, tensors):\n    return {left} or None").replace(
         "    def to_pp_tensors(self):", "    @classmethod\n    def rebuilt(cls, tensors):\n        return cls(tensors['a'], "

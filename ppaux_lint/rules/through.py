@@ -48,7 +48,7 @@ def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool
     """Whether the return ``fact`` of ``own``'s method is never taken, for each class whose instances run the
     method: an implicit one whose every path off the end ends in a call of a project function that never returns
     (``fail("no ids")``, ``self._missing(tensors)``: it raises on every path, or is annotated ``NoReturn``), or the
-    right of ``or`` after operands that are always truthy (``Out.from_tensors(t) or None``: an instance of a
+    right of ``or`` after an operand that is always truthy (``Out.from_tensors(t) or None``: an instance of a
     project class that defines neither ``__bool__`` nor ``__len__``)."""
     truthy_before = fact.after[:1] == ("or",)
     if not (fact.implicit and fact.calls) and not truthy_before:
@@ -59,11 +59,12 @@ def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool
         return False  # a function nested in another: no flow is kept for it
     caller = f"{scope}.{own.method.name}" if scope else own.method.name
     classes = runners(context, own.info, own.name) or [own.info.fqn]
-    if truthy_before:
+    if truthy_before:  # taken only when every operand before it is false: one that never is suffices
         flow = index.inference.flow(module, caller)
-        return flow is not None and all(_always_truthy(context, index.inference.evaluate(operand, module, flow,
-                                                                                        (INSTANCE, runner)))
-                                        for runner in classes for operand in fact.after[1:])
+        return flow is not None and all(
+            any(_always_truthy(context, index.inference.evaluate(operand, module, flow, (INSTANCE, runner)))
+                for operand in fact.after[1:])
+            for runner in classes)
     return all(index.empty_returns.never_returns(module, caller, (INSTANCE, runner), callee)
                for runner in classes for callee in fact.calls)
 
