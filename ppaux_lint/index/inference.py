@@ -79,6 +79,18 @@ def parse_expr(text: Expr) -> tuple:
     return _shape(node)
 
 
+def or_operands(text: Expr) -> list[str]:
+    """The operands of a summary's ``a or b`` text, each as written (``ReturnFact.after`` keeps everything before
+    the last operand as one text); the text itself when it is no ``or``, nothing when it does not parse."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return [ast.unparse(value) for value in node.values]
+    return [text]
+
+
 @functools.lru_cache(maxsize=1024)
 def declared_class(annotation: str) -> tuple[str, bool]:
     """The dotted class an annotation's text names, and whether it admits None: ``Optional[TopK]``,

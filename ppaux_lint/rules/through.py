@@ -17,7 +17,7 @@ from ppaux_lint.facts.findings import Related
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.index.empty_returns import EmptyPath
-from ppaux_lint.index.inference import INSTANCE
+from ppaux_lint.index.inference import INSTANCE, or_operands
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 from ppaux_lint.rules.sent import written_in
@@ -61,9 +61,10 @@ def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool
     classes = runners(context, own.info, own.name) or [own.info.fqn]
     if truthy_before:  # taken only when every operand before it is false: one that never is suffices
         flow = index.inference.flow(module, caller)
+        operands = [operand for written in fact.after[1:] for operand in or_operands(written)]
         return flow is not None and all(
             any(_always_truthy(context, index.inference.evaluate(operand, module, flow, (INSTANCE, runner)))
-                for operand in fact.after[1:])
+                for operand in operands)
             for runner in classes)
     return all(index.empty_returns.never_returns(module, caller, (INSTANCE, runner), callee)
                for runner in classes for callee in fact.calls)
