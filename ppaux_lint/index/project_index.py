@@ -150,9 +150,7 @@ class ProjectIndex(ProjectGraph):
         """The output classes the first hook that gives any (``from_pp_tensors``, else ``after_sample``) certainly
         constructs, else those it declares, sorted, and that hook; ((), "") when neither gives one."""
         for hook in (FROM_PP, AFTER_SAMPLE):
-            found = [(target, declared) for target, declared in
-                     self.inference.classes(self.inference.hook_returns(observer, hook, declared=True) or ())
-                     if self.is_output_class(target)]
+            found = self._hook_output_classes(observer, hook)
             candidates = sorted({t for t, declared in found if not declared}) or \
                 sorted({t for t, declared in found if declared})
             if candidates:
@@ -162,7 +160,10 @@ class ProjectIndex(ProjectGraph):
     def hook_outputs(self, cls: str, hook: str) -> Iterator[str]:
         """The project output classes that the class's ``hook`` can return (``inference.py``), in a stable order:
         those it certainly constructs first, then those a declared base stands for."""
+        for target, _ in sorted(self._hook_output_classes(cls, hook), key=lambda item: (item[1], item[0])):
+            yield target
+
+    def _hook_output_classes(self, cls: str, hook: str) -> list[tuple[str, bool]]:
+        """(output class, only declared) for each project output class the class's ``hook`` can return."""
         found = self.inference.classes(self.inference.hook_returns(cls, hook, declared=True) or ())
-        for target, _ in sorted(found, key=lambda item: (item[1], item[0])):
-            if self.is_output_class(target):
-                yield target
+        return [(target, declared) for target, declared in found if self.is_output_class(target)]

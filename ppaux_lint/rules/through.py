@@ -32,10 +32,10 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
     if fact.constructs.rsplit(".", 1)[-1] == own.name:
         return  # ``self.top.to_pp_tensors()``: a part's own method, judged in its class (``index/parts.py``)
     index = context.index
-    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
-    if "<locals>" in scope:
-        return  # a function nested in another: no flow is kept for it
-    caller = f"{scope}.{own.method.name}" if scope else own.method.name
+    where = _flow_of(context, own)
+    if where is None:
+        return
+    module, caller = where
     seen: set[EmptyPath] = set()
     for runner in runners(context, own.info, own.name):
         for path in index.empty_returns.of_call(module, caller, (INSTANCE, runner), fact.constructs):
@@ -54,10 +54,10 @@ def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool
     if not (fact.implicit and fact.calls) and not truthy_before:
         return False
     index = context.index
-    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
-    if "<locals>" in scope:
-        return False  # a function nested in another: no flow is kept for it
-    caller = f"{scope}.{own.method.name}" if scope else own.method.name
+    where = _flow_of(context, own)
+    if where is None:
+        return False
+    module, caller = where
     classes = runners(context, own.info, own.name) or [own.info.fqn]
     if truthy_before:  # taken only when every operand before it is false: one that never is suffices
         flow = index.inference.flow(module, caller)
@@ -79,6 +79,15 @@ def _always_truthy(context: CheckContext, values: frozenset) -> bool:
         and not index.info(value[1]).unknown
         and all(index.lookup(value[1], name, seen=True) is None for name in ("__bool__", "__len__"))
         for value in values)
+
+
+def _flow_of(context: CheckContext, own: OwnMethod) -> tuple[str, str] | None:
+    """The module and qualname of the flow (``summarize.flows``) of ``own``'s method, where it is written; None
+    for a function nested in another, whose flow is not kept."""
+    module, scope = written_in(context.index, own.info.fqn, own.method, own.module, own.scope)
+    if "<locals>" in scope:
+        return None
+    return module, f"{scope}.{own.method.name}" if scope else own.method.name
 
 
 def described(fact: ReturnFact, path: EmptyPath) -> str:

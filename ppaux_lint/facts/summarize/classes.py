@@ -25,6 +25,7 @@ from ppaux_lint.facts.summarize.syntax import (
     is_none,
     qualname,
     source,
+    stored_targets,
     string,
     walk_scope,
     walk_statements,
@@ -210,14 +211,9 @@ def _targets(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt,
             targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
         else:
             targets = []
-        while targets:
-            target = targets.pop()
-            if isinstance(target, (ast.Tuple, ast.List)):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
-            else:
-                yield stmt, target  # type: ignore[misc]
+        leaves = [leaf for target in targets for leaf in stored_targets(target)]
+        for leaf in reversed(leaves):  # last first, the order ``_init_fields`` has always met them in
+            yield stmt, leaf  # type: ignore[misc]
 
 
 def _is_name(node: ast.AST, name: str) -> bool:

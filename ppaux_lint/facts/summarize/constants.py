@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, dotted, qualname, source
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, dotted, qualname, source, stored_targets
 from ppaux_lint.facts.summarize.values import computed
 
 _TYPE_VARIABLES = frozenset({"TypeVar"})
@@ -152,13 +152,7 @@ def _recorded(scope: Scope) -> bool:
 
 def _attributes(target: ast.expr) -> list[str]:
     """The attribute names a target assigns to (``Keys.A = ...``, ``a.x, b.y = ...``)."""
-    if isinstance(target, ast.Attribute):
-        return [target.attr]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in _attributes(element)]
-    if isinstance(target, ast.Starred):
-        return _attributes(target.value)
-    return []
+    return [leaf.attr for leaf in stored_targets(target) if isinstance(leaf, ast.Attribute)]
 
 
 def _constant(value: ast.expr) -> str:

@@ -27,7 +27,7 @@ import ast
 from collections.abc import Collection, Sequence
 
 from ppaux_lint.facts.summarize.imports import Bindings
-from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, dotted
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, dotted, stored_targets
 from ppaux_lint.support.records import dataclass
 
 Shadow = tuple[str, str, str, int]  # (name, kind, target, line)
@@ -142,13 +142,7 @@ def _others(target: ast.expr, names: frozenset[str], line: int, context: Context
 
 def _names(target: ast.expr, names: frozenset[str]) -> list[str]:
     """The names of ``names`` that a target binds (out of any tuple, list or starred target)."""
-    if isinstance(target, ast.Name):
-        return [target.id] if target.id in names else []
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for element in target.elts for n in _names(element, names)]
-    if isinstance(target, ast.Starred):
-        return _names(target.value, names)
-    return []
+    return [leaf.id for leaf in stored_targets(target) if isinstance(leaf, ast.Name) and leaf.id in names]
 
 
 def _assignment(name: str, target: ast.expr, value: ast.expr, line: int, context: Context) -> _Binding:

@@ -158,6 +158,16 @@ def walk_statements(nodes: Sequence[ast.AST], into_scopes: bool = False) -> Iter
             stack.extend(reversed(children))
 
 
+def stored_targets(target: ast.expr) -> list[ast.expr]:
+    """What a target stores to, out of any tuple, list or starred target (``a, (self.b, *c) = ...``: ``a``,
+    ``self.b``, ``c``), in source order: the names, attributes and subscripts each fact module reads."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [leaf for element in target.elts for leaf in stored_targets(element)]
+    if isinstance(target, ast.Starred):
+        return stored_targets(target.value)
+    return [target]
+
+
 def qualname(scope: Scope, name: str = "") -> str:
     """The dotted path of ``name`` inside its module, spelt as ``__qualname__`` spells it (``f.<locals>.C``)."""
     parts: list[str] = []

@@ -23,7 +23,7 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from ppaux_lint.contract.names import DYNAMIC_LOOKUP, LOOKED_UP
-from ppaux_lint.facts.summarize.syntax import dotted, string, walk_statements
+from ppaux_lint.facts.summarize.syntax import dotted, stored_targets, string, walk_statements
 
 Unread = tuple[str, str, int]  # (name, what binds it, line)
 
@@ -94,14 +94,7 @@ def _body_bindings(stmt: ast.stmt, text: str) -> Iterator[tuple[str, str, int]]:
 
 def _stored_names(target: ast.expr) -> Iterator[str]:
     """The looked-up plain names a target binds, out of any tuple, list or starred target."""
-    if isinstance(target, ast.Name):
-        if target.id in LOOKED_UP:
-            yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _stored_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _stored_names(target.value)
+    return (leaf.id for leaf in stored_targets(target) if isinstance(leaf, ast.Name) and leaf.id in LOOKED_UP)
 
 
 def _instance_stores(method: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> Iterator[tuple[str, int]]:
@@ -126,11 +119,6 @@ def _instance_stores(method: ast.FunctionDef | ast.AsyncFunctionDef, text: str) 
 
 
 def _attributes(target: ast.expr, receiver: str) -> Iterator[str]:
-    if isinstance(target, ast.Attribute):
-        if isinstance(target.value, ast.Name) and target.value.id == receiver and target.attr in _ON_INSTANCES:
-            yield target.attr
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _attributes(element, receiver)
-    elif isinstance(target, ast.Starred):
-        yield from _attributes(target.value, receiver)
+    """The looked-up attributes a target stores on ``receiver``, out of any tuple, list or starred target."""
+    return (leaf.attr for leaf in stored_targets(target) if isinstance(leaf, ast.Attribute)
+            and isinstance(leaf.value, ast.Name) and leaf.value.id == receiver and leaf.attr in _ON_INSTANCES)
