@@ -19,7 +19,7 @@ def facts(source: str):
 def test_init_parameters_defaults_annotations_and_stores() -> None:
     found = facts('''
         class C:
-            async def __init__(self): ...
+            def __init__(self): ...
 
             def __init__(self, a: "torch.Tensor", /, b: th.Tensor = None, *rest, c: "not valid (", d=1, **more):
                 self.x = a
@@ -27,15 +27,29 @@ def test_init_parameters_defaults_annotations_and_stores() -> None:
                 self.z = self.x
                 other.w = c
 
-            def __init__(self): ...
+            async def __init__(self): ...
     ''')
     init = found.init
-    assert init is not None  # the first plain def, as the planner has always read it
+    assert init is not None  # the last plain def: Python keeps the last binding of a name in a class body
     assert init.positional == ("self", "a", "b") and init.posonly == 2
     assert init.defaults == (True,) and init.kwonly == ("c", "d") and init.kw_defaults == ("", "other")
     assert init.annotations == (("a", "'torch.Tensor'", "torch.Tensor"), ("b", "th.Tensor", "th.Tensor"),
                                 ("c", "'not valid ('", ""), ("d", "", ""))
     assert init.stores == (("x", "a"), ("y", "b"))
+    assert init.variadic  # ``*rest`` and ``**more``: what they carry, a keyword rebuild does not pass back
+    plain = facts("class C:\n    def __init__(self, a, *, b=1):\n        self.a = a\n").init
+    assert plain is not None and not plain.variadic
+
+
+def test_decorators_that_make_no_init() -> None:
+    found = facts('''
+        @dataclasses.dataclass(init=False, frozen=True)
+        @attrs.define(init=flag)
+        @other(init=True)
+        class C:
+            a: torch.Tensor
+    ''')
+    assert found.no_init == ("dataclasses.dataclass", "attrs.define")
 
 
 def test_fields_and_decorators() -> None:

@@ -861,3 +861,139 @@ class Out(DeviceAuxiliaryOutput):{COPY}
     [info] = analysis.unjudged()
     assert info.unknown[0].what.startswith("`enable_pp` sets `to_pp_tensors` on the class it is called on (line ")
 
+
+
+def test_a_name_defined_twice_in_a_class_body_is_its_last_definition(lint_project):
+    """Python keeps the last binding of a name in a class body: the first ``def`` of ``Good`` (empty) is replaced,
+    the second of ``Bad`` (empty) replaces a good one, and ``to_pp_tensors = None`` after a ``def`` removes it."""
+    lint_project({"pkg/outputs.py": PACK + f"""
+class Good(DeviceAuxiliaryOutput):{COPY}
+    def to_pp_tensors(self):
+        return {{}}
+
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+
+class Bad(DeviceAuxiliaryOutput):{COPY}
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+    def to_pp_tensors(self):
+        return {{}}
+
+
+class Gone(DeviceAuxiliaryOutput):{COPY}
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+    to_pp_tensors = None
+"""})
+    assert reported(lint()) == {("pkg.outputs.Bad", "PPA010"), ("pkg.outputs.Gone", "PPA001")}
+
+
+def test_overload_stubs_before_the_real_method_are_replaced_by_it(lint_project):
+    lint_project({"pkg/outputs.py": IMPORT_AUX + IMPORT_OBS + f"""
+from typing import overload
+
+
+class Out(DeviceAuxiliaryOutput):{COPY}
+    def __init__(self, a):
+        self.a = a
+
+    def to_pp_tensors(self):
+        return {{"a": self.a}}
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Out(token_ids)
+
+    @overload
+    def from_pp_tensors(self, tensors: dict) -> Out: ...
+
+    @overload
+    def from_pp_tensors(self, tensors: None) -> None: ...
+
+    def from_pp_tensors(self, tensors):
+        return Out(tensors["a"])
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set() and analysis.unjudged() == []
+
+
+@pytest.mark.parametrize("test", ["TYPE_CHECKING", "typing.TYPE_CHECKING"])
+def test_a_method_under_type_checking_in_a_class_body_does_not_exist(lint_project, test):
+    """The body of ``if TYPE_CHECKING:`` never runs: the mixin has no ``to_pp_tensors`` (SGLang raises), and what
+    its ``else`` defines is the class's own."""
+    lint_project({"pkg/outputs.py": PACK + f"""
+import typing
+from typing import TYPE_CHECKING
+
+
+class SendMixin:
+    if {test}:
+        def to_pp_tensors(self):
+            return {{"a": self.a}}
+
+
+class Out(SendMixin, DeviceAuxiliaryOutput):{COPY}
+
+
+class Other(DeviceAuxiliaryOutput):{COPY}
+    if not {test}:
+        def to_pp_tensors(self):
+            return {{"a": self.a}}
+    else:
+        def to_pp_tensors(self):
+            return {{}}
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Out", "PPA001")} and analysis.unjudged() == []
+
+
+@pytest.mark.parametrize("body", [
+    "if sys.version_info >= (3, 12):\n        def to_pp_tensors(self):\n            return {'a': self.a}",
+    "def to_pp_tensors(self):\n        return {'a': self.a}\n    if sys.version_info >= (3, 12):\n"
+    "        def to_pp_tensors(self):\n            return {'a': self.a.tolist()}",
+    "try:\n        to_pp_tensors = _pack\n    except NameError:\n        to_pp_tensors = None",
+], ids=["only-under-if", "rebound-under-if", "rebound-in-handler"])
+def test_a_transport_method_bound_under_a_condition_is_unknown(lint_project, body):
+    """Which binding holds depends on a condition the analysis does not decide (a version, a flag, an exception):
+    the class is not judged (SGLang raises on some runs and not on others), and inventory says why."""
+    lint_project({"pkg/outputs.py": PACK + f"""
+import sys
+
+
+class Out(DeviceAuxiliaryOutput):{COPY}
+    {body}
+""" + OBSERVER_OF_OUT})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    [info] = analysis.unjudged()
+    assert info.fqn == "pkg.outputs.Out"
+    assert info.unknown[0].what.startswith("its body binds `to_pp_tensors` under a condition (line ")
+
+
+def test_a_decorator_stubbed_for_type_checkers_is_the_one_imported_for_real(lint_project):
+    """``if TYPE_CHECKING: def pp_transport(cls): return cls`` / ``else: from ._impl import pp_transport``: at run
+    time the name is the import, whose decorator adds the method (no PPA001 from the stub)."""
+    lint_project({
+        "pkg/_impl.py": "def pp_transport(cls):\n    cls.to_pp_tensors = lambda self: {'a': self.a}\n    return cls\n",
+        "pkg/outputs.py": IMPORT_AUX + f"""
+from typing import TYPE_CHECKING, TypeVar
+
+T = TypeVar("T")
+
+if TYPE_CHECKING:
+    def pp_transport(cls: T) -> T:
+        return cls
+else:
+    from pkg._impl import pp_transport
+
+
+@pp_transport
+class Out(DeviceAuxiliaryOutput):{COPY}
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set() and analysis.unjudged() == []

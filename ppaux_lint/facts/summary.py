@@ -17,7 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 12  # 12: ``ClassSummary.unread``/``stores``, ``KeyFact.read``, ``ReturnFact.calls``; 11: ``shadowed``
+SUMMARY_FORMAT = 13  # 13: class bodies as Python keeps them (the last binding, ``if TYPE_CHECKING:``); 12:
+# ``ClassSummary.unread``/``stores``, ``KeyFact.read``, ``ReturnFact.calls``; 11: ``shadowed``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -204,6 +205,7 @@ class InitFacts:
     annotations: tuple[tuple[str, str, str], ...]  # (parameter, annotation as written, the dotted name it names
     # (a string annotation's too), "" when none) for each parameter but ``self``, annotated or not
     stores: tuple[tuple[str, str], ...]  # (attribute, parameter) of each ``self.<attribute> = <parameter>``
+    variadic: bool = False  # it takes ``*args`` or ``**kwargs``: what they carry no keyword rebuild passes back
 
 
 @dataclass(frozen=True)
@@ -229,6 +231,8 @@ class ConstructorFacts:
     decorators: tuple[str, ...]  # the dotted name of each decorator (a call's callee), "" when it is no plain name
     init: InitFacts | None  # None: the body defines no ``__init__``
     fields: tuple[FieldFacts, ...]  # the body's annotated names, in order
+    no_init: tuple[str, ...] = ()  # the decorators called with ``init=`` anything but ``True``
+    # (``@dataclass(init=False)`` makes no ``__init__``)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+from ppaux_lint.contract.names import LOOKED_UP
 from ppaux_lint.facts.summarize.constructors import constructor_facts
 from ppaux_lint.facts.summarize.methods import summarize_method
 from ppaux_lint.facts.summarize.syntax import (
@@ -23,6 +24,7 @@ from ppaux_lint.facts.summarize.syntax import (
     called_name,
     dotted,
     is_none,
+    known_truth,
     qualname,
     source,
     stored_targets,
@@ -31,7 +33,7 @@ from ppaux_lint.facts.summarize.syntax import (
     walk_statements,
 )
 from ppaux_lint.facts.summarize.text import Positions
-from ppaux_lint.facts.summarize.unread_members import unread_members
+from ppaux_lint.facts.summarize.unread_members import Unread, unread_members
 from ppaux_lint.facts.summary import ClassSummary, Decorator, Field, MemberAssign, MethodSummary
 
 
@@ -40,10 +42,15 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
     assigns: list[MemberAssign] = []
     fields: list[Field] = []
     inits: list[ast.FunctionDef] = []
-    statements = _class_level_statements(node.body)
+    conditional: set[int] = set()
+    statements = _class_level_statements(node.body, conditional)
     opaque = _namespace_written_through(statements, positions.text)
+    superseded, conditionally = _final_bindings(statements, conditional)
     for stmt in statements:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if id(stmt) in superseded:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                fields.append(Field(stmt.target.id, source(stmt.annotation), True))  # a field all the same
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods.append(summarize_method(stmt, positions))
             if stmt.name == "__init__" and isinstance(stmt, ast.FunctionDef):
                 inits.append(stmt)
@@ -75,7 +82,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         base_args=base_args if any(base_args) else (),
         type_params=tuple(p.name for p in getattr(node, "type_params", ()) if type(p).__name__ == "TypeVar"),
         constructor=constructor_facts(node),
-        unread=unread_members(statements, positions.text),
+        unread=(*conditionally, *unread_members(statements, positions.text)),
         stores=tuple(sorted({*_instance_stores(statements, positions.text), *_converted(statements)})),
     )
 
@@ -225,18 +232,71 @@ def _member(target: ast.Name, value: ast.expr, positions: Positions) -> MemberAs
     return MemberAssign(target.id, text, positions.span(target))
 
 
-def _class_level_statements(body: Sequence[ast.stmt]) -> list[ast.stmt]:
-    """Statements that run in the class namespace, including those under if/try/with at class level."""
+def _class_level_statements(body: Sequence[ast.stmt], conditional: set[int] | None = None,
+                             under: bool = False) -> list[ast.stmt]:
+    """Statements that run in the class namespace, including those under if/try/with at class level. The body of
+    ``if TYPE_CHECKING:`` never runs, and is left out (its ``else`` always runs); the ids of the statements that
+    may not run (under any other ``if``, or in an ``except`` handler: a ``try`` body is taken to succeed, as
+    ``shadows`` takes it) are added to ``conditional``."""
     out: list[ast.stmt] = []
     for stmt in body:
         if isinstance(stmt, ast.If):
-            out.extend(_class_level_statements(stmt.body + stmt.orelse))
+            runs = known_truth(stmt.test)
+            if runs is None:
+                out.extend(_class_level_statements(stmt.body + stmt.orelse, conditional, True))
+            else:
+                out.extend(_class_level_statements(stmt.body if runs else stmt.orelse, conditional, under))
         elif isinstance(stmt, TRY_STATEMENTS):
             handlers = [s for h in stmt.handlers for s in h.body]
-            out.extend(_class_level_statements(stmt.body + handlers + stmt.orelse + stmt.finalbody))
+            out.extend(_class_level_statements(stmt.body + stmt.orelse, conditional, under))
+            out.extend(_class_level_statements(handlers, conditional, True))
+            out.extend(_class_level_statements(stmt.finalbody, conditional, under))
         elif isinstance(stmt, ast.With):
             out.append(stmt)  # for its ``as`` targets (``unread_members``); the statements it holds follow
-            out.extend(_class_level_statements(stmt.body))
+            out.extend(_class_level_statements(stmt.body, conditional, under))
         else:
             out.append(stmt)
+            if under and conditional is not None:
+                conditional.add(id(stmt))
     return out
+
+
+_PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})
+
+
+def _final_bindings(statements: Sequence[ast.stmt], conditional: set[int]) -> tuple[set[int], list[Unread]]:
+    """Which of a class body's ``def`` and assignment statements Python's namespace keeps, as ids of the ones it
+    does not (a name bound again later: ``@overload`` stubs before the real ``def``, a ``def`` replaced by
+    another); and for the looked-up names (``LOOKED_UP``) bound under a condition after their last certain
+    binding, or only under one, an ``unread`` entry: which binding holds depends on the condition. A ``def``
+    decorated ``@<name>.setter`` (or ``getter``, ``deleter``) adds to the property of its name, and replaces
+    nothing the summary reads."""
+    bound: dict[str, list[ast.stmt]] = {}
+    for stmt in statements:
+        for name in _bound_names(stmt):
+            bound.setdefault(name, []).append(stmt)
+    superseded: set[int] = set()
+    unread: list[Unread] = []
+    for name, statements_of in bound.items():
+        certain = [s for s in statements_of if id(s) not in conditional]
+        last = certain[-1] if certain else None
+        later = [s for s in statements_of if id(s) in conditional and (last is None or s.lineno > last.lineno)]
+        if later and name in LOOKED_UP:
+            unread.append((name, f"its body binds `{name}` under a condition (line {later[0].lineno}): which "
+                                 "binding holds depends on it", later[0].lineno))
+        keep = last if last is not None else statements_of[-1]
+        superseded.update(id(s) for s in statements_of if s is not keep)
+    return superseded, unread
+
+
+def _bound_names(stmt: ast.stmt) -> list[str]:
+    """The plain names a class-level ``def`` or assignment binds, as ``summarize_class`` reads them."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parts = any(isinstance(d, ast.Attribute) and d.attr in _PROPERTY_PARTS and _is_name(d.value, stmt.name)
+                    for d in stmt.decorator_list)
+        return [] if parts else [stmt.name]
+    if isinstance(stmt, ast.Assign):
+        return [target.id for target in stmt.targets if isinstance(target, ast.Name)]
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        return [stmt.target.id]
+    return []

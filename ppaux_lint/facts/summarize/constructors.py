@@ -17,14 +17,16 @@ from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 
 
 def constructor_facts(node: ast.ClassDef) -> ConstructorFacts:
-    """The facts of ``node``'s own body: the first plain ``def __init__`` (as ``fixes/constructors.py`` has always
-    read it) and every annotated name, in order."""
-    init = next((d for d in node.body if isinstance(d, ast.FunctionDef) and d.name == "__init__"), None)
+    """The facts of ``node``'s own body: its last plain ``def __init__`` at the top of the body (the one Python
+    keeps) and every annotated name, in order."""
+    init = next((d for d in reversed(node.body) if isinstance(d, ast.FunctionDef) and d.name == "__init__"), None)
     fields = tuple(_field(statement) for statement in node.body
                    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name))
+    no_init = tuple(plain_dotted(d.func) for d in node.decorator_list if isinstance(d, ast.Call) and any(
+        k.arg == "init" and not (isinstance(k.value, ast.Constant) and k.value.value is True) for k in d.keywords))
     return ConstructorFacts(decorators=tuple(plain_dotted(d.func if isinstance(d, ast.Call) else d)
                                              for d in node.decorator_list),
-                            init=_init(init) if init is not None else None, fields=fields)
+                            init=_init(init) if init is not None else None, fields=fields, no_init=no_init)
 
 
 def _init(init: ast.FunctionDef) -> InitFacts:
@@ -39,6 +41,7 @@ def _init(init: ast.FunctionDef) -> InitFacts:
         annotations=tuple((a.arg, source(a.annotation) if a.annotation is not None else "",
                            annotation_name(a.annotation)) for a in [*positional[1:], *args.kwonlyargs]),
         stores=tuple(store for statement in init.body if (store := _simple_store(statement)) is not None),
+        variadic=args.vararg is not None or args.kwarg is not None,
     )
 
 

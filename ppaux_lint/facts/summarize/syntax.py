@@ -178,3 +178,18 @@ def qualname(scope: Scope, name: str = "") -> str:
     if name:
         parts.append(name)
     return ".".join(parts)
+
+
+def known_truth(test: ast.expr) -> bool | None:
+    """Whether an ``if`` test is certainly true (True) or certainly false (False) when the code runs:
+    ``TYPE_CHECKING`` (as a name or ``typing.TYPE_CHECKING``) is false, ``not`` flips it, a constant is what it is;
+    None for any other test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = known_truth(test.operand)
+        return None if inner is None else not inner
+    if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+            isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+        return False
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    return None

@@ -22,7 +22,7 @@ from ppaux_lint.facts.summarize.frames import NAMED, UNKNOWN, Frame, Value
 from ppaux_lint.facts.summarize.handoffs import Handoffs
 from ppaux_lint.facts.summarize.imports import Bindings
 from ppaux_lint.facts.summarize.namespaces import Namespaces
-from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, known_truth
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import ClassSummary
 
@@ -58,9 +58,14 @@ class Collector:
         self.namespaces.finish(self.classes)
         self.classes.extend(self.namespaces.classes)
 
-    def _walk(self, body: Sequence[ast.stmt], scope: Scope, frame: Frame) -> None:
+    def _walk(self, body: Sequence[ast.stmt], scope: Scope, frame: Frame, never_runs: bool = False) -> None:
+        """``never_runs``: the body of ``if TYPE_CHECKING:`` (``known_truth``). Its imports and names still serve the
+        annotations; a function defined there does not exist at run time, and is passed over, so that the name
+        means what the ``else`` binds (a decorator stubbed for type checkers, imported for real)."""
         for stmt in body:
             kind = type(stmt)  # ``ast.parse`` makes no subclasses: one look at the type, not a chain of isinstance
+            if never_runs and (kind is ast.FunctionDef or kind is ast.AsyncFunctionDef):
+                continue
             if kind is ast.ClassDef:
                 self.classes.append(summarize_class(stmt, scope, self.positions))
                 self.constants.definition(scope, stmt.name)
@@ -90,8 +95,9 @@ class Collector:
                 self._statement(stmt, scope, frame)
                 children, bodies = _split_statement(stmt)
                 self._expressions(children, scope, frame, stmt)
-                for nested in bodies:
-                    self._walk(nested, scope, frame)
+                truth = known_truth(stmt.test) if kind is ast.If else None  # type: ignore[attr-defined]
+                for position, nested in enumerate(bodies):  # an ``if``'s: its body, then its ``else``
+                    self._walk(nested, scope, frame, never_runs or truth is (position == 1))
 
     def _expressions(self, nodes: Sequence[ast.AST], scope: Scope, frame: Frame,
                      stmt: ast.stmt | None = None) -> None:
