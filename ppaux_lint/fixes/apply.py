@@ -155,8 +155,9 @@ def unified_diff(results: Iterable[FileResult]) -> str:
         if not result.changed:
             continue
         name = display_path(result.path)
-        old = result.original.splitlines(keepends=True)
-        new = result.fixed.splitlines(keepends=True)
+        bom = "\ufeff" if result.encoding == "utf-8-sig" else ""  # on disk before the first line: a patch needs it
+        old = (bom + result.original).splitlines(keepends=True)
+        new = (bom + result.fixed).splitlines(keepends=True)
         for line in difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}"):
             chunks.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
     return "".join(chunks)

@@ -11,6 +11,7 @@ What each class statement's body says is in its summary (``ConstructorFacts``, r
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
@@ -44,9 +45,12 @@ class Constructor:
         stays home (one defaulting to ``None`` would make the helper raise when sent, and be lost when not). What
         stays home is a non-tensor parameter with a default (a scale, a flag), rebuilt with that default.
         Otherwise a generated pair would drop a tensor, or fail to pass back what a parameter stored transformed
-        (``self.p = p.float()``) or handed to ``super().__init__`` carries: no fix rather than one that does."""
+        (``self.p = p.float()``) or handed to ``super().__init__`` carries: no fix rather than one that does. A
+        private name (``__ids``) is mangled with the class's name where the code is written, so code generated
+        in another class, or a keyword of that name, would miss it."""
         sent = {self.attr_to_param[attr] for attr, _ in self.tensors if attr in self.attr_to_param}
-        return bool(sent) and not self.hidden and not self.tensors_left and self.required <= sent
+        mangled = any(_mangled(name) for attr, _ in self.tensors for name in (attr, self.attr_to_param.get(attr, "")))
+        return bool(sent) and not self.hidden and not self.tensors_left and not mangled and self.required <= sent
 
 
 class Constructors:
@@ -55,10 +59,21 @@ class Constructors:
         self.infos = infos
 
     def of(self, fqn: str) -> Constructor | None:
-        """How ``fqn`` is constructed, found the way Python finds ``__init__``: along the MRO."""
+        """How ``fqn`` is constructed, found the way Python finds ``__init__``: along the MRO. A tensor attribute
+        that a method stores to (``__post_init__``'s ``self.ids = self.ids.to(torch.int32)``), or that ``__init__``
+        stores again from something else than its parameter, would be transformed a second time when the rebuilt
+        instance is constructed: such a constructor is never ``whole``."""
         info = self.infos.get(fqn)
         if info is None:
             return None
+        found = self._along_mro(info)
+        if found is None:
+            return None
+        stored = {attr for cls in info.ancestry if cls in self.index.classes for attr in self.index.classes[cls].stores}
+        transformed = any(attr in stored for attr, _ in found.tensors)
+        return replace(found, hidden=True) if transformed else found
+
+    def _along_mro(self, info: ClassInfo) -> Constructor | None:
         protocols = self.index.protocols
         known = {*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer}
         for position, cls in enumerate(info.ancestry):
@@ -73,6 +88,8 @@ class Constructors:
             if facts.init is not None:
                 return self._init_constructor(facts.init, module, scope)
             if self._is_dataclass(facts, module, scope):
+                if any(self._resolves_to(module, scope, name, _DATACLASS) for name in facts.no_init):
+                    return None  # ``@dataclass(init=False)``: the ``__init__`` is a base's, built from other fields
                 return self._dataclass_constructor(info.ancestry[position:])
         return None
 
@@ -119,6 +136,7 @@ class Constructors:
             attr_to_param=attr_to_param,
             tensors=tuple(tensors),
             positional_only=frozenset(init.positional[1:init.posonly]),
+            hidden=init.variadic,  # what ``*args`` or ``**kwargs`` carry, a keyword rebuild does not pass back
             tensors_left=left,
         )
 
@@ -126,6 +144,7 @@ class Constructors:
         fields: dict[str, tuple[bool, bool, bool, str]] = {}  # name -> (init, has_default, tensor, annotation)
         hidden = False  # an ``InitVar``: a parameter of ``__init__`` that no field keeps
         tensors_left = False
+        stored = {attr for cls in mro if cls in self.index.classes for attr in self.index.classes[cls].stores}
         for cls in reversed(mro):
             if cls not in self.index.classes:
                 continue
@@ -144,7 +163,10 @@ class Constructors:
                 # a field that may hold None would make the helper raise; one outside __init__ cannot be rebuilt
                 tensor = init and not none_default and self._resolves_to(module, scope, field.annotation_name,
                                                                           {TENSOR})
-                tensors_left = tensors_left or (init and not tensor and _may_be_tensor(text))
+                # a tensor field outside ``__init__`` with no default that no method computes is set by whoever made
+                # the instance (the observer's hook): a rebuild through ``__init__`` would lose it
+                tensors_left = tensors_left or (not tensor and _may_be_tensor(text)
+                                                and (init or (not has_default and field.name not in stored)))
                 fields[field.name] = (init, has_default, tensor, text)
         init_fields = [name for name, (init, _, _, _) in fields.items() if init]
         return Constructor(
@@ -163,6 +185,11 @@ class Constructors:
         if field.value == "call" and self._resolves_to(module, scope, field.callee, _FIELD):
             return not field.init_false, field.keyword_default, field.keyword_none
         return True, True, field.value == "none"
+
+
+def _mangled(name: str) -> bool:
+    """A private name, which Python mangles with the name of the class whose code spells it (``__ids``)."""
+    return name.startswith("__") and not name.endswith("__")
 
 
 def _may_be_tensor(annotation: str) -> bool:

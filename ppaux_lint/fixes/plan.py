@@ -13,9 +13,9 @@ import ast
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ppaux_lint.contract.names import TO_PP
+from ppaux_lint.contract.names import TO_PP, is_near_miss
 from ppaux_lint.facts.findings import Finding, Fix
-from ppaux_lint.fixes.constructors import Constructor, Constructors
+from ppaux_lint.fixes.constructors import TENSOR, Constructor, Constructors
 from ppaux_lint.fixes.render import (
     DEFAULT_LINE_LENGTH,
     MethodSpec,
@@ -106,6 +106,26 @@ class Planner:
         if any(shape is None for shape in shapes) or len({frozenset(shape) for shape in shapes}) != 1:
             return None
         return list(shapes[0]) or None
+
+    def near_miss(self, fqn: str | None, method: str) -> bool:
+        """Whether the class ``fqn``, or a class along its MRO, defines a near miss of ``method``
+        (``to_pp_tensor``): a rename may give it that name, with whatever it sends or reads."""
+        if fqn is None or fqn not in self.infos:
+            return True  # nothing known of it
+        return any(member.name != method and is_near_miss(member.name, method) for cls in self.infos[fqn].ancestry
+                   if cls in self.index.classes for member in self.index.classes[cls].methods)
+
+    def tensor_name(self, module: str, scope: str) -> str:
+        """A name that denotes ``torch.Tensor`` in ``scope`` of ``module`` (``torch.Tensor``, ``Tensor``,
+        ``th.Tensor``), "" when the module binds none."""
+        summary = self.index.modules.get(module)
+        candidates = ["torch.Tensor", "Tensor"]
+        for imported in summary.imports if summary is not None else ():
+            if imported.target == TENSOR:
+                candidates.append(imported.local)
+            elif imported.target == "torch":
+                candidates.append(f"{imported.local}.Tensor")
+        return next((c for c in candidates if self.index.resolve(module, c, scope) == TENSOR), "")
 
     def name_in_scope(self, target: str, module: str, path: str,
                       scope: str) -> tuple[str | None, tuple[str, str] | None]:

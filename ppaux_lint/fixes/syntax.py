@@ -107,6 +107,37 @@ def annotates_returns(node: ast.ClassDef) -> bool:
     return any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.returns is not None for d in node.body)
 
 
+def bound_before(tree: ast.Module, name: str, line: int) -> bool:
+    """Whether an annotation that spells ``name`` can be evaluated at ``line``: annotations are not evaluated
+    (``from __future__ import annotations``), or a module-level statement that ends before ``line`` binds the name's
+    first part (a class, a function, an import, an assignment). Otherwise a ``def`` annotated with it raises
+    ``NameError`` when the module is imported, and the annotation must be a string."""
+    head = name.split(".")[0]
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__" and any(
+                alias.name == "annotations" for alias in statement.names):
+            return True
+        if (statement.end_lineno or statement.lineno) >= line:
+            continue
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            if any((alias.asname or alias.name.split(".")[0]) == head for alias in statement.names):
+                return True
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if statement.name == head:
+                return True
+        elif isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == head
+                                                       for t in statement.targets):
+            return True
+    return False
+
+
+def import_lands_before(tree: ast.Module, line: int) -> bool:
+    """Whether an import the fix adds (after the last top-level import, else at the top: ``codemod``) runs before
+    ``line``, or annotations are not evaluated."""
+    imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    return bound_before(tree, "", 0) or not imports or (imports[-1].end_lineno or imports[-1].lineno) < line
+
+
 def typing_only_names(tree: ast.Module) -> set[str]:
     """Names bound only inside ``if TYPE_CHECKING:`` at module level (not there at run time)."""
     typing_only: set[str] = set()

@@ -1019,3 +1019,179 @@ def test_constructors_along_the_mro_come_from_the_summaries(project, monkeypatch
     assert to_pp is not None and from_pp is not None
     assert to_pp.items == (("a", "a"), ("b", "b"))  # inherited first; init=False and non-tensor defaults stay home
     assert from_pp.constructor == "Leaf" and from_pp.items == (("a", "a"), ("b", "b"))
+
+
+# -- hostile shapes a generated method would break on (each reproduced with SGLang's helpers first) -------------
+OBSERVER_OF = """
+
+    class Obs:
+        def is_active(self, i):
+            return True
+
+        def after_sample(self, s, t):
+            return {build}
+"""
+
+
+def _output(body: str, decorator: str = "@dataclass", build: str = "Out(s)") -> str:
+    """A module with the output ``Out`` (``decorator``, then ``body`` as its first members) and an observer that
+    returns ``build``; the project's own ``lint_project`` dedents nothing that starts at column 0."""
+    members = textwrap.indent(textwrap.dedent(body).strip(), "    ")
+    return ("import torch\nfrom dataclasses import InitVar, dataclass, field\n\n\n"
+            + (f"{decorator}\n" if decorator else "") + f"class Out:\n{members}\n\n"
+            + "    def copy_to_host(self, c):\n        return self\n" + textwrap.dedent(OBSERVER_OF.format(build=build)))
+
+
+@pytest.mark.parametrize("source, code", [
+    (_output("__ids: torch.Tensor"), "PPA001"),  # mangled: `{"__ids": self.__ids}` is another attribute
+    (_output("def __init__(self, ids: torch.Tensor):\n    self.__ids = ids", decorator=""), "PPA001"),
+    (_output("ids: torch.Tensor", decorator="@dataclass(init=False)"), "PPA001"),  # its __init__ is not the fields'
+    (_output("ids: torch.Tensor\n\ndef __post_init__(self):\n    self.ids = self.ids.unsqueeze(-1)"), "PPA001"),
+    (_output("def __init__(self, ids: torch.Tensor):\n    self.ids = ids\n    self.ids = self.ids.float() * 2",
+             decorator=""), "PPA001"),  # rebuilt, the instance would be transformed twice
+    (_output("def __init__(self, ids: torch.Tensor, *more: torch.Tensor):\n    self.ids = ids\n    self.more = more",
+             decorator=""), "PPA001"),  # what *more carries would stay home
+    (_output("def __init__(self, ids: torch.Tensor, **extra):\n    self.ids = ids\n    self.extra = extra",
+             decorator=""), "PPA001"),
+    (_output("ids: torch.Tensor\ntop: torch.Tensor = field(init=False)"), "PPA001"),  # set by the observer's hook
+    (_output("ids: torch.Tensor\n\ndef to_pp_tensor(self):\n    return {'entropy': self.ids}"), "PPA002"),
+], ids=["mangled-field", "mangled-attribute", "dataclass-init-false", "post-init-transforms", "init-transforms",
+        "star-args", "star-star-kwargs", "init-false-tensor-field", "output-near-miss-sends-other-keys"])
+def test_no_fix_where_the_rebuild_would_lose_or_break_a_tensor(project, source, code) -> None:
+    project({"m.py": source})
+    records = [r for r in json.loads(run_cli("check", "--output-format", "json", ".").stdout) if r["code"] == code]
+    assert records and all(r["fix"] is None for r in records)
+
+
+def test_no_to_pp_tensors_fix_when_the_observer_reads_through_a_misspelt_method(project) -> None:
+    """The rename of ``from_pp_tensor`` comes with the same ``--fix``: the generated keys must be the ones it reads."""
+    project({"m.py": _output("ent: torch.Tensor") + "\n    def from_pp_tensor(self, tensors):\n"
+                                                        "        return Out(tensors['entropy'])\n"})
+    records = json.loads(run_cli("check", "--output-format", "json", ".").stdout)
+    assert {r["code"]: r["fix"] is None for r in records} == {"PPA001": True, "PPA017": False}
+
+
+@pytest.mark.parametrize("method", ["async def to_pp_tensor(self):\n    return {'ids': self.ids}",
+                                    "def to_pp_tensor(self):\n    yield 'ids', self.ids"], ids=["async", "generator"])
+def test_no_rename_that_turns_a_near_miss_into_a_method_of_the_wrong_shape(project, method) -> None:
+    """Renamed, an ``async def`` or a generator would be a ``to_pp_tensors`` that returns no mapping (PPA016)."""
+    project({"m.py": _output(f"ids: torch.Tensor\n\n{method}")})
+    records = [r for r in json.loads(run_cli("check", "--output-format", "json", ".").stdout) if r["code"] == "PPA017"]
+    assert records and all(r["fix"] is None for r in records)
+
+
+def test_no_fix_on_an_observer_a_subclass_would_inherit_while_returning_another_output(project) -> None:
+    """``Scaled`` inherits the base's hook through ``make``; it returns ``ScaledOut``: a ``from_pp_tensors`` added to
+    the base would rebuild ``Out`` for it, and its own PPA002 would vanish. The subclass gets its own fix first, and
+    the base its fix in the next round, once no subclass would inherit it."""
+    root = project({"m.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class Out:
+            ent: torch.Tensor
+
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensors(self):
+                return {"ent": self.ent}
+
+
+        class ScaledOut(Out):
+            pass
+
+
+        class Obs:
+            def is_active(self, i):
+                return True
+
+            def after_sample(self, s, t):
+                return self.make(s)
+
+            def make(self, s):
+                return Out(s)
+
+
+        class Scaled(Obs):
+            def make(self, s):
+                return ScaledOut(s)
+    """})
+    records = {r["symbol"]: r["fix"] for r in json.loads(run_cli("check", "--output-format", "json", ".").stdout)}
+    assert records["m.Obs"] is None and records["m.Scaled"] is not None
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0  # the base's, once the subclass has its own
+    text = read(root, "m.py")
+    assert text.index('        return Out(ent=tensors["ent"])\n') < text.index("class Scaled(Obs):") \
+        < text.index('        return ScaledOut(ent=tensors["ent"])\n')
+
+
+def test_annotations_a_generated_method_can_evaluate(project) -> None:
+    """The observer's return annotation names an output defined below it: quoted, or importing the module would
+    raise NameError. The tensor type is named as the output's own module binds it (``T.Tensor`` is a base's)."""
+    root = project({"pkg/__init__.py": "", "pkg/base.py": """
+        from dataclasses import dataclass
+
+        import torch as T
+
+
+        @dataclass
+        class Base:
+            ent: T.Tensor
+    """, "pkg/m.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+        from pkg.base import Base
+
+
+        class Obs:
+            def is_active(self, i) -> bool:
+                return True
+
+            def after_sample(self, s, t) -> "Out":
+                return Out(s)
+
+
+        @dataclass
+        class Out(Base):
+            def copy_to_host(self, c) -> "Out":
+                return self
+    """})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    text = read(root, "pkg/m.py")
+    assert '    def from_pp_tensors(self, tensors) -> "Out":\n' in text
+    assert "    def to_pp_tensors(self) -> dict[str, torch.Tensor]:\n" in text
+    assert_clean_and_compiles(root, "pkg/m.py")
+    sys.path.insert(0, str(root))
+    try:
+        import importlib
+        importlib.import_module("pkg.m")  # the annotations evaluate
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+
+
+def test_diff_of_a_file_with_a_byte_order_mark_applies_as_a_patch(project) -> None:
+    """``patch`` and ``git apply`` compare each hunk's old lines with the bytes on disk, the mark before the first
+    line among them: the diff must show it, or the hunk at line 1 is refused."""
+    root = project({"m.py": b"\xef\xbb\xbfclass Out:\n    def to_pp_tensor(self):\n        return {'a': self.a}\n\n"
+                            b"    def copy_to_host(self, c):\n        return self\n"})  # the rename's hunk starts at line 1
+    on_disk = (root / "m.py").read_bytes().decode("utf-8").splitlines(keepends=True)  # the mark kept, as patch sees it
+    diff = run_cli("check", "--diff", ".").stdout.splitlines(keepends=True)
+    hunks = [i for i, line in enumerate(diff) if line.startswith("@@")]
+    assert hunks and diff[hunks[0]].startswith("@@ -1,")
+    for start in hunks:
+        first = int(re.match(r"@@ -(\d+)", diff[start]).group(1))
+        old = []
+        for line in diff[start + 1:]:
+            if line.startswith(("@@", "---")):
+                break
+            if line.startswith((" ", "-")):
+                old.append(line[1:])
+        assert old == on_disk[first - 1:first - 1 + len(old)]
+    assert on_disk[0].startswith("\ufeff")

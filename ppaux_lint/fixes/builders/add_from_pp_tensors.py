@@ -7,16 +7,20 @@ keys sent, and no tensor left home: ``Constructor.whole``), and whose sent keys 
 ``from_pp_tensors(self, tensors)`` returning ``Output(field=tensors["field"], ...)``; an import of the output is
 added when the observer's module does not bind it at run time, unless the output's module imports this one at
 import time (directly or through the project's modules): that import would close a cycle, which the observer
-keeps out of import time by importing the output inside a function.
+keeps out of import time by importing the output inside a function. Not offered where a subclass observer would
+inherit the method while its hooks return another output (it would rebuild the wrong class, and its PPA002 would
+vanish), or where either side has a misspelt transport method (a rename in the same ``--fix`` may read or send
+other keys). The return annotation, where the class's methods have them, is quoted when the output's name is not
+bound yet where the ``def`` runs (defined below, or imported by the fix after the class).
 """
 
 from __future__ import annotations
 
-from ppaux_lint.contract.names import FROM_PP
+from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes.plan import Plan, Planner, names_list
 from ppaux_lint.fixes.render import MethodSpec
-from ppaux_lint.fixes.syntax import annotates_returns
+from ppaux_lint.fixes.syntax import annotates_returns, bound_before, import_lands_before
 
 KIND = "add-from-pp-tensors"
 
@@ -27,6 +31,12 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     if info is None or info.pair is None or planner.index.lookup(fqn, FROM_PP) is not None \
             or planner.index.set_outside(fqn, FROM_PP):
         return None  # what code after the class does to the name would overrule a method added to its body
+    for subclass in planner.index.subclasses(fqn):
+        inherits = planner.index.lookup(subclass, FROM_PP) is None
+        if inherits and (sub := planner.infos.get(subclass)) is not None and sub.is_observer and sub.pair != info.pair:
+            return None  # it would inherit a method that rebuilds another class than the one it sends
+    if planner.near_miss(fqn, FROM_PP) or planner.near_miss(info.pair, TO_PP):
+        return None  # a rename of the misspelt method may come with this fix, and it reads or sends other keys
     found = planner.sources.class_node(fqn)
     if found is None or found[1] != finding.path:
         return None
@@ -47,7 +57,11 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     name, add_import = planner.name_in_scope(pair, module, path, planner.index.classes[fqn].qualname)
     if name is None:
         return None
-    annotation = name if annotates_returns(node) else ""
+    annotation = ""
+    if annotates_returns(node):  # quoted where the name is not bound yet when the ``def`` runs (defined below it)
+        tree = planner.sources.tree(path)
+        bound = bound_before(tree, name, node.lineno) if add_import is None else import_lands_before(tree, node.lineno)
+        annotation = name if bound else f'"{name}"'
     spec = MethodSpec(FROM_PP, ("self", "tensors"), "construct", tuple(items), constructor=name,
                       returns=annotation)
     description = f"Add `{FROM_PP}` rebuilding `{name}` from {names_list(k for k, _ in keys)}"

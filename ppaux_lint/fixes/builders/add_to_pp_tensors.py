@@ -8,7 +8,10 @@ home (one defaulting to ``None`` would make the helper raise when sent, and be l
 parameter with a default stays home and is rebuilt with it; an ``InitVar``, or a required parameter stored
 transformed (``self.p = p.float()``) or handed to ``super().__init__``, means no fix. Nor does an output some of
 whose subclasses (in any file) would inherit the method while built from other parameters. Fields with
-``init=False`` stay home, since they cannot be passed back to the constructor. An output that sets
+``init=False`` stay home, since they cannot be passed back to the constructor; one that may hold a tensor, has
+no default and no method computes, is set by whoever made the instance, and means no fix (``constructors``). A
+misspelt ``from_pp_tensor`` on an observer (or ``to_pp_tensor`` here), which a rename in the same ``--fix`` may
+turn into the real one reading other keys, means no fix either. An output that sets
 ``to_pp_tensors = None`` on purpose, or deletes it after the class statement (which a method added to the body
 would not survive), gets no fix, nor one whose paired observer already reads another set of keys: that would
 only trade the finding for a key mismatch.
@@ -36,15 +39,21 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     for subclass in planner.index.subclasses(fqn):
         if planner.index.lookup(subclass, TO_PP) is None and planner.constructors.of(subclass) != constructor:
             return None  # it would inherit a method that sends too little for its own instances
-    node = found[0]
+    node, _, module = found
     attrs = [attr for attr, _ in constructor.tensors]
+    if any(planner.near_miss(observer, FROM_PP) for observer in planner.observers_of(fqn)) \
+            or planner.near_miss(fqn, TO_PP):
+        return None  # a rename of the misspelt method may come with this fix, and it reads or sends other keys
     for observer in planner.observers_of(fqn):
         member = planner.index.lookup(observer, FROM_PP)
         method = member.method if member is not None else None
         if method is not None and method.keys_read_exact and all(k.kind == "str" for k in method.keys_read) \
                 and {k.value for k in method.keys_read} != set(attrs):
             return None  # generating these keys would only trade this finding for a key mismatch
-    annotation = f"dict[str, {constructor.tensors[0][1]}]" if annotates_returns(node) else ""
+    annotation = ""
+    if annotates_returns(node):  # the tensor type as this module names it (a base's file may say ``T.Tensor``)
+        tensor = planner.tensor_name(module, planner.index.classes[fqn].qualname)
+        annotation = f"dict[str, {tensor}]" if tensor else ""
     spec = MethodSpec(TO_PP, ("self",), "dict", tuple((attr, attr) for attr in attrs), returns=annotation)
     return planner.base_plan(finding, fqn, node, method=spec,
                              description=f"Add `{TO_PP}` returning {names_list(attrs)}")

@@ -2,8 +2,9 @@
 
 The ``def`` and the ``self.<old>``/``cls.<old>`` uses inside the same class are renamed, only when the old
 name is used nowhere else in the file, no subclass in the project defines it too (its override would be left
-overriding nothing), the class binds nothing under the new name (nor does code after it), and the class's text
-spells its names as the parser reads them (no NFKC-folded identifier).
+overriding nothing), the class binds nothing under the new name (nor does code after it), the class's text
+spells its names as the parser reads them (no NFKC-folded identifier), and the method is neither ``async`` nor a
+generator: renamed, it would return no mapping, and the near miss would become a PPA016.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     # continue ``def`` onto the next line)
     definition = max((d for d in node.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
                       and d.lineno <= finding.span.line), key=lambda d: d.lineno, default=None)
-    if definition is None:
-        return None
+    if definition is None or isinstance(definition, ast.AsyncFunctionDef) or _yields(definition):
+        return None  # renamed, it would be a transport method of the wrong shape (PPA016) instead of a near miss
     old = definition.name
     new = intended_name(old)
     if new is None or binds(node, new) or planner.index.set_outside(owner, new):
@@ -42,6 +43,18 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         return None  # renaming the def alone would break those uses
     return planner.base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`",
                              rename=(old, new, finding.span.line, finding.span.column))
+
+
+def _yields(definition: ast.FunctionDef) -> bool:
+    """Whether the function is a generator: a ``yield`` in its own body, not in a function nested there."""
+    todo: list[ast.AST] = list(definition.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _defines(planner: Planner, fqn: str, name: str) -> bool:
