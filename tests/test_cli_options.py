@@ -421,3 +421,61 @@ def test_the_manual_states_the_same_exit_codes():
     section = manual[manual.index("## Exit codes"):].split("\n## ", 1)[0]
     for code, _ in EXIT_CODES:
         assert re.search(rf"\b{code} ", section), code
+
+
+@pytest.mark.parametrize("private, made", [
+    (".git/hooks/pre-commit", "#!/bin/sh\necho the user's hook\n"),
+    (".git/config", "[core]\n\trepositoryformatversion = 0\n"),
+    (".venv/bin/activate", "# the user's environment\n"),
+    ("env/bin/activate", "# a virtual environment by another name\n"),
+    (".envrc", "export DEBUG=1\n"),
+    ("node_modules/.bin/tool", "#!/bin/sh\n"),
+], ids=["git-hook", "git-config", "venv-activate", "pyvenv-cfg", "direnv", "node-modules"])
+def test_output_file_from_a_config_is_never_the_users_own_state(project, private, made):
+    """The user's state in the clone (version control, hooks, environments whose scripts run) is no place for a
+    repository's report: a report written over a git hook or an ``activate`` script runs as shell code the next
+    time the user commits or activates. Refused (exit 2) before anything is read; nothing there changes."""
+    root = project(f'[tool.ppaux-lint]\noutput-file = "{private}"\n')
+    target = root / private
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(made, encoding="utf-8")
+    target.chmod(0o755)
+    (root / "env" / "pyvenv.cfg").parent.mkdir(exist_ok=True)
+    (root / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    result = invoke("check")
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert "'tool.ppaux-lint.output-file'" in result.stderr and "goes through" in result.stderr
+    assert target.read_text(encoding="utf-8") == made and os.stat(target).st_mode & 0o777 == 0o755
+
+
+def test_a_report_is_never_a_program(project):
+    """A config's ``output-file`` never replaces an executable file; the user's ``--output-file`` may, and the
+    report it leaves there cannot be run."""
+    root = project('[tool.ppaux-lint]\noutput-file = "run.sh"\n')
+    script = root / "run.sh"
+    script.write_text("#!/bin/sh\nmake test\n", encoding="utf-8")
+    script.chmod(0o755)
+    result = invoke("check")
+    assert result.exit_code == 2 and "an executable file" in result.stderr
+    assert script.read_text(encoding="utf-8") == "#!/bin/sh\nmake test\n"
+    (root / "pyproject.toml").write_text("", encoding="utf-8")
+    assert invoke("check", "--output-file", "run.sh").exit_code == 1
+    assert "Found 3 errors." in script.read_text(encoding="utf-8") and os.stat(script).st_mode & 0o777 == 0o644
+
+
+def test_output_file_through_a_link_to_a_python_source_is_refused(project):
+    root = project()
+    source = root / "src" / "pkg" / "mod.py"
+    before = source.read_bytes()
+    (root / "report.txt").symlink_to(source)
+    result = invoke("check", "--output-file", "report.txt")
+    assert result.exit_code == 2 and "a Python source file" in result.stderr
+    assert source.read_bytes() == before
+
+
+@pytest.mark.parametrize("code", ["PPA17", "PPX"])
+def test_a_per_file_ignores_code_that_names_no_rule_is_a_usage_error(project, code):
+    project(f'[tool.ppaux-lint]\nper-file-ignores = {{ "src/*" = ["{code}"] }}\n')
+    result = invoke("check")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert f"'tool.ppaux-lint.per-file-ignores' for 'src/*': {code!r} matches no rule code" in result.stderr

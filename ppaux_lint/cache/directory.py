@@ -8,7 +8,10 @@ directory walked or a file asked about is refused, and so is an existing directo
 ppaux-lint's files. ppaux-lint keeps its cache only in a directory that does not exist yet, an empty one, or
 one that carries its tag: the ``CACHEDIR.TAG`` whose text names ppaux-lint, which it writes before anything
 else into a directory it makes (another tool's tag, pytest's or ruff's, does not make a directory
-ppaux-lint's). A refused setting is a usage error naming it (exit 2), not a run without a cache: a run that
+ppaux-lint's). A repository chooses no cache directory outside itself (its config's ``cache-dir``, or a link
+committed at ``.ppaux_lint_cache``): only the user's ``--cache-dir`` or ``--config`` may. Something that is not a
+directory (a file, ``/dev/null``) is refused too. A refused setting is a usage error naming it (exit 2), not a run
+without a cache: a run that
 silently stopped caching would only be slow, but one that had written its markers among the user's files would
 have hidden them from git and from the next run's discovery. A directory that cannot be made or written is
 still only a slow run. ``clean`` (``clean.py``) removes only a directory that carries the tag.
@@ -64,11 +67,33 @@ def refuse_shared(directory: Path, project: Project, options: Options) -> None:
     """Raise a UsageError naming the setting when ``directory`` may not be ppaux-lint's cache (see the module's
     docstring): it is or contains what the run checks, or it holds files that are not ppaux-lint's."""
     try:
-        why = contains_checked(directory, (project.root, *project.tops, *options.overlays)) or _not_ours(directory)
-    except ValueError:  # a path the OS cannot take (a NUL in cache-dir): the first write fails, a slow run
-        return
+        why = (_outside_the_repository(directory, project, options)
+               or contains_checked(directory, (project.root, *project.tops, *options.overlays))
+               or _not_a_directory(directory) or _not_ours(directory))
+    except ValueError:  # a path the OS cannot take (a NUL in cache-dir): refused, as any name that cannot be one
+        why = f"{str(directory)!r} cannot name a directory"
     if why is not None:
         raise UsageError(f"{setting(project, options.cache_dir)}: {why}; the cache needs a directory of its own")
+
+
+def _outside_the_repository(directory: Path, project: Project, options: Options) -> str | None:
+    """Why a cache directory the checked repository chose (its config's ``cache-dir``, or a committed link at
+    ``.ppaux_lint_cache``) may not be used: once every link is followed, it lies outside the project root, where
+    the files it would make are the user's to choose (``--cache-dir``, or a ``--config`` file of the user's)."""
+    if options.cache_dir is not None or project.override:
+        return None
+    real, root = os.path.realpath(directory), os.path.realpath(project.root)
+    if is_within(real, root):
+        return None
+    return (f"{real} lies outside the project {root}, and a repository's own setting (or a link it holds) does not "
+            "choose where ppaux-lint writes outside it; pass --cache-dir to put the cache there")
+
+
+def _not_a_directory(directory: Path) -> str | None:
+    """Why ``directory`` cannot be a cache: something that is not a directory is there (a file, ``/dev/null``)."""
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        return f"{directory} is not a directory"
+    return None
 
 
 def contains_checked(directory: Path, checked: Iterable[str | Path]) -> str | None:

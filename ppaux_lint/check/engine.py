@@ -135,6 +135,7 @@ def _pass(discovery: Discovery, path: str) -> Pass:
 
 
 def _selection(config: Config, options: Options) -> Selection:
+    Selection.check_ignores(config.per_file_ignores, f"{config.where}: 'tool.ppaux-lint.per-file-ignores'")
     return Selection.build(**selection_sources(config, options))
 
 

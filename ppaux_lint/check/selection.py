@@ -53,6 +53,12 @@ class Selection:
         extended = tuple(code for codes, where in extend_select for code in _validate(codes, where))
         return cls(selected + extended, tuple(code for codes, where in ignore for code in _validate(codes, where)))
 
+    @staticmethod
+    def check_ignores(per_file_ignores: dict[str, tuple[str, ...]], where: str) -> None:
+        """Every code of per-file-ignores names a rule, as ``--ignore``'s must: a typo would silence nothing."""
+        for glob, codes in per_file_ignores.items():
+            _validate(codes, f"{where} for {glob!r}")
+
     def enabled(self, code: str) -> bool:
         """As in ruff, the more specific of a matching select and ignore wins."""
         selected = _matches(code, self.select)

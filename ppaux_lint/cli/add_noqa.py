@@ -48,7 +48,7 @@ def add_noqa(paths: Sequence[Path], options: Options) -> Added:
         if not edits:
             continue
         try:
-            files.write(path, apply_edits(text, edits), encoding)
+            files.write(path, apply_edits(text, edits), encoding, text)
         except NotWritten as why:
             warnings.append(f"{printable(display_path(path))}: no noqa added: {why}")
             continue

@@ -2,8 +2,10 @@
 
 A regular file is replaced atomically (``fileio.replace_file``), so a CI step that reads it while another run
 writes it sees a whole report, old or new. A report is never Python: a path that names a Python source (a
-checked file, mistyped for the report's name) is refused rather than overwritten, as is a directory (click
-refuses that one first).
+checked file, mistyped for the report's name), or a link to one, is refused rather than overwritten, as is a
+directory (click refuses that one first). Nor is it a program: a file it replaces loses its execute bits, and a
+config's ``output-file`` never replaces an executable file (a git hook, an ``activate`` script: run later, the
+report's text would run as shell code).
 
 What is not a regular file is written into, never replaced: a rename over ``/dev/null``, ``/dev/stdout`` (a link
 to the process's own output) or a FIFO made them plain files of the report for the whole machine, and the
@@ -30,7 +32,7 @@ def write_report(path: Path, text: str, follow: bool = True) -> None:
     """Write ``text`` (UTF-8) to ``path``; any failure is one line and exit code 2, as standard output's is.
     ``follow``: the path is the user's (``--output-file``), followed where it leads; False for a config's."""
     setting = "--output-file" if follow else "output-file"
-    if path.suffix in SOURCE_SUFFIXES:
+    if path.suffix in SOURCE_SUFFIXES or (follow and Path(os.path.realpath(path)).suffix in SOURCE_SUFFIXES):
         raise ExitError(f"{setting} {str(path)!r}: a Python source file; the report is not written over it")
     data = text.encode("utf-8")
     try:
@@ -60,6 +62,8 @@ def _write(path: Path, data: bytes, follow: bool, setting: str) -> None:
     elif stat.S_ISDIR(found.st_mode):
         raise ExitError(f"{setting} {str(path)!r}: a directory, not a file")
     elif stat.S_ISREG(found.st_mode) and target is not None:
+        if not follow and found.st_mode & 0o111:
+            raise ExitError(f"{setting} {str(path)!r}: an executable file; the report is not written over it")
         _replace(target, data, found)
     elif follow:
         with open(path, "wb") as handle:  # a device, a FIFO, a socket: written into, as a shell's ``>`` writes
@@ -83,7 +87,9 @@ def _replace(path: Path, data: bytes, old: os.stat_result | None) -> None:
     """Replace the file (or a config's link) at ``path``, keeping a regular file's mode; a new report is readable
     as any new file is, not only by its owner as the temporary was."""
     replace_file(path, data, like=old)
-    if old is None:
+    if old is not None and old.st_mode & 0o111:
+        os.chmod(path, stat.S_IMODE(old.st_mode) & ~0o111)  # a report is never a program: no one may run it
+    elif old is None:
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(path, 0o666 & ~mask)

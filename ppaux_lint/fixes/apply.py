@@ -225,7 +225,7 @@ def fix_project(analysis: Analysis, reanalyze: Callable[[], Analysis], unsafe: b
 
 def _to_disk(files: CheckedFiles) -> Callable[[FileResult], None]:
     def save(result: FileResult) -> None:
-        files.write(result.path, result.fixed, result.encoding)
+        files.write(result.path, result.fixed, result.encoding, result.original)
 
     return save
 

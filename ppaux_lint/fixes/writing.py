@@ -12,6 +12,8 @@ less than the file it rewrites:
 - The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode
   and owner and renamed over it; a kill, a full disk or a crash leaves the old text or the new one. A kill
   before the rename leaves the temporary file, which the next write of that file removes.
+- Just before the rename the file is read again: one saved since the fix read it (an editor, another tool)
+  keeps what was saved, and the fix is not written.
 
 A file refused is :class:`NotWritten`, a warning for that file: it keeps its text and its findings, and the
 other files are fixed.
@@ -23,7 +25,7 @@ import contextlib
 import os
 from collections.abc import Collection
 
-from ppaux_lint.support.fileio import replace_file, stray_temporaries, writable_file
+from ppaux_lint.support.fileio import ChangedMeanwhile, replace_file, stray_temporaries, writable_file
 
 
 class NotWritten(Exception):
@@ -36,7 +38,8 @@ class CheckedFiles:
     def __init__(self, checked: Collection[str]) -> None:
         self.checked = checked
 
-    def write(self, path: str, text: str, encoding: str) -> None:
+    def write(self, path: str, text: str, encoding: str, original: str) -> None:
+        """Replace ``path``'s ``original`` text (as read, in ``encoding``) with ``text``."""
         real = os.path.realpath(path)
         if real != path and real not in self.checked:
             raise NotWritten(f"it is a symlink to {real}, which is not one of the checked files")
@@ -52,6 +55,9 @@ class CheckedFiles:
             for stray in stray_temporaries(real):
                 with contextlib.suppress(OSError):
                     os.unlink(stray)
-            replace_file(real, data, like=info, durable=True)
+            replace_file(real, data, like=info, durable=True, expected=original.encode(encoding))
+        except ChangedMeanwhile:
+            raise NotWritten("it changed since it was read (saved meanwhile): its own text is kept; run again to fix "
+                             "it") from None
         except OSError as error:
             raise NotWritten(f"cannot write it: {error.strerror or error}") from None

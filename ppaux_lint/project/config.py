@@ -200,11 +200,18 @@ def parse_config(table: Any, path: Path | None) -> Config:
     return config
 
 
+_ENVIRONMENTS = frozenset({"venv", "site-packages", "node_modules", "__pypackages__"})
+"""Directories of installed code, whose scripts run: a config's report is never written there."""
+
+
 def _report_stays_inside(config: Config, where: str) -> None:
     """``output-file`` must name a file in the config's own directory or below it, once every symlink on the
     way is followed: a checked repository's config must not choose a file of the user's elsewhere
     (``../../.bashrc``, an absolute path, a link to the home directory) for ``check`` to replace with its report.
-    ``--output-file``, the user's own choice on the command line, may name any file."""
+    Nor may it go through a hidden name or an environment of installed code (``venv``, ``node_modules``, any
+    directory holding a ``pyvenv.cfg``): ``.git/hooks/pre-commit``, ``.git/config``, ``.venv/bin/activate`` and
+    ``.envrc`` are the user's, not the repository's, and some of them run. ``--output-file``, the user's own
+    choice on the command line, may name any file."""
     target = config.output_path
     if target is None or config.path is None:
         return
@@ -216,6 +223,16 @@ def _report_stays_inside(config: Config, where: str) -> None:
         raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} names a file outside "
                           f"{directory}: a config's report stays in its own directory; pass --output-file to "
                           "write it elsewhere")
+    inside = [part for part in [*Path(os.path.relpath(parent, directory)).parts, target.name] if part != "."]
+    private = next((part for part in inside if part.startswith(".") or part in _ENVIRONMENTS), None)
+    if private is None:  # a virtual environment by any name: its ``pyvenv.cfg`` says what it is
+        on_the_way = [Path(directory, *inside[:depth]) for depth in range(1, len(inside))]
+        private = next((folder.name for folder in on_the_way if (folder / "pyvenv.cfg").is_file()), None)
+    if private is not None:
+        raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} goes through {private!r}: "
+                          "a config's report is not written among hidden files or in an environment of installed "
+                          "code, where the user's own state lives (version control, a git hook, an `activate` "
+                          "script); pass --output-file to write it there")
 
 
 def _read_table(table: dict, keys: tuple[Key, ...], name: str, where: str) -> dict[str, Any]:

@@ -69,11 +69,18 @@ def atomic_write(path: Path, data: bytes) -> None:
         replace_file(path, data)
 
 
-def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = None, durable: bool = False) -> None:
+class ChangedMeanwhile(OSError):
+    """The file no longer holds what it held when it was read: someone saved it since."""
+
+
+def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = None, durable: bool = False,
+                 expected: bytes | None = None) -> None:
     """Write through a temporary file renamed over ``path``, so that a reader, or a kill at any instant, sees
     the old file or the new one, never half of one. ``like`` is the stat of the file replaced, whose mode, and
     owner where this process may give it, the new one keeps. ``durable`` syncs the data before the rename and
     the directory after it, as a user's file needs and a cache entry does not (a torn one is a miss).
+    ``expected``: what the file held when the new text was made from it, read again just before the rename; a
+    file saved meanwhile (an editor, another tool) raises ``ChangedMeanwhile`` and keeps what was saved.
 
     Raises OSError. The temporary file is removed on any failure, an interrupt included: only a kill, or a
     crash of the system, leaves one, under a name ``stray_temporaries`` recognises."""
@@ -87,6 +94,8 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
                 _keep_owner_and_mode(handle.fileno(), like)
             if durable:
                 os.fsync(handle.fileno())
+        if expected is not None and _current(path) != expected:
+            raise ChangedMeanwhile(errno.EAGAIN, "it changed since it was read", str(path))
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -94,6 +103,13 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
         raise
     if durable:
         _sync_directory(path.parent)
+
+
+def _current(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def writable_file(path: str | Path) -> os.stat_result:

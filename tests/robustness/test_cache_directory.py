@@ -117,6 +117,9 @@ OWN = {
     "outside_the_project": "{outer}/caches/proj",
     "through_a_link_to_outside": "caches-link/proj",
 }
+OUTSIDE = {"outside_the_project", "through_a_link_to_outside"}
+"""Places the user may choose with ``--cache-dir``, and a repository's ``cache-dir`` may not (``test_check_refuses_a_
+repository_that_puts_its_cache_outside_itself``)."""
 
 
 @pytest.mark.parametrize("name", sorted(OWN))
@@ -125,11 +128,13 @@ def test_check_keeps_its_cache_apart_and_checks_every_file(root: Path, name: str
     (root.parent / "elsewhere").mkdir()
     (root / "caches-link").symlink_to(root.parent / "elsewhere", target_is_directory=True)
     value = OWN[name].format(outer=root.parent)
-    _with_setting(root, value)
+    flag = ["--cache-dir", value] if name in OUTSIDE else []
+    if not flag:
+        _with_setting(root, value)
     cache = Path(os.path.realpath(root / value))
     before = _snapshot(root.parent)
     for _ in range(3):  # cold, warm (scan index and summaries), replayed
-        result = cli(["check", "--output-format", "concise", "."], root)
+        result = cli(["check", *flag, "--output-format", "concise", "."], root)
         assert _found(result), (result.returncode, result.stdout, result.stderr)
     assert (cache / "CACHEDIR.TAG").is_file() and list((cache / "runs").iterdir())
     relative = str(cache.relative_to(root.parent))
@@ -137,6 +142,30 @@ def test_check_keeps_its_cache_apart_and_checks_every_file(root: Path, name: str
     assert {path: after.get(path) for path in before} == before  # outside the cache, nothing changed
     made = {str(parent.relative_to(root.parent)) for parent in cache.parents if root.parent in parent.parents}
     assert set(after) - set(before) <= made  # but the directories made to hold it
+
+
+@pytest.mark.parametrize("how", ["absolute", "parent", "link", "committed-link-at-the-default", "a-file",
+                                 "a-device"])
+def test_check_refuses_a_repository_that_puts_its_cache_outside_itself(root: Path, how: str) -> None:
+    """A repository's config (or a link it commits at ``.ppaux_lint_cache``) does not choose where ppaux-lint makes
+    directories and writes files outside it: exit 2, one line naming the setting, nothing made anywhere. Nor is
+    a file, or ``/dev/null``, a cache."""
+    (root.parent / "elsewhere").mkdir()
+    value = {"absolute": str(root.parent / "made" / "by-the-repo"), "parent": "../made/by-the-repo",
+             "link": "out/cache", "a-file": "pyproject.toml", "a-device": os.devnull}.get(how)
+    (root / "out").symlink_to(root.parent / "elsewhere", target_is_directory=True)
+    flag = ["--cache-dir", value] if how == "a-device" else []  # the user's own: refused all the same
+    if how == "committed-link-at-the-default":
+        (root / CACHE_DIR_NAME).symlink_to(root.parent / "elsewhere", target_is_directory=True)
+    elif not flag:
+        _with_setting(root, value)
+    before = _snapshot(root.parent)
+    result = cli(["check", *flag, "--output-format", "concise", "."], root)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    line = one_error_line(result.stderr)
+    assert ("outside the project" if how not in ("a-file", "a-device") else "is not a directory") in line, line
+    assert _snapshot(root.parent) == before
+    assert not (root.parent / "made").exists() and not os.listdir(root.parent / "elsewhere")
 
 
 def test_the_command_line_wins_over_a_refused_setting_and_no_cache_uses_neither(root: Path) -> None:

@@ -327,3 +327,32 @@ def test_a_file_with_other_hard_links_is_a_warning_and_not_fixed(tmp_path: Path,
     assert elsewhere.read_text(encoding="utf-8") == near_miss("Linked")
     assert_not_fixed(result, "pkg/linked.py", "it has 2 hard links")
     assert_fixed(root)
+
+
+# -- a file saved while the fix was being made ---------------------------------------------------------------
+def test_a_file_saved_between_the_read_and_the_rename_keeps_what_was_saved(root: Path, monkeypatch) -> None:
+    """An editor saves the file after the fix read it and before the rename: the rename would put back text
+    made from the old read and silently drop the user's edit. The file is read again just before the rename;
+    what was saved stays, and the file is a warning, not fixed."""
+    from ppaux_lint.fixes.writing import CheckedFiles, NotWritten
+    from ppaux_lint.support import fileio
+
+    path = root / "pkg" / "near.py"
+    original = path.read_text(encoding="utf-8")
+    saved = original + "USER_EDIT = 1\n"
+    real_create = fileio.create_temporary
+
+    def create_then_save(target):  # the user's save lands while the temporary file is being written
+        made = real_create(target)
+        Path(target).write_text(saved, encoding="utf-8")
+        return made
+
+    monkeypatch.setattr(fileio, "create_temporary", create_then_save)
+    files = CheckedFiles({str(path)})
+    with pytest.raises(NotWritten, match="changed since it was read"):
+        files.write(str(path), fixed(original), "utf-8", original)
+    assert path.read_text(encoding="utf-8") == saved
+    assert [name for name in os.listdir(path.parent) if name.startswith(".")] == []  # no temporary file left
+    monkeypatch.setattr(fileio, "create_temporary", real_create)
+    files.write(str(path), fixed(saved), "utf-8", saved)  # what the next run does
+    assert path.read_text(encoding="utf-8") == fixed(saved)
