@@ -289,7 +289,10 @@ class Inherits(Out):
     def to_pp_tensors(self):
         return {"ids": self.ids, "lengths": self.lengths}
 '''
-    assert check_module(lint_project, src) == {
+    # ``Out`` is never built and both subclasses override its ``to_pp_tensors``: it never runs, and is not judged
+    assert check_module(lint_project, src) == {at(src, "self.lengths}", "PPA012", nth=3)}
+    constructed = src + "\n\ndef make(ids, lengths):\n    return Out(ids, lengths)\n"
+    assert check_module(lint_project, constructed) == {
         at(src, "self.lengths}", "PPA012"), at(src, "self.lengths}", "PPA012", nth=3)}
 
 

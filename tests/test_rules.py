@@ -1174,3 +1174,89 @@ class Ünïcode(DeviceAuxiliaryOutput):
     spans = {f.code: f.span for f in findings}
     assert spans["PPA012"].end_column - spans["PPA012"].column == len("self.b.tolist()")
     assert spans["PPA001"].end_column - spans["PPA001"].column == len("Ünïcode")
+
+
+# -- a base's to_pp_tensors is judged on the instances that run it --------------------------------------------
+BASE_AND_SUBCLASS = HEAD + """
+
+class StatOutput(DeviceAuxiliaryOutput):
+    KEY = {base_key}
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        {base_body}
+
+
+class EntropyOutput(StatOutput):
+    KEY = {sub_key}
+
+    def __init__(self, value):
+        self.value = value
+{sub_method}
+
+class EntropyObserver(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return EntropyOutput(state)
+
+    def from_pp_tensors(self, tensors):
+        return EntropyOutput(next(iter(tensors.values())))
+"""
+
+
+def _base_and_subclass(base_body: str, sub_method: str = "", base_key: str = "'value'",
+                       sub_key: str = "'value'") -> str:
+    return BASE_AND_SUBCLASS.format(base_body=base_body, sub_method=textwrap.indent(textwrap.dedent(sub_method), "    "),
+                                    base_key=base_key, sub_key=sub_key)
+
+
+@pytest.mark.parametrize("base_body, sub_method", [
+    ("return {}", "def to_pp_tensors(self):\n    return {'entropy': self.value}\n"),
+    ("return None", "def to_pp_tensors(self):\n    return {'entropy': self.value}\n"),
+    ("return {'placeholder': 0}", "def to_pp_tensors(self):\n    return {'entropy': self.value}\n"),
+    ("return {}", "def to_pp_tensors(self):\n    return {**super().to_pp_tensors(), 'entropy': self.value}\n"),
+    ("return {}", "def to_pp_tensors(self):\n    out = StatOutput.to_pp_tensors(self)\n"
+                  "    out['entropy'] = self.value\n    return out\n"),
+], ids=["empty-placeholder", "none-placeholder", "non-tensor-placeholder", "merged-through-super",
+        "merged-through-the-base"])
+def test_a_base_method_every_sending_subclass_overrides_is_not_judged_alone(lint_project, base_body, sub_method):
+    """Only ``EntropyOutput`` is built: the base's method never runs, or runs merged into the subclass's mapping
+    (where an empty one is no error), so SGLang raises nothing."""
+    assert check_module(lint_project, _base_and_subclass(base_body, sub_method)) == set()
+
+
+@pytest.mark.parametrize("base_body, code", [("return {}", "PPA010"), ("return None", "PPA010")])
+def test_a_base_method_a_subclass_returns_through_super_is_judged(lint_project, base_body, code):
+    src = _base_and_subclass(base_body, "def to_pp_tensors(self):\n    return super().to_pp_tensors()\n")
+    assert {finding[-1] for finding in check_module(lint_project, src)} == {code}
+
+
+@pytest.mark.parametrize("base_key, sub_key, expected", [
+    ("''", "'entropy'", set()),  # the base is never built: only the subclass's key is sent
+    ("None", "'entropy'", set()),
+    ("'value'", "''", {"PPA011"}),  # the subclass sends an empty name
+])
+def test_a_key_constant_is_the_one_of_the_instance_that_runs_the_method(lint_project, base_key, sub_key, expected):
+    src = _base_and_subclass("return {self.KEY: torch.zeros(1)}", base_key=base_key, sub_key=sub_key)
+    assert {finding[-1] for finding in check_module(lint_project, src)} == expected
+
+
+def test_duplicate_keys_are_judged_per_instance(lint_project):
+    src = _base_and_subclass("return {self.KEY: torch.zeros(1), self.OTHER: torch.ones(1)}",
+                             base_key="'a'\n    OTHER = 'a'", sub_key="'ids'\n    OTHER = 'vals'")
+    assert check_module(lint_project, src) == set()
+    both = src.replace("return EntropyOutput(state)", "return EntropyOutput(state) if state else StatOutput()")
+    assert {finding[-1] for finding in check_module(lint_project, both)} == {"PPA013"}
+
+
+@pytest.mark.parametrize("guard", ["not tensors", "tensors is None", "len(tensors) == 0", "not len(tensors)",
+                                   "tensors == {}", "tensors is None or not tensors"])
+def test_ppa014_silent_on_a_guard_against_tensors_the_helper_never_hands_over(lint_project, guard):
+    """SGLang's helper returns before it calls ``from_pp_tensors`` when none of the output's tensors arrived: a
+    ``return None`` under a test that they are empty or None never runs. One under any other test still does."""
+    guarded = observer_src(f"def from_pp_tensors(self, tensors):\n    if {guard}:\n        return None\n"
+                           "    return Out(tensors['a'], tensors['b'])")
+    assert check_module(lint_project, guarded) == set()
+    other = guarded.replace(f"if {guard}:", "if 'a' not in tensors:")
+    assert {finding[-1] for finding in check_module(lint_project, other)} == {"PPA014"}

@@ -17,8 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 13  # 13: class bodies as Python keeps them (the last binding, ``if TYPE_CHECKING:``); 12:
-# ``ClassSummary.unread``/``stores``, ``KeyFact.read``, ``ReturnFact.calls``; 11: ``shadowed``
+SUMMARY_FORMAT = 14  # 14: ``MethodSummary.up``, ``ReturnFact.empty_input``; 13: class bodies as Python keeps
+# them (the last binding); 12: ``ClassSummary.unread``/``stores``, ``KeyFact.read``, ``ReturnFact.calls``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -119,6 +119,8 @@ class ReturnFact:
     after: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()  # for an implicit fact: the callees of the call statements every path falling off
     # the end ends with (``summarize.flow.trailing_calls``): if none of them returns, neither does the body
+    empty_input: bool = False  # of ``from_pp_tensors``: under a test that its tensors are empty or None
+    # (``if not tensors: return None``), which the helper never calls it with (``summarize.returns``)
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,8 @@ class MethodSummary:
     return_annotation_span: Span | None = None
     parts: tuple[tuple[str, str, int], ...] = ()  # for ``to_pp_tensors``: (``self.<attr>...``, how it is used, the
     # line), by ``summarize.parts``: "returned", "merged", "renamed" (its ``to_pp_tensors()`` is called), "read", "sent"
+    up: str = ""  # for ``to_pp_tensors``: how it uses the one above it along the MRO (``super().to_pp_tensors()``):
+    # "returned", "merged" or "renamed" as for ``parts``, "" when it calls none (``summarize.parts``)
 
 
 @dataclass(frozen=True)

@@ -56,25 +56,61 @@ class CheckContext:
     @functools.cached_property
     def _runs(self) -> dict[str, Run]:
         """Per class, how the ``to_pp_tensors`` it defines may run on the PP path: on a sending instance of the class
-        itself or of a subclass (which inherits it, or calls it through ``super()``). A class with no instance of its
-        own (``instances.py``) that no sending subclass runs keeps the judgement of any other: it has none to say
-        otherwise. Absent: a class whose instances nothing on the PP path asks (forward-only, a part read only)."""
+        itself or of a subclass (which inherits it, or calls it through ``super()``: ``_above``). A class with no
+        instance of its own (``instances.py``) that no subclass on the PP path reaches keeps the judgement of any
+        other: it has none to say otherwise; one whose sending subclasses all override its method without calling
+        it is never run, and not judged. Absent: a class whose instances nothing on the PP path asks (forward-only,
+        a part read only)."""
         found: dict[str, set[Run]] = {}  # a set: the subclasses of a deep hierarchy's base mostly run alike
+        passed: set[str] = set()  # bases a sending subclass overrides without calling up to them
         for info in self.sending():
-            run = _own_run(info)
-            for cls in info.ancestry:  # the class itself first
-                found.setdefault(cls, set()).add(run)
+            run: Run | None = _own_run(info)
+            for position, cls in enumerate(info.ancestry):  # the class itself first, then up to the first that holds
+                found.setdefault(cls, set()).add(run)  # the method, and above it as far as each holder calls up
+                run = self._above(cls, run)
+                if run is None:
+                    passed.update(info.ancestry[position + 1:])
+                    break
         for info in self.index.iter_infos():
-            if info.fqn not in found and not info.is_interface and info.not_instantiated:
+            if info.fqn not in found and info.fqn not in passed and not info.is_interface and info.not_instantiated:
                 found[info.fqn] = {Run(alone=True)}
         return {cls: next(iter(runs)) if len(runs) == 1 else Run(any(r.alone for r in runs),
                                                                   _joined(r.merged_into for r in runs),
                                                                   _joined(r.renamed_by for r in runs))
                 for cls, runs in found.items()}
 
+    def _above(self, cls: str, run: Run) -> Run | None:
+        """How the ``to_pp_tensors`` above ``cls`` along an instance's MRO runs, when ``cls`` is met with ``run``: as
+        ``run`` when ``cls`` holds none of its own (or one the analysis cannot see), or returns the one above as its
+        mapping; inside ``cls``'s when it merges or renames what the one above returns (``{**super().to_pp_tensors(),
+        ...}``); not at all when it holds one that calls none above (a base's placeholder that every sending subclass
+        overrides is never run)."""
+        member = self.index.lookup(cls, TO_PP)
+        if member is None or member.owner != cls or member.method is None:
+            return run
+        up = member.method.up
+        if up == "returned":
+            return run
+        if up == MERGED:
+            return Run(merged_into=(cls,))
+        return Run(renamed_by=(cls,)) if up else None
+
     def run(self, info: ClassInfo) -> Run | None:
         """How the class's own ``to_pp_tensors`` runs on the PP path; None when nothing on it calls it."""
         return self._runs.get(info.fqn)
+
+    def runners(self, info: ClassInfo, method: str) -> list[str]:
+        """The classes whose instances run ``info``'s own ``method``: itself unless it has no instance of its own,
+        and each subclass that inherits that method and may have instances."""
+        index = self.index
+        found = [] if info.not_instantiated else [info.fqn]
+        for fqn in index.subclasses(info.fqn):
+            other = index.info(fqn)
+            if not other.not_instantiated and not other.is_interface:
+                member = index.lookup(fqn, method)
+                if member is not None and member.owner == info.fqn:
+                    found.append(fqn)
+        return found
 
     def own_methods(self, name: str) -> Iterator[OwnMethod]:
         """Each class's own ``name`` in its final namespace (its statement's ``def``, a project function it binds,

@@ -22,7 +22,7 @@ from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding, Related
 from ppaux_lint.facts.summary import ValueFact
 from ppaux_lint.index.model import ClassInfo
-from ppaux_lint.rules import sent, through
+from ppaux_lint.rules import sent
 from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 
 _NUMPY_ARRAYS = frozenset(f"numpy.{name}" for name in (
@@ -43,7 +43,7 @@ _ANNOTATION = re.compile(r"([A-Za-z_][\w.]*)(\[.*\])?")
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    for own, _, item, key in sent.returned_items(context):
+    for own, _, item, key, _ in sent.returned_items(context):
         if key.kind != "str":
             continue
         reason = (item.not_tensor or _numpy_array(context, own, item)
@@ -93,13 +93,13 @@ def _numpy_array(context: CheckContext, own: OwnMethod, item: ValueFact) -> str:
 
 def _declared_where_run(context: CheckContext, own: OwnMethod, attribute: str) -> str:
     """``_declared`` for the class that owns the method, when instances that run it hold what it declares: its
-    own, or, when only subclasses have instances (``through.runners``), one of those that does not store
+    own, or, when only subclasses have instances (``CheckContext.runners``), one of those that does not store
     something else there (a subclass converting the field in its ``__post_init__`` sends a tensor). What a
     subclass binds a type variable to is ``_inherited``'s, reported at that subclass."""
     reason = _declared(context, own.info, attribute)
     if not reason:
         return ""
-    classes = through.runners(context, own.info, own.name)
+    classes = context.runners(own.info, own.name)
     if not classes or own.info.fqn in classes:
         return reason
     index = context.index

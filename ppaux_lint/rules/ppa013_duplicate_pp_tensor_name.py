@@ -18,12 +18,12 @@ from ppaux_lint.rules.base import CheckContext, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
-    seen: dict[tuple[str, ReturnFact], set[str]] = {}  # per class: one function may be bound into several
-    # classes, and two files may hold equal facts (a symlink)
-    for own, fact, _, key in sent.returned_items(context):
+    seen: dict[tuple[str, str, ReturnFact], set[str]] = {}  # per class and instance: one function may be bound
+    # into several classes, two files may hold equal facts (a symlink), and subclasses may set the keys' constants
+    for own, fact, _, key, instance in sent.returned_items(context):
         if fact.built or key.kind != "str":
             continue
-        names = seen.setdefault((own.info.fqn, fact), set())
+        names = seen.setdefault((own.info.fqn, instance, fact), set())
         if key.value in names:
             yield RULE.finding(f"{own.where} returns {key.shown} twice in one dict; the first tensor is silently "
                                f"replaced and never reaches the next stage", own.path, key.span, own.info.fqn)

@@ -4,7 +4,8 @@ A ``return None`` (or falling off the end) is reported where it is, and so is a 
 call that returns None on some path (``through.py``), with the path in the message. An ``Optional[...]``
 annotation is reported only when the body may really return None, or returns something the inference cannot
 see (``inference.py``): a method annotated ``Optional[X]`` whose every path returns an instance never returns
-None.
+None. A return under a test that the tensors are empty or None (``if not tensors: return None``) is never taken:
+the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ def check(context: CheckContext) -> Iterator[Finding]:
         method = own.method
         if method.is_async or method.is_generator:
             continue  # PPA016 says why nothing it returns matters
-        none_returns = [r for r in method.returns if r.kind == "none" and not through.never_taken(context, own, r)]
+        taken = [r for r in method.returns if not r.empty_input]  # the helper never hands it an empty mapping
+        none_returns = [r for r in taken if r.kind == "none" and not through.never_taken(context, own, r)]
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)
         helped = False
-        for fact in method.returns:
+        for fact in taken:
             path = next((p for p in through.empty_paths(context, own, fact) if p.returned == "None"), None)
             if path is not None:
                 helped = True

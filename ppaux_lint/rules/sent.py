@@ -98,19 +98,29 @@ def written_in(index: ProjectIndex, owner: str, method: MethodSummary, module: s
     return module, f"{scope}.<locals>" if scope else ""
 
 
-def own_key(index: ProjectIndex, own: OwnMethod, fact: KeyFact) -> Key:
-    """What a key ``own``'s method writes is at run time, on an instance of its class."""
+def own_key(index: ProjectIndex, own: OwnMethod, fact: KeyFact, instance: str = "") -> Key:
+    """What a key ``own``'s method writes is at run time, on an instance of ``instance`` (its own class when "")."""
     module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
-    return key(index, module, scope, fact, own.info.fqn)
+    return key(index, module, scope, fact, instance or own.info.fqn)
 
 
-def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact, Key]]:
+def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact, Key, str]]:
     """Every ``key: value`` of every dict that ``to_pp_tensors`` can return holding it, with the key as Python
-    computes it."""
+    computes it on the instances that run the method (``CheckContext.runners``: a key ``self.KEY`` that each
+    subclass sets is the subclass's; a base with no instance that runs it is judged as itself), and the class of
+    those instances: once per class where the key differs between them, else once with that one class or the
+    owner's."""
     for own, fact in returns(context):
         if fact.kind == "dict" and fact.when != "falsy":
+            instances = context.runners(own.info, TO_PP) or [own.info.fqn]
             for item in fact.items:
-                yield own, fact, item, own_key(context.index, own, item.key)
+                keys = {instance: own_key(context.index, own, item.key, instance) for instance in instances}
+                if len(set(keys.values())) == 1:
+                    yield own, fact, item, next(iter(keys.values())), instances[0] if len(instances) == 1 else \
+                        own.info.fqn
+                else:
+                    for instance, found in keys.items():
+                        yield own, fact, item, found, instance
 
 
 def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",

@@ -18,7 +18,6 @@ from ppaux_lint.facts.spans import Span
 from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.index.empty_returns import EmptyPath
 from ppaux_lint.index.inference import INSTANCE, or_operands
-from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 from ppaux_lint.rules.sent import written_in
 
@@ -37,7 +36,7 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
         return
     module, caller = where
     seen: set[EmptyPath] = set()
-    for runner in runners(context, own.info, own.name):
+    for runner in context.runners(own.info, own.name):
         for path in index.empty_returns.of_call(module, caller, (INSTANCE, runner), fact.constructs):
             if path not in seen:
                 seen.add(path)
@@ -58,7 +57,7 @@ def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool
     if where is None:
         return False
     module, caller = where
-    classes = runners(context, own.info, own.name) or [own.info.fqn]
+    classes = context.runners(own.info, own.name) or [own.info.fqn]
     if truthy_before:  # taken only when every operand before it is false: one that never is suffices
         flow = index.inference.flow(module, caller)
         operands = [operand for written in fact.after[1:] for operand in or_operands(written)]
@@ -112,15 +111,3 @@ def related(context: CheckContext, path: EmptyPath) -> Related:
     return Related(context.index.modules[last.module].path, Span(line, 1, line, 1), f"`{last.function}` {what} here")
 
 
-def runners(context: CheckContext, info: ClassInfo, method: str) -> list[str]:
-    """The classes whose instances run ``info``'s own ``method``: itself unless it has no instance of its own,
-    and each subclass that inherits that method and may have instances."""
-    index = context.index
-    runners = [] if info.not_instantiated else [info.fqn]
-    for fqn in index.subclasses(info.fqn):
-        other = index.info(fqn)
-        if not other.not_instantiated and not other.is_interface:
-            member = index.lookup(fqn, method)
-            if member is not None and member.owner == info.fqn:
-                runners.append(fqn)
-    return runners

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, TO_PP, TRANSPORT_METHODS, is_near_miss
+from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, FROM_PP, TO_PP, TRANSPORT_METHODS, is_near_miss
 from ppaux_lint.facts.summarize.key_reads import KeyReads
 from ppaux_lint.facts.summarize.parts import parts
 from ppaux_lint.facts.summarize.returns import returns
@@ -37,11 +37,13 @@ def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Po
     params = _params(node.args)
     detailed = detailed or node.name in _DETAILED or any(is_near_miss(node.name, m) for m in TRANSPORT_METHODS)
     names = LocalNames(node)  # what a key written as a name may not be a constant for
-    return_facts, is_generator = returns(node, positions, names) if detailed else ((), False)
-    reads = KeyReads(_first_data_param(params, decorators) if detailed else "", positions, names)
+    data = _first_data_param(params, decorators) if detailed else ""
+    return_facts, is_generator = returns(node, positions, names, data if node.name == FROM_PP else "") \
+        if detailed else ((), False)
+    reads = KeyReads(data, positions, names)
     reads.scan(node.body)
     return_type, optional = annotation_target(node.returns)
-    held = parts(node, _receiver(params, decorators)) if node.name == TO_PP else ()
+    held, up = parts(node, _receiver(params, decorators)) if node.name == TO_PP else ((), "")
     return MethodSummary(
         name=node.name,
         span=positions.name_span(node),
@@ -58,6 +60,7 @@ def summarize_method(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Po
         return_optional=optional,
         return_annotation_span=positions.span(node.returns) if node.returns else None,
         parts=held,
+        up=up,
     )
 
 

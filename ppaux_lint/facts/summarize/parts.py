@@ -32,11 +32,14 @@ RETURNED, MERGED, RENAMED, READ, SENT = "returned", "merged", "renamed", "read",
 _ITERATING = ("items", "keys", "values")
 
 
-def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[str, str, int], ...]:
+def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[tuple[str, str, int], ...], str]:
     """(expression, how, line) for each object the method's receiver holds and the method uses, in source order,
-    each (expression, how) once, at the line of its first use: what ``inventory`` cites."""
+    each (expression, how) once, at the line of its first use: what ``inventory`` cites; and how it uses the
+    ``to_pp_tensors`` above its own along the MRO (``super().to_pp_tensors()``, ``Base.to_pp_tensors(self)``): the
+    same "returned", "merged" or "renamed" (the one most like its own when several calls differ), "" for no such
+    call (``MethodSummary.up``)."""
     if not receiver:
-        return ()
+        return (), ""
     nodes = list(walk_scope(node.body))  # read twice: how each call's result is used, then the calls
     calls: dict[int, str] = {}  # id of a ``<held>.to_pp_tensors()`` call -> how its result is used
     for child in nodes:
@@ -50,8 +53,12 @@ def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[
                 source = source.func.value
             calls.setdefault(id(source), RENAMED)
     found: dict[tuple[str, str], int] = {}
+    up: set[str] = set()
     for child in nodes:
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == TO_PP:
+            if _calls_up(child, receiver):
+                up.add(calls.get(id(child), MERGED))
+                continue
             held = _held(child.func.value, receiver)
             if held:
                 found.setdefault((held, calls.get(id(child), MERGED)), child.lineno)
@@ -63,7 +70,18 @@ def parts(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[
             held = _held(value, receiver)
             if held:
                 found.setdefault((held, SENT), value.lineno)
-    return tuple((held, how, line) for (held, how), line in found.items())
+    held_parts = tuple((held, how, line) for (held, how), line in found.items())
+    return held_parts, next((how for how in (RETURNED, MERGED, RENAMED) if how in up), "")
+
+
+def _calls_up(call: ast.Call, receiver: str) -> bool:
+    """``super().to_pp_tensors()``, ``super(Out, self).to_pp_tensors()``, or ``Base.to_pp_tensors(self)``: the
+    method above this one along the MRO (or one a base names), run on the same instance."""
+    owner = call.func.value  # type: ignore[attr-defined]
+    if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+        return True
+    first = call.args[0] if call.args else None
+    return isinstance(owner, (ast.Name, ast.Attribute)) and isinstance(first, ast.Name) and first.id == receiver
 
 
 def _mapped(node: ast.AST) -> list[ast.expr]:

@@ -33,17 +33,22 @@ Local = Callable[[str, Span], "ReturnFact | None"]
 
 
 def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
-            names: LocalNames) -> tuple[tuple[ReturnFact, ...], bool]:
+            names: LocalNames, data: str = "") -> tuple[tuple[ReturnFact, ...], bool]:
     """The method's return facts, an implicit one last when it can fall off the end; and whether it yields.
-    ``names`` are the names the method binds, which a key computed from constants cannot use."""
+    ``names`` are the names the method binds, which a key computed from constants cannot use; ``data``, for
+    ``from_pp_tensors``, the parameter the helper hands the tensors in: a return under a test that it is empty
+    or None (``if not tensors: return None``) is ``empty_input``, since the helper never calls it so."""
     facts: list[ReturnFact] = []
     is_generator = False
     receiver = receiver_of(node)
     built = Locals(node.body, receiver, positions, names)
+    guarded = _under_empty_test(node.body, data) if data else set()
     for child in walk_statements(node.body):  # a return is a statement: no expression needs a visit for it
         if isinstance(child, ast.Return):
             local = partial(built.fact, child)
-            facts.extend(_Returned(receiver, positions, local, names).facts(child.value, positions.span(child)))
+            found = _Returned(receiver, positions, local, names).facts(child.value, positions.span(child))
+            facts.extend(replace(fact, empty_input=True) for fact in found) if id(child) in guarded \
+                else facts.extend(found)
     if "yield" in positions.text:  # a yield is an expression, anywhere: looked for only where the file has one
         is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
     if can_fall_through(node.body):
@@ -127,3 +132,40 @@ def truth(fact: ReturnFact) -> bool | None:
     if (fact.kind == "dict" and fact.items and not fact.built) or (fact.kind == "sequence" and fact.exact):
         return True
     return None
+
+
+def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
+    """The ids of the ``return`` statements in the body of an ``if`` that tests ``data`` empty or None (``not
+    tensors``, ``tensors is None``, ``len(tensors) == 0``, ``not len(tensors)``, ``tensors == {}``, or several
+    joined by ``or``)."""
+    found: set[int] = set()
+    for statement in walk_statements(body):
+        if isinstance(statement, ast.If) and _tests_empty(statement.test, data):
+            found.update(id(s) for s in walk_statements(statement.body) if isinstance(s, ast.Return))
+    return found
+
+
+def _tests_empty(test: ast.expr, data: str) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return all(_tests_empty(value, data) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _is_data(test.operand, data) or _is_length(test.operand, data)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, ast.Is):
+            return _is_data(left, data) and is_none(right)
+        if isinstance(op, ast.Eq):
+            return (_is_data(left, data) and isinstance(right, ast.Dict) and not right.keys) or (
+                _is_length(left, data) and isinstance(right, ast.Constant) and right.value == 0)
+        if isinstance(op, ast.Lt):
+            return _is_length(left, data) and isinstance(right, ast.Constant) and right.value == 1
+    return False
+
+
+def _is_data(node: ast.expr, data: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == data
+
+
+def _is_length(node: ast.expr, data: str) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+            and len(node.args) == 1 and _is_data(node.args[0], data))

@@ -6,7 +6,8 @@ base? A class that the project only subclasses, and never names in an expression
 so it is judged through its subclasses (``index/instances.py``). Being wrong here would hide a finding, so every use
 counts except the ones that certainly construct nothing: a class's base list and keywords (and the bases of
 a ``type(name, bases, namespace)`` call), annotations, the class argument of
-``isinstance``/``issubclass``/``super``/``cast``, and string constants. Only
+``isinstance``/``issubclass``/``super``/``cast``, a class whose ``to_pp_tensors`` is looked up on it
+(``Base.to_pp_tensors(self)``), and string constants. Only
 class-like names (a capital after any underscores) are kept, which keeps summaries small; the index treats
 any other class as possibly constructed.
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from ppaux_lint.contract.names import is_class_like
+from ppaux_lint.contract.names import TO_PP, is_class_like
 from ppaux_lint.facts.summarize.syntax import children
 
 _CLASS_ARGUMENT = {"isinstance": 1, "issubclass": 1, "super": 0, "cast": 0}  # callee -> index of the class
@@ -41,7 +42,8 @@ def value_names(tree: ast.Module) -> tuple[str, ...]:
             seen.add(node.id)
         elif kind is _Attribute:
             seen.add(node.attr)
-            push(node.value)
+            if node.attr != TO_PP or type(node.value) is not _Name:
+                push(node.value)  # ``Base.to_pp_tensors(self)`` runs a base's method on an instance, and builds none
         elif kind is _Constant:
             continue
         elif kind is _Call:
