@@ -1260,3 +1260,18 @@ def test_ppa014_silent_on_a_guard_against_tensors_the_helper_never_hands_over(li
     assert check_module(lint_project, guarded) == set()
     other = guarded.replace(f"if {guard}:", "if 'a' not in tensors:")
     assert {finding[-1] for finding in check_module(lint_project, other)} == {"PPA014"}
+
+
+@pytest.mark.parametrize("first, second, ends", [
+    ('"a" in tensors', '"a" not in tensors', True),
+    ("tensors.get('a') is not None", "tensors.get('a') is None", False),  # a call may answer otherwise the second time
+    ("not tensors", "tensors", True),
+    ('len(tensors) > 1', 'len(tensors) <= 1', False),
+    ('"a" in tensors', '"b" not in tensors', False),
+], ids=["in-not-in", "calls", "not", "len-calls", "other-key"])
+def test_ppa014_an_elif_that_negates_the_if_ends_the_chain(lint_project, first, second, ends):
+    """``if x: return ... elif not x: return ...`` covers every case: nothing falls off its end (each test is
+    evaluated once, as written; a call in it is not taken to answer the same twice)."""
+    src = observer_src(f"def from_pp_tensors(self, tensors):\n    if {first}:\n        return Out(tensors['a'], 1)\n"
+                       f"    elif {second}:\n        return Out(tensors['b'], 2)")
+    assert {finding[-1] for finding in check_module(lint_project, src)} == (set() if ends else {"PPA014"})

@@ -22,12 +22,48 @@ def can_fall_through(body: Sequence[ast.stmt]) -> bool:
     """Whether control can reach the end of ``body``.
 
     Only the shapes that certainly end a body count as ending it (return,
-    raise, exhaustive if/else, try, ``while True`` without break, a loop
-    without break whose ``else`` ends, exhaustive match, a ``with`` whose body
-    ends unless it is ``contextlib.suppress``); a call to a helper that always
-    raises is not followed here (``trailing_calls`` hands it to the index).
+    raise, exhaustive if/else (an ``elif`` that negates an earlier test counts
+    as ``else``), try, ``while True`` without break, a loop without break whose
+    ``else`` ends, exhaustive match, a ``with`` whose body ends unless it is
+    ``contextlib.suppress``); a call to a helper that always raises is not
+    followed here (``trailing_calls`` hands it to the index).
     """
     return not body or not _terminates(body[-1])
+
+
+def _if_ends(stmt: ast.If, earlier: tuple[ast.expr, ...]) -> bool:
+    """Whether every branch of an ``if``/``elif`` chain ends, its last ``elif`` standing for ``else`` when its test
+    is the negation of an earlier test of the chain (``if x is not None: ... elif x is None: ...``)."""
+    if can_fall_through(stmt.body):
+        return False
+    tests = (*earlier, stmt.test)
+    if not stmt.orelse:
+        return any(_negates(stmt.test, test) for test in earlier)
+    if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
+        return _if_ends(stmt.orelse[0], tests)
+    return not can_fall_through(stmt.orelse)
+
+
+_OPPOSITE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Eq: ast.NotEq,
+             ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+
+
+def _negates(test: ast.expr, other: ast.expr) -> bool:
+    """Whether ``test`` is true exactly when ``other`` is false, as written: ``not x`` and ``x``, or one comparison
+    with the opposite operator between the same operands (``"k" in t`` and ``"k" not in t``). A call in either may
+    answer otherwise the second time: no such test negates another."""
+    if any(isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Yield, ast.YieldFrom))
+           for node in (*ast.walk(test), *ast.walk(other))):
+        return False
+    for a, b in ((test, other), (other, test)):
+        if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.Not) and ast.dump(a.operand) == ast.dump(b):
+            return True
+    if isinstance(test, ast.Compare) and isinstance(other, ast.Compare) and len(test.ops) == len(other.ops) == 1:
+        opposite = _OPPOSITE.get(type(test.ops[0]))
+        return opposite is not None and isinstance(other.ops[0], opposite) \
+            and ast.dump(test.left) == ast.dump(other.left) \
+            and ast.dump(test.comparators[0]) == ast.dump(other.comparators[0])
+    return False
 
 
 def _terminates(stmt: ast.stmt) -> bool:
@@ -38,7 +74,7 @@ def _terminates(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Expr):
         return isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in _EXITS
     if isinstance(stmt, ast.If):
-        return bool(stmt.orelse) and not can_fall_through(stmt.body) and not can_fall_through(stmt.orelse)
+        return _if_ends(stmt, ())
     if isinstance(stmt, (ast.With, ast.AsyncWith)):  # unless it swallows what ends the body
         return not can_fall_through(stmt.body) and not any(_suppresses(item.context_expr) for item in stmt.items)
     if isinstance(stmt, TRY_STATEMENTS):
