@@ -997,3 +997,19 @@ class Out(DeviceAuxiliaryOutput):{COPY}
 """})
     analysis = run_analysis()
     assert reported(analysis.findings) == set() and analysis.unjudged() == []
+
+
+@pytest.mark.parametrize("applied", ['pp_fields("scores")(Scores)',
+                                     'for _cls in (Scores,):\n    pp_fields("scores")(_cls)'],
+                         ids=["call", "loop"])
+def test_a_factory_decorator_applied_by_a_call_standing_alone_is_followed(lint_project, applied):
+    """``pp_fields("scores")(Scores)`` as a statement changes the class in place as ``@pp_fields("scores")``
+    would: it has the method (no PPA001); ``Plain`` beside it, handed to nothing, still lacks it."""
+    lint_project({
+        "pkg/decorators.py": DECORATORS,
+        "pkg/outputs.py": IMPORT_AUX + "from pkg.decorators import pp_fields\n\n\n"
+                          f"class Scores(DeviceAuxiliaryOutput):{COPY}\n\nclass Plain(DeviceAuxiliaryOutput):{COPY}\n\n"
+                          f"{applied}\n",
+    })
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Plain", "PPA001")} and analysis.unjudged() == []

@@ -17,8 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 15  # 15: an ``elif`` negating the ``if`` ends the chain; 14: ``MethodSummary.up``,
-# ``ReturnFact.empty_input``; 13: class bodies as Python keeps them (the last binding); 12: ``ClassSummary.unread``
+SUMMARY_FORMAT = 16  # 16: ``factory(...)(Out)`` standing alone decorates; 15: an ``elif`` negating the ``if`` ends
+# the chain; 14: ``MethodSummary.up``, ``ReturnFact.empty_input``; 13: class bodies as Python keeps them
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 

@@ -228,9 +228,11 @@ class Namespaces:
             self._escape(value, frame)
 
     def _call(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
-        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed first
-        to a function at module level (``install_transport(Out, "to", fn)``: a "call" edit), or a class editor's
-        class handed on."""
+        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed to the
+        decorator a factory returns (``pp_fields("ids")(Out)``: a "decorate" edit, as ``Out = pp_fields("ids")(Out)``
+        is; a decorator that returns another class leaves the name to this one, so at worst the class is taken to
+        have what the decorator gives), a class handed first to a function at module level
+        (``install_transport(Out, "to", fn)``: a "call" edit), or a class editor's class handed on."""
         callee = dotted(call.func)
         if callee in ("setattr", "delattr") and len(call.args) >= 2:
             target = dotted(call.args[0])
@@ -243,6 +245,9 @@ class Namespaces:
                 self._edit(target, name, kind, value, call, scope, frame)
         elif self._hidden and isinstance(call.func, ast.Attribute):
             self._hidden_target(call.func.value, scope, frame)
+        elif frame is None and (decorator := _decorating(call, dotted(call.args[0]) if call.args else "")) \
+                and decorator.endswith("()"):  # ``pp_fields("ids")(Out)``: a factory's decorator, applied in place
+            self._edit(dotted(call.args[0]), "", "decorate", None, call, scope, frame, how=decorator)
         elif frame is None and callee and callee not in _READERS and call.args and dotted(call.args[0]):
             self._edit(dotted(call.args[0]), "", "call", None, call, scope, frame, how=callee)
         if frame is not None:
@@ -438,10 +443,11 @@ class Namespaces:
 
 
 def _decorating(value: ast.expr | None, name: str) -> str | None:
-    """``deco(Name)`` or ``factory(...)(Name)`` whose only argument is the name it is bound to: what it decorates
-    with, as a ``Decorator`` names it (the callee, with "()" after a factory's), or None."""
-    if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
-            and isinstance(value.args[0], ast.Name) and value.args[0].id == name):
+    """``deco(Name)`` or ``factory(...)(Name)`` whose only argument is the name it is bound to (or, for a call
+    standing alone, the class it is handed): what it decorates with, as a ``Decorator`` names it (the callee,
+    with "()" after a factory's), or None."""
+    if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords and name
+            and dotted(value.args[0]) == name):
         return None
     if isinstance(value.func, ast.Call):
         callee = dotted(value.func.func)
