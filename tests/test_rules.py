@@ -1275,3 +1275,23 @@ def test_ppa014_an_elif_that_negates_the_if_ends_the_chain(lint_project, first, 
     src = observer_src(f"def from_pp_tensors(self, tensors):\n    if {first}:\n        return Out(tensors['a'], 1)\n"
                        f"    elif {second}:\n        return Out(tensors['b'], 2)")
     assert {finding[-1] for finding in check_module(lint_project, src)} == (set() if ends else {"PPA014"})
+
+
+def test_a_metaclass_to_pp_tensors_is_not_an_outputs(lint_project):
+    """A method of a metaclass is an attribute of the classes it makes, which their instances never see: SGLang
+    never calls it. The class it makes is judged by its own methods."""
+    src = HEAD + """
+
+class Meta(type):
+    def to_pp_tensors(cls):
+        return {"ids": None}
+
+
+class Out(DeviceAuxiliaryOutput, metaclass=Meta):
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"ids": None}
+"""
+    assert check_module(lint_project, src) == {at(src, "None}", "PPA012", nth=2)}

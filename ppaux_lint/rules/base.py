@@ -23,6 +23,7 @@ from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.support.records import dataclass
 
 NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
+_TYPE = "builtins.type"
 
 
 def _undeclared(path: str) -> str | None:
@@ -43,8 +44,11 @@ class CheckContext:
 
     def concrete(self) -> list[ClassInfo]:
         """Every class that may have instances of its own, recognised or not: not an interface, not abstract,
-        not an output base that only its subclasses instantiate (``instances.py``)."""
-        return [info for info in self.index.iter_infos() if not info.is_interface and not info.not_instantiated]
+        not an output base that only its subclasses instantiate (``instances.py``), not a metaclass (a subclass
+        of ``type``, whose instances are classes: its ``to_pp_tensors`` is their classes' attribute, which no
+        instance of theirs sees)."""
+        return [info for info in self.index.iter_infos()
+                if not info.is_interface and not info.not_instantiated and _TYPE not in info.ancestry]
 
     def sending(self) -> list[ClassInfo]:
         """The concrete classes whose instances' ``to_pp_tensors`` the PP path asks for: handed to
