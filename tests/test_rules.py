@@ -514,8 +514,10 @@ def test_ppa015_key_read_but_never_sent_points_at_the_read(lint_project):
                                "read finds nothing, and the output is rebuilt without it"),
     ('_caught(lambda: tensors["c"])', None),  # read in a closure: what raises there is not followed, nor reported
     ('("c" in tensors)', "tests for 'c', but {sender} never sends it (it sends 'a', 'b'): on the first stage the "
-                         "test never finds it"),
-], ids=["subscript", "pop", "pop-default", "closure", "membership"])
+                         "test never finds it, so what it guards never runs"),
+    ('tensors["c"] if "c" in tensors else None', "tests for 'c', but {sender} never sends it (it sends 'a', 'b'): on "
+                                                  "the first stage the test never finds it, so what it guards never runs"),
+], ids=["subscript", "pop", "pop-default", "closure", "membership", "guarded"])
 def test_ppa015_says_what_a_read_of_a_key_never_sent_does(lint_project, read, said):
     src = observer_src(f"""
         def from_pp_tensors(self, tensors):
@@ -541,8 +543,25 @@ def test_ppa015_a_read_in_a_try_that_catches_keyerror(lint_project, handler):
         """)
     lint_project({"pkg/mod.py": src})
     (finding,) = lint()
-    assert finding.message.endswith("on the first stage the read raises KeyError into its `except`, and the output is "
-                                    "rebuilt without it")
+    assert finding.message.endswith("on the first stage the read raises KeyError into its `except` (or a `suppress`), "
+                                    "and the output is rebuilt without it")
+
+
+@pytest.mark.parametrize("around, said", [
+    ("with contextlib.suppress(KeyError):\n    extra = tensors['c']",
+     "the read raises KeyError into its `except` (or a `suppress`), and the output is rebuilt without it"),
+    ("try:\n    extra = tensors['c']\nexcept KeyError:\n    raise RuntimeError('no c')",
+     "the read raises KeyError into an `except` that raises again"),
+    ("if 'c' not in tensors:\n    pass\nelse:\n    extra = tensors['c']",
+     "the test never finds it, so what it guards never runs"),
+], ids=["suppress", "reraised", "else-of-not-in"])
+def test_ppa015_says_what_a_guarded_or_caught_read_does(lint_project, around, said):
+    body = textwrap.indent(around, "    ")
+    src = "import contextlib\n" + observer_src(f"def from_pp_tensors(self, tensors):\n    extra = None\n{body}\n"
+                                               "    return Out(tensors['a'], tensors['b'], extra)")
+    lint_project({"pkg/mod.py": src})
+    (finding,) = lint()
+    assert finding.code == "PPA015" and finding.message.endswith(f"on the first stage {said}")
 
 
 def test_ppa015_a_read_in_a_try_that_catches_something_else_raises(lint_project):

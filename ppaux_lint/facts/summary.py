@@ -17,8 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 16  # 16: ``factory(...)(Out)`` standing alone decorates; 15: an ``elif`` negating the ``if`` ends
-# the chain; 14: ``MethodSummary.up``, ``ReturnFact.empty_input``; 13: class bodies as Python keeps them
+SUMMARY_FORMAT = 17  # 17: ``KeyFact.read`` "guarded", "reraised"; 16: ``factory(...)(Out)`` decorates; 15: an
+# ``elif`` negating the ``if`` ends the chain; 14: ``MethodSummary.up``, ``ReturnFact.empty_input``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -59,7 +59,8 @@ class KeyFact:
     computed: bool = False
     read: str = ""  # for a key read (``key_reads``), what a missing key does: "" raises KeyError (``t["k"]``,
     # ``t.pop("k")``), "get" gives a default (``.get``, ``.pop("k", d)``), "caught" raises into a ``try`` whose
-    # handler catches it, "in" makes a membership test false
+    # handler catches it (or a ``suppress``), "reraised" into one whose handler raises again, "guarded" is never
+    # read (under ``if "k" in t``), "in" makes a membership test false
 
 
 @dataclass(frozen=True)

@@ -63,12 +63,16 @@ def check(context: CheckContext) -> Iterator[Finding]:
 
 
 # By ``KeyFact.read``: how the method reads a key, and what that read does on the first stage, where it is never there.
-_READS = {"": "reads", "get": "reads", "caught": "reads", "in": "tests for"}
+_READS = {"": "reads", "get": "reads", "caught": "reads", "reraised": "reads", "guarded": "reads",
+          "in": "tests for"}
 _MISSING = {
     "": "KeyError on the first stage",
     "get": "on the first stage the read finds nothing, and the output is rebuilt without it",
-    "caught": "on the first stage the read raises KeyError into its `except`, and the output is rebuilt without it",
-    "in": "on the first stage the test never finds it",
+    "caught": "on the first stage the read raises KeyError into its `except` (or a `suppress`), and the output is "
+              "rebuilt without it",
+    "reraised": "on the first stage the read raises KeyError into an `except` that raises again",
+    "guarded": "on the first stage its `in` test never finds it, and the output is rebuilt without it",
+    "in": "on the first stage the test never finds it, so what it guards never runs",
 }
 
 

@@ -46,19 +46,20 @@ class KeyReads:
             return
         consumed: set[int] = set()
         caught = _caught(body)
+        guarded = self._guarded(body)
         for node in walk_scope(body):
             if isinstance(node, SCOPES):
                 self.exact = False  # a closure may read the mapping in ways we do not follow
             elif isinstance(node, ast.Subscript) and self._is_param(node.value) and not isinstance(node.slice,
                                                                                                    ast.Slice):
                 consumed.add(id(node.value))
-                self._record(node.slice, "caught" if id(node) in caught else "")
+                self._record(node.slice, "guarded" if id(node) in guarded else caught.get(id(node), ""))
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                   and self._is_param(node.func.value) and node.func.attr in ("get", "pop", "__getitem__")
                   and node.args):
                 consumed.add(id(node.func.value))
                 missing = "get" if node.func.attr == "get" or len(node.args) > 1 or node.keywords else ""
-                self._record(node.args[0], missing or ("caught" if id(node) in caught else ""))
+                self._record(node.args[0], missing or ("guarded" if id(node) in guarded else caught.get(id(node), "")))
             elif isinstance(node, ast.Compare):
                 for op, comparator in zip(node.ops, node.comparators, strict=True):
                     if isinstance(op, (ast.In, ast.NotIn)) and self._is_param(comparator):
@@ -68,17 +69,55 @@ class KeyReads:
                 self.exact = False
 
 
+    def _guarded(self, body: Sequence[ast.stmt]) -> set[int]:
+        """The reads (by id) of a key under a test that the mapping holds it: the body of ``if "k" in tensors:``
+        (or of ``if "k" not in tensors: ... else:``), and the branch of ``t["k"] if "k" in t else d`` it guards. A
+        key never sent is never read there: the test is what finds nothing."""
+        found: set[int] = set()
+        for node in walk_scope(body):
+            if isinstance(node, (ast.If, ast.IfExp)):
+                tested = self._tested(node.test)
+                if tested is None:
+                    continue
+                key, present = tested
+                branch = node.body if present else node.orelse
+                for child in (walk_scope(branch) if isinstance(branch, list) else ast.walk(branch)):
+                    read = child.slice if isinstance(child, ast.Subscript) and self._is_param(child.value) else \
+                        child.args[0] if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                        and self._is_param(child.func.value) and child.args else None
+                    if read is not None and ast.dump(read) == key:
+                        found.add(id(child))
+        return found
+
+    def _tested(self, test: ast.expr) -> tuple[str, bool] | None:
+        """``"k" in tensors`` -> (the key as ``ast.dump`` writes it, True); ``not in`` -> False; else None."""
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and self._is_param(test.comparators[0]) \
+                and isinstance(test.ops[0], (ast.In, ast.NotIn)):
+            return ast.dump(test.left), isinstance(test.ops[0], ast.In)
+        return None
+
+
 _CATCHING = frozenset({"KeyError", "LookupError", "Exception", "BaseException"})
 """What an ``except`` names that catches the ``KeyError`` of a missing key (a bare ``except:`` does too)."""
+_SUPPRESS = frozenset({"suppress", "contextlib.suppress"})
 
 
-def _caught(body: Sequence[ast.stmt]) -> set[int]:
-    """The nodes (by id) inside the body of a ``try`` whose handlers catch a missing key's ``KeyError``: a read
-    there raises nothing out of the method. Only where the method holds such a ``try``."""
-    found: set[int] = set()
+def _caught(body: Sequence[ast.stmt]) -> dict[int, str]:
+    """The nodes (by id) inside the body of a ``try`` whose handlers catch a missing key's ``KeyError``, or of a
+    ``with contextlib.suppress(KeyError)``: "caught" where a read there raises nothing out of the method,
+    "reraised" where the handler raises again (``except KeyError: raise RuntimeError(...)``). Only where the
+    method holds such a ``try`` or ``with``."""
+    found: dict[int, str] = {}
     for stmt in walk_statements(body):
-        if isinstance(stmt, TRY_STATEMENTS) and any(_catches(h.type) for h in stmt.handlers):
-            found.update(id(node) for node in walk_scope(stmt.body))
+        if isinstance(stmt, TRY_STATEMENTS):
+            handlers = [h for h in stmt.handlers if _catches(h.type)]
+            if handlers:
+                how = "reraised" if all(h.body and isinstance(h.body[-1], ast.Raise) for h in handlers) else "caught"
+                found.update((id(node), how) for node in walk_scope(stmt.body))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)) and any(
+                isinstance(item.context_expr, ast.Call) and dotted(item.context_expr.func) in _SUPPRESS
+                and any(_catches(arg) for arg in item.context_expr.args) for item in stmt.items):
+            found.update((id(node), "caught") for node in walk_scope(stmt.body))
     return found
 
 
