@@ -1314,3 +1314,15 @@ class Out(DeviceAuxiliaryOutput, metaclass=Meta):
         return {"ids": None}
 """
     assert check_module(lint_project, src) == {at(src, "None}", "PPA012", nth=2)}
+
+
+@pytest.mark.parametrize("decorator, reported", [
+    ("def on_device(fn):\n    def wrapper(self, tensors):\n        return fn(self, tensors, 'cpu')\n    return wrapper\n",
+     False),  # the helper calls the wrapper, which takes what it passes
+    ("def on_device(fn):\n    fn.tagged = True\n    return fn\n", True),  # returns what it gets: the def is called
+], ids=["wrapper", "keeps-the-function"])
+def test_ppa016_a_project_decorator_that_wraps_the_method_decides_its_shape(lint_project, decorator, reported):
+    src = observer_src("@on_device\ndef from_pp_tensors(self, tensors, device):\n"
+                       "    return Out(tensors['a'].to(device), tensors['b'])", extra=decorator)
+    codes = {finding[-1] for finding in check_module(lint_project, src)}
+    assert codes == ({"PPA016"} if reported else set())

@@ -2,7 +2,9 @@
 
 ``add`` calls ``output.to_pp_tensors()`` and then ``.items()`` on the result; ``pop`` calls
 ``observer.from_pp_tensors(tensors)`` with exactly one argument, and the first stage later calls
-``copy_to_host`` on what it returns. Properties, ``async def``, generators and wrong arities all break that.
+``copy_to_host`` on what it returns. Properties, ``async def``, generators and wrong arities all break that. A
+method a project decorator wraps (one that returns another function than it was given) is what that wrapper
+makes it, and is not judged by its own ``def``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterator
 from ppaux_lint.contract.names import ADD_HELPER, FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import MethodSummary, ReturnFact
+from ppaux_lint.index.namespaces import function_at
 from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 from ppaux_lint.rules.sent import written_in
 
@@ -22,6 +25,8 @@ def check(context: CheckContext) -> Iterator[Finding]:
     for name, problem in ((TO_PP, _to_pp_shape), (FROM_PP, _from_pp_shape)):
         for own in context.own_methods(name):
             found = _property_problem(context, own)
+            if found is None and _rewrapped(context, own):
+                continue  # what the helper calls is the project decorator's wrapper, whose shape is its own
             message = problem(own.method) if found is None else found
             if message:
                 yield RULE.finding(f"{own.where} {message}", own.path, own.method.span, own.info.fqn)
@@ -41,6 +46,23 @@ def _property_problem(context: CheckContext, own: OwnMethod) -> str | None:
         return ""
     return (f"is a property, so the helper calls the value it returns: TypeError: "
             f"'{sorted(names)[0]}' object is not callable")
+
+
+def _rewrapped(context: CheckContext, own: OwnMethod) -> bool:
+    """Whether a decorator of the method is a project function that returns something else than the function it
+    is given (a wrapper: ``@with_device`` calling ``fn(self, tensors, device)``, ``@run_sync`` around an ``async
+    def``): the method as written is not what the helper calls. A decorator from elsewhere is taken to keep the
+    signature, as ``functools.lru_cache`` and ``torch.no_grad()`` do."""
+    index = context.index
+    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
+    for decorator in own.method.decorators:
+        target = index.resolve(module, decorator, scope) if decorator else None
+        found = function_at(index, target) if target else None
+        flow = next((f for f in found[0].flows if f.qualname == found[1]), None) if found is not None else None
+        if flow is not None and (flow.opaque or not flow.returns
+                                 or not set(flow.returns) <= {param for param, _ in flow.params}):
+            return True
+    return False
 
 
 def _type_name(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> str:
