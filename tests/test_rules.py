@@ -1326,3 +1326,92 @@ def test_ppa016_a_project_decorator_that_wraps_the_method_decides_its_shape(lint
                        "    return Out(tensors['a'].to(device), tensors['b'])", extra=decorator)
     codes = {finding[-1] for finding in check_module(lint_project, src)}
     assert codes == ({"PPA016"} if reported else set())
+
+
+# -- what to_pp_tensors returns through a helper of its class, or dataclasses.asdict(self) ------------------
+HELPER_OUTPUT = HEAD + """
+import dataclasses
+
+
+class Out(DeviceAuxiliaryOutput):
+    def __init__(self, ids: torch.Tensor, names: list[str]):
+        self.ids = ids
+        self.names = names
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def _pack(self):
+        return {"ids": self.ids, "names": self.names}
+
+    def to_pp_tensors(self):
+        return self._pack()
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Out(token_ids, ["a"])
+
+    def from_pp_tensors(self, tensors):
+        return Out(tensors["ids"], tensors["nmes"])
+"""
+
+
+def test_a_helper_that_to_pp_tensors_returns_is_what_is_sent(lint_project):
+    src = HELPER_OUTPUT
+    assert check_module(lint_project, src) == {
+        value_at(src, '"names": ', "PPA012"), at(src, '"names"', "PPA015"), at(src, '"nmes"', "PPA015")}
+
+
+def test_a_helper_a_subclass_overrides_is_not_followed(lint_project):
+    """The instances that run ``to_pp_tensors`` call different helpers: what its values are is not one thing, and
+    PPA012 stays silent; the keys of the observer's pair (``Out``, which it rebuilds) are still its own."""
+    src = HELPER_OUTPUT.replace("class Obs(", """class Other(Out):
+    def _pack(self):
+        return {"ids": self.ids}
+
+
+class Obs(""").replace("return Out(token_ids, [\"a\"])", "return Out(token_ids, ['a']) if state else Other(token_ids, [])")
+    assert {finding[-1] for finding in check_module(lint_project, src)} == {"PPA015"}
+
+
+DATACLASS_OUTPUT = HEAD + """
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass
+class Out(DeviceAuxiliaryOutput):
+    ids: torch.Tensor
+    names: list[str]
+    SCALE: typing.ClassVar[float] = 1.0
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return dataclasses.asdict(self)
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Out(token_ids, ["a"])
+
+    def from_pp_tensors(self, tensors):
+        return Out(tensors["ids"], tensors["nmes"])
+"""
+
+
+def test_asdict_of_self_sends_the_dataclass_fields(lint_project):
+    src = "import typing\n" + DATACLASS_OUTPUT
+    assert {finding[-1] for finding in check_module(lint_project, src)} == {"PPA012", "PPA015"}
+    messages = sorted(f.message for f in lint())
+    assert any("returns a list (field `names: list[str]`) under 'names'" in m for m in messages)
+    assert any("reads 'nmes', but `pkg.mod.Out.to_pp_tensors` never sends it (it sends 'ids', 'names')" in m
+               for m in messages)
+
+
+def test_asdict_of_a_class_with_an_unseen_base_is_not_read(lint_project):
+    src = "import typing\nfrom elsewhere import Base\n" + DATACLASS_OUTPUT.replace(
+        "class Out(DeviceAuxiliaryOutput):", "class Out(Base, DeviceAuxiliaryOutput):")
+    assert {finding[-1] for finding in check_module(lint_project, src)} == set()

@@ -17,8 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 17  # 17: ``KeyFact.read`` "guarded", "reraised"; 16: ``factory(...)(Out)`` decorates; 15: an
-# ``elif`` negating the ``if`` ends the chain; 14: ``MethodSummary.up``, ``ReturnFact.empty_input``
+SUMMARY_FORMAT = 18  # 18: ``ReturnFact.argument``, the helpers ``to_pp_tensors`` returns read; 17: ``KeyFact.read``
+# "guarded", "reraised"; 16: ``factory(...)(Out)`` decorates; 15: an ``elif`` negating the ``if`` ends the chain
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -120,6 +120,8 @@ class ReturnFact:
     after: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()  # for an implicit fact: the callees of the call statements every path falling off
     # the end ends with (``summarize.flow.trailing_calls``): if none of them returns, neither does the body
+    argument: str = ""  # of a "construct": the dotted source of its one argument, when it has just one
+    # (``dataclasses.asdict(self)``: "self")
     empty_input: bool = False  # of ``from_pp_tensors``: under a test that its tensors are empty or None
     # (``if not tensors: return None``), which the helper never calls it with (``summarize.returns``)
 

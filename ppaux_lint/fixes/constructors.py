@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
+from ppaux_lint.index.known_bases import adds_no_fields
 from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Constructors:
         known = {*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer}
         for position, cls in enumerate(info.ancestry):
             if cls not in self.index.classes:
-                if cls in known or cls.split(".")[0] in ("builtins", "typing", "typing_extensions", "abc"):
+                if adds_no_fields(cls, known):
                     continue  # Protocols and object contribute no constructor parameters
                 return None  # an external base may define __init__: unknown
             facts = self.index.classes[cls].constructor

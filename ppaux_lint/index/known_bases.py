@@ -22,6 +22,7 @@ import collections.abc
 import enum
 import numbers
 import typing
+from collections.abc import Collection
 from functools import cache
 
 _TORCH_MODULE = """
@@ -61,6 +62,12 @@ _STDLIB = {module.__name__: module for module in (builtins, abc, collections, co
 # ``list``); two of its functions are listed as bases, and make a tuple and a dict.
 _TYPING_FUNCTIONS = {"NamedTuple": (tuple, {"_asdict", "_field_defaults", "_fields", "_make", "_replace"}),
                      "TypedDict": (dict, set())}
+
+
+def adds_no_fields(fqn: str, roots: Collection[str]) -> bool:
+    """Whether the outside base ``fqn`` gives its subclasses no ``__init__`` parameters and no dataclass fields:
+    ``object``, a ``typing`` or ``abc`` construct, or one of the protocols' roots (``roots``)."""
+    return fqn in roots or fqn.split(".")[0] in ("builtins", "typing", "typing_extensions", "abc")
 
 
 @cache

@@ -14,11 +14,12 @@ emptiness check (PPA010), any other fails at ``.items()`` (PPA019).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.summary import KeyFact, MethodSummary, ReturnFact, Span, ValueFact
 from ppaux_lint.index.constants import UNKNOWN
+from ppaux_lint.index.known_bases import adds_no_fields
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 from ppaux_lint.support.records import dataclass
@@ -105,14 +106,17 @@ def own_key(index: ProjectIndex, own: OwnMethod, fact: KeyFact, instance: str = 
 
 
 def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact, Key, str]]:
-    """Every ``key: value`` of every dict that ``to_pp_tensors`` can return holding it, with the key as Python
-    computes it on the instances that run the method (``CheckContext.runners``: a key ``self.KEY`` that each
-    subclass sets is the subclass's; a base with no instance that runs it is judged as itself), and the class of
-    those instances: once per class where the key differs between them, else once with that one class or the
-    owner's."""
-    for own, fact in returns(context):
-        if fact.kind == "dict" and fact.when != "falsy":
-            instances = context.runners(own.info, TO_PP) or [own.info.fqn]
+    """Every ``key: value`` of every dict that ``to_pp_tensors`` can return holding it (through the helpers it
+    returns the call of: ``expanded``), with the key as Python computes it on the instances that run the method
+    (``CheckContext.runners``: a key ``self.KEY`` that each subclass sets is the subclass's; a base with no
+    instance that runs it is judged as itself), and the class of those instances: once per class where the key
+    differs between them, else once with that one class or the owner's."""
+    for own, returned in returns(context):
+        instances = context.runners(own.info, TO_PP) or [own.info.fqn]
+        written = written_in(context.index, own.info.fqn, own.method, own.module, own.scope)
+        for fact in expanded(context.index, own.info.fqn, own.method, returned, instances, written, own.path):
+            if fact.kind != "dict" or fact.when == "falsy":
+                continue
             for item in fact.items:
                 keys = {instance: own_key(context.index, own, item.key, instance) for instance in instances}
                 if len(set(keys.values())) == 1:
@@ -130,7 +134,10 @@ def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: 
     the class from outside its statement (``written_in``)."""
     module, qualname = written_in(index, owner, method, *written)
     keys: dict[str, Key] = {}
-    for fact in method.returns:
+    path = index.modules[index.class_module[owner]].path
+    facts = [f for returned in method.returns
+             for f in expanded(index, owner, method, returned, [instance or owner], (module, qualname), path)]
+    for fact in facts:
         if (fact.kind == "none" or fact.when == "falsy" or (fact.kind == "dict" and not fact.items and fact.exact)
                 or (fact.kind == "sequence" and fact.empty)):
             continue  # nothing sent on this path (PPA010's business)
@@ -189,3 +196,66 @@ def not_a_mapping(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> No
     if fact.when == "falsy":
         return NotAMapping(found.type_name, True, False) if found.empty or found.may_be_empty else None
     return NotAMapping(found.type_name, False, False) if fact.when == "truthy" else found
+
+
+_HELPER_DEPTH = 4  # helpers returning helpers' calls followed before the chain is left unread
+_ASDICT = "dataclasses.asdict"
+
+
+def expanded(index: ProjectIndex, owner: str, method: MethodSummary, fact: ReturnFact, instances: Sequence[str],
+             written: tuple[str, str], path: str, depth: int = 0) -> tuple[ReturnFact, ...]:
+    """What a return of ``method`` (of the class ``owner``, its names resolving in ``written``, its spans in the
+    file ``path``) gives on instances of ``instances``: the return itself, or for ``return self._pack()`` what the
+    helper returns (the same method on every one of the instances, written in the same file, so that a finding
+    can point into it), and for ``return dataclasses.asdict(self)`` a dict of the dataclass's fields (the same
+    fields on every instance). Where that is not certain, the return as it is, which the rules leave unread."""
+    receiver = _receiver(method)
+    if fact.kind != "construct" or fact.when or not receiver or depth > _HELPER_DEPTH:
+        return (fact,)
+    if fact.constructs.startswith(f"{receiver}.") and "." not in fact.constructs[len(receiver) + 1:]:
+        members = [index.lookup(instance, fact.constructs[len(receiver) + 1:]) for instance in instances]
+        first = members[0]
+        if first is None or first.method is None or first.site is None or first.site.path != path \
+                or any(m is None or m.method is not first.method for m in members[1:]) \
+                or not first.method.returns or first.method.is_async or first.method.is_generator:
+            return (fact,)
+        return tuple(inner for returned in first.method.returns for inner in expanded(
+            index, first.owner, first.method, returned, instances, written, path, depth + 1))
+    if fact.argument == receiver and index.resolve(written[0], fact.constructs, written[1]) == _ASDICT:
+        fields = {_dataclass_fields(index, instance) for instance in instances}
+        names = next(iter(fields)) if len(fields) == 1 else None
+        if names is not None:
+            items = tuple(ValueFact(KeyFact("str", name, fact.span), "", fact.span, attribute=name) for name in names)
+            return (ReturnFact("dict", fact.span, items),)
+    return (fact,)
+
+
+def _receiver(method: MethodSummary) -> str:
+    positional = [p for p in method.params if p.kind in ("posonly", "pos")]
+    return positional[0].name if positional and "staticmethod" not in method.decorators else ""
+
+
+_NOT_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")  # annotations ``dataclasses`` makes no field of
+
+
+def _dataclass_fields(index: ProjectIndex, fqn: str) -> tuple[str, ...] | None:
+    """The fields ``dataclasses.asdict`` gives for an instance of ``fqn``, in order: those of each dataclass along
+    its MRO, the last redefinition in the first one's place; None where a base outside the project may have
+    fields of its own, or where no class along it is a dataclass (``asdict`` raises TypeError)."""
+    protocols = index.protocols
+    roots = {*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer}
+    names: dict[str, None] = {}
+    found = False
+    for cls in reversed(index.mro(fqn)):
+        summary = index.classes.get(cls)
+        if summary is None:
+            if adds_no_fields(cls, roots):
+                continue
+            return None
+        module = index.class_module[cls]
+        if not any(index.resolve(module, d, summary.qualname) == "dataclasses.dataclass" for d in summary.decorators):
+            continue
+        found = True
+        names.update((field.name, None) for field in summary.fields
+                     if not any(marker in field.annotation for marker in _NOT_FIELDS))
+    return tuple(names) if found else None

@@ -15,7 +15,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from ppaux_lint.contract.names import LOOKED_UP
+from ppaux_lint.contract.names import LOOKED_UP, TO_PP
 from ppaux_lint.facts.summarize.constructors import constructor_facts
 from ppaux_lint.facts.summarize.methods import summarize_method
 from ppaux_lint.facts.summarize.syntax import (
@@ -62,6 +62,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
             fields.append(Field(stmt.target.id, source(stmt.annotation), stmt.value is not None))
             if stmt.value is not None:
                 assigns.append(_member(stmt.target, stmt.value, positions))
+    _detail_helpers(methods, statements, superseded, positions)
     bases = [base for base in node.bases if dotted(base)]
     base_args = tuple(_type_arguments(base) for base in bases)
     return ClassSummary(
@@ -85,6 +86,28 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         unread=(*conditionally, *unread_members(statements, positions.text)),
         stores=tuple(sorted({*_instance_stores(statements, positions.text), *_converted(statements)})),
     )
+
+
+def _detail_helpers(methods: list[MethodSummary], statements: Sequence[ast.stmt], superseded: set[int],
+                    positions: Positions) -> None:
+    """Summarize in detail (returns, key reads) the methods of this body that ``to_pp_tensors`` returns the call of
+    (``return self._pack()``), and those that they return in turn: what the helper returns is what is sent
+    (``rules/sent.py`` follows it). Only here, where the defs are at hand; most classes have none."""
+    defs = {stmt.name: stmt for stmt in statements if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and id(stmt) not in superseded}
+    queue = [m for m in methods if m.name == TO_PP]
+    done = {TO_PP}
+    while queue:
+        method = queue.pop()
+        receiver = method.params[0].name if method.params and "staticmethod" not in method.decorators else ""
+        for fact in method.returns:
+            name = fact.constructs[len(receiver) + 1:] if receiver and fact.kind == "construct" else ""
+            if not fact.constructs.startswith(f"{receiver}.") or "." in name or name not in defs or name in done:
+                continue
+            done.add(name)
+            at = next(i for i, m in enumerate(methods) if m.name == name)
+            methods[at] = summarize_method(defs[name], positions, detailed=True)
+            queue.append(methods[at])
 
 
 _NAMESPACE_CALLS = ("vars", "locals")

@@ -95,8 +95,10 @@ class _Returned:
             exact = not value.args and all(kw.arg is not None for kw in value.keywords)
             return [ReturnFact("dict", span, tuple(items), exact)]
         if isinstance(value, ast.Call) and dotted(value.func):
+            sole = len(value.args) == 1 and not value.keywords and not isinstance(value.args[0], ast.Starred)
             return [ReturnFact("construct", span, constructs=dotted(value.func),
-                               empty=not value.args and not value.keywords)]
+                               empty=not value.args and not value.keywords,
+                               argument=dotted(value.args[0]) if sole else "")]
         return [ReturnFact("other", span)]
 
     def _operands(self, value: ast.BoolOp) -> list[ReturnFact]:
