@@ -1415,3 +1415,28 @@ def test_asdict_of_a_class_with_an_unseen_base_is_not_read(lint_project):
     src = "import typing\nfrom elsewhere import Base\n" + DATACLASS_OUTPUT.replace(
         "class Out(DeviceAuxiliaryOutput):", "class Out(Base, DeviceAuxiliaryOutput):")
     assert {finding[-1] for finding in check_module(lint_project, src)} == set()
+
+
+@pytest.mark.parametrize("bound, reported", [
+    ("staticmethod(_rebuild)", True),  # no instance is bound: the helper's one argument fills ``self``
+    ("classmethod(_rebuild_from)", False),  # the class fills the first parameter, the tensors the second
+    ("classmethod(_from)", True),  # the class and the tensors: one argument too many
+    ("classmethod(_rebuild)", False),  # the class fills ``self``, which it never reads
+    ("functools.partial(_rebuild)", True),  # a partial binds no instance either
+    ("staticmethod(_from)", False),
+], ids=["staticmethod", "classmethod-fits", "classmethod-too-many", "classmethod", "partial", "staticmethod-fits"])
+def test_ppa016_a_function_wrapped_as_it_is_bound(lint_project, bound, reported):
+    src = "import functools\n" + observer_src(f"from_pp_tensors = {bound}", extra="""
+
+def _rebuild(self, tensors):
+    return Out(tensors["a"], tensors["b"])
+
+
+def _rebuild_from(cls, tensors):
+    return Out(tensors["a"], tensors["b"])
+
+
+def _from(tensors):
+    return Out(tensors["a"], tensors["b"])
+""")
+    assert {finding[-1] for finding in check_module(lint_project, src)} == ({"PPA016"} if reported else set())

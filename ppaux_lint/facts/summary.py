@@ -17,8 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 18  # 18: ``ReturnFact.argument``, the helpers ``to_pp_tensors`` returns read; 17: ``KeyFact.read``
-# "guarded", "reraised"; 16: ``factory(...)(Out)`` decorates; 15: an ``elif`` negating the ``if`` ends the chain
+SUMMARY_FORMAT = 19  # 19: ``MemberAssign.binding``; 18: ``ReturnFact.argument``, helpers read; 17:
+# ``KeyFact.read`` "guarded", "reraised"; 16: ``factory(...)(Out)`` decorates; 15: an ``elif`` ends the chain
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -170,12 +170,15 @@ class MemberAssign:
     """A class attribute bound by assignment, e.g. ``to_pp_tensors = _helper`` or ``= None``.
 
     value: "none" for ``None``; otherwise the dotted source of the value
-    (``_helper``), or "" when it is some other expression. Produced by ``summarize.classes``.
+    (``_helper``), or "" when it is some other expression. ``binding`` is "staticmethod" or "classmethod" for
+    ``staticmethod(_helper)`` or ``classmethod(_helper)`` (``value`` is then the function's), and "staticmethod"
+    for ``functools.partial(_helper)`` too, which no instance binds. Produced by ``summarize.classes``.
     """
 
     name: str
     value: str
     span: Span
+    binding: str = ""
 
 
 @dataclass(frozen=True)

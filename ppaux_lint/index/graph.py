@@ -416,7 +416,10 @@ class ProjectGraph:
             if assign.value != "none" else None
         if function is None:
             return Member(cls, None, assign, stub_of_protocol=False, site=self._site(cls))
-        return Member(cls, function[0].method, assign, False, site=function[1])
+        method = function[0].method
+        if assign.binding:  # ``staticmethod(_pack)``: the function as that decorator would make it
+            method = replace(method, decorators=(assign.binding, *method.decorators))
+        return Member(cls, method, assign, False, site=function[1])
 
     def _hooks(self, cls: str) -> Namespace:
         """What a base's ``__init_subclass__`` did to ``cls`` as it was made."""

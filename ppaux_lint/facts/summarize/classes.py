@@ -250,9 +250,20 @@ def _is_name(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
+_BINDINGS = {"staticmethod": "staticmethod", "classmethod": "classmethod", "partial": "staticmethod",
+             "functools.partial": "staticmethod"}
+"""Calls that wrap a function into what a class attribute binds differently: what it then binds like."""
+
+
 def _member(target: ast.Name, value: ast.expr, positions: Positions) -> MemberAssign:
+    binding = ""
+    if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords \
+            and isinstance(value.args[0], (ast.Name, ast.Attribute)):
+        binding = _BINDINGS.get(dotted(value.func), "")
+        if binding:
+            value = value.args[0]
     text = "none" if is_none(value) else dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
-    return MemberAssign(target.id, text, positions.span(target))
+    return MemberAssign(target.id, text, positions.span(target), binding)
 
 
 def _class_level_statements(body: Sequence[ast.stmt], conditional: set[int] | None = None,
