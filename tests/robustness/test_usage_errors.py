@@ -91,12 +91,23 @@ def test_an_invalid_gitignore_pattern_is_a_warning_not_an_error(tmp_path: Path) 
     assert "invalid pattern 'src/[z-a]' ignored" in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("value", ['"a\\u0000b"', '"/proc/no/such/cache"'])
-def test_an_unusable_cache_dir_is_a_slow_cache_not_an_error(tmp_path: Path, value: str) -> None:
+def test_a_cache_dir_the_system_cannot_make_is_a_slow_cache_not_an_error(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT})
+    result = cli(["check", "--cache-dir", "/proc/no/such/cache", "--output-format", "concise", "."], root)
+    assert result.returncode == 1 and "pkg/good.py" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("value, why", [('"a\\u0000b"', "cannot name a directory"),
+                                        ('"/proc/no/such/cache"', "lies outside the project")])
+def test_a_config_cache_dir_that_can_never_be_right_is_an_error(tmp_path: Path, value: str, why: str) -> None:
+    """A NUL names no directory; a repository's config does not choose a place outside itself: exit 2, one line
+    naming the setting (the user's --cache-dir may put the cache anywhere)."""
     root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT},
                       f"{TABLE}cache-dir = {value}\n")
     result = cli(["check", "--output-format", "concise", "."], root)
-    assert result.returncode == 1 and "pkg/good.py" in result.stdout, result.stderr
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    line = _one_error_line(result.stderr)
+    assert "'tool.ppaux-lint.cache-dir'" in line and why in line, line
 
 
 def test_a_fifo_as_config_file_does_not_hang(tmp_path: Path) -> None:
