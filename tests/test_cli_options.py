@@ -479,3 +479,19 @@ def test_a_per_file_ignores_code_that_names_no_rule_is_a_usage_error(project, co
     result = invoke("check")
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     assert f"'tool.ppaux-lint.per-file-ignores' for 'src/*': {code!r} matches no rule code" in result.stderr
+
+
+def test_output_file_from_a_config_in_a_virtual_environment_s_own_directory_is_refused(project):
+    root = project('[tool.ppaux-lint]\noutput-file = "bin/activate"\n')
+    (root / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    (root / "bin").mkdir()
+    (root / "bin" / "activate").write_text("# the user's environment\n", encoding="utf-8")
+    result = invoke("check")
+    assert result.exit_code == 2 and "goes through" in result.stderr
+    assert (root / "bin" / "activate").read_text(encoding="utf-8") == "# the user's environment\n"
+
+
+def test_per_file_ignores_codes_are_read_as_ignore_reads_them(project):
+    project('[tool.ppaux-lint]\nper-file-ignores = { "src/*" = [" ppa0 "] }\n')
+    result = invoke("check")
+    assert result.exit_code == 0, result.stdout

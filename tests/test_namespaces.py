@@ -1013,3 +1013,12 @@ def test_a_factory_decorator_applied_by_a_call_standing_alone_is_followed(lint_p
     })
     analysis = run_analysis()
     assert reported(analysis.findings) == {("pkg.outputs.Plain", "PPA001")} and analysis.unjudged() == []
+
+
+def test_an_outside_registry_applied_by_a_call_standing_alone_leaves_the_class_judged(lint_project):
+    """``registry.register("x")(Out)`` from a library discards what it returns, and the analysis cannot read it:
+    as the call form ``registry.register("x", Out)``, it is taken to leave the class as it is (its PPA001 stands)."""
+    lint_project({"pkg/outputs.py": IMPORT_AUX + "from elsewhere import registry\n\n\n"
+                                     f"class Scores(DeviceAuxiliaryOutput):{COPY}\n\nregistry.register('x')(Scores)\n"})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Scores", "PPA001")} and analysis.unjudged() == []

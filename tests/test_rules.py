@@ -1237,8 +1237,10 @@ def _base_and_subclass(base_body: str, sub_method: str = "", base_key: str = "'v
     ("return {}", "def to_pp_tensors(self):\n    return {**super().to_pp_tensors(), 'entropy': self.value}\n"),
     ("return {}", "def to_pp_tensors(self):\n    out = StatOutput.to_pp_tensors(self)\n"
                   "    out['entropy'] = self.value\n    return out\n"),
+    ("return {}", "def _common(self):\n    return super().to_pp_tensors()\n\n"
+                  "def to_pp_tensors(self):\n    return {**self._common(), 'entropy': self.value}\n"),
 ], ids=["empty-placeholder", "none-placeholder", "non-tensor-placeholder", "merged-through-super",
-        "merged-through-the-base"])
+        "merged-through-the-base", "merged-through-a-helper"])
 def test_a_base_method_every_sending_subclass_overrides_is_not_judged_alone(lint_project, base_body, sub_method):
     """Only ``EntropyOutput`` is built: the base's method never runs, or runs merged into the subclass's mapping
     (where an empty one is no error), so SGLang raises nothing."""
@@ -1249,6 +1251,16 @@ def test_a_base_method_every_sending_subclass_overrides_is_not_judged_alone(lint
 def test_a_base_method_a_subclass_returns_through_super_is_judged(lint_project, base_body, code):
     src = _base_and_subclass(base_body, "def to_pp_tensors(self):\n    return super().to_pp_tensors()\n")
     assert {finding[-1] for finding in check_module(lint_project, src)} == {code}
+
+
+@pytest.mark.parametrize("sub_method", [
+    "def _common(self):\n    return super().to_pp_tensors()\n\ndef to_pp_tensors(self):\n    return dict(self._common())\n",
+    "def to_pp_tensors(self):\n    base = StatOutput.to_pp_tensors\n    return dict(base(self))\n",
+], ids=["through-a-helper", "through-an-alias"])
+def test_a_base_value_a_subclass_reaches_another_way_is_judged(lint_project, sub_method):
+    """The base's ``.tolist()`` reaches the helper through the subclass (SGLang raises): its PPA012 stands."""
+    src = _base_and_subclass("return {'ids': self.value.tolist()}", sub_method)
+    assert {finding[-1] for finding in check_module(lint_project, src)} == {"PPA012"}
 
 
 @pytest.mark.parametrize("base_key, sub_key, expected", [
@@ -1279,6 +1291,9 @@ def test_ppa014_silent_on_a_guard_against_tensors_the_helper_never_hands_over(li
     assert check_module(lint_project, guarded) == set()
     other = guarded.replace(f"if {guard}:", "if 'a' not in tensors:")
     assert {finding[-1] for finding in check_module(lint_project, other)} == {"PPA014"}
+    for change in ("tensors = {k: v for k, v in tensors.items() if k != 'mask'}", "mask = tensors.pop('mask')"):
+        changed = guarded.replace(f"        if {guard}:", f"        {change}\n        if {guard}:")  # emptied here
+        assert "PPA014" in {finding[-1] for finding in check_module(lint_project, changed)}, change
 
 
 @pytest.mark.parametrize("first, second, ends", [
@@ -1287,7 +1302,8 @@ def test_ppa014_silent_on_a_guard_against_tensors_the_helper_never_hands_over(li
     ("not tensors", "tensors", True),
     ('len(tensors) > 1', 'len(tensors) <= 1', False),
     ('"a" in tensors', '"b" not in tensors', False),
-], ids=["in-not-in", "calls", "not", "len-calls", "other-key"])
+    ("KEYS >= FULL", "KEYS < FULL", False),  # on sets, a superset test and a proper-subset test: both may fail
+], ids=["in-not-in", "calls", "not", "len-calls", "other-key", "orderings"])
 def test_ppa014_an_elif_that_negates_the_if_ends_the_chain(lint_project, first, second, ends):
     """``if x: return ... elif not x: return ...`` covers every case: nothing falls off its end (each test is
     evaluated once, as written; a call in it is not taken to answer the same twice)."""
@@ -1320,9 +1336,13 @@ class Out(DeviceAuxiliaryOutput, metaclass=Meta):
     ("def on_device(fn):\n    def wrapper(self, tensors):\n        return fn(self, tensors, 'cpu')\n    return wrapper\n",
      False),  # the helper calls the wrapper, which takes what it passes
     ("def on_device(fn):\n    fn.tagged = True\n    return fn\n", True),  # returns what it gets: the def is called
-], ids=["wrapper", "keeps-the-function"])
+    ("def on_device(fn):\n    def wrapper(*args, **kwargs):\n        print('traced')\n"
+     "        return fn(*args, **kwargs)\n    return wrapper\n", True),  # forwards every argument: the def's shape
+    ("def on_device(fn):\n    def wrapper(*args, **kwargs):\n        return asyncio.run(fn(*args, **kwargs))\n"
+     "    return wrapper\n", False),  # does something else with the call
+], ids=["wrapper", "keeps-the-function", "forwarding-wrapper", "transforming-wrapper"])
 def test_ppa016_a_project_decorator_that_wraps_the_method_decides_its_shape(lint_project, decorator, reported):
-    src = observer_src("@on_device\ndef from_pp_tensors(self, tensors, device):\n"
+    src = "import asyncio\n" + observer_src("@on_device\ndef from_pp_tensors(self, tensors, device):\n"
                        "    return Out(tensors['a'].to(device), tensors['b'])", extra=decorator)
     codes = {finding[-1] for finding in check_module(lint_project, src)}
     assert codes == ({"PPA016"} if reported else set())
@@ -1440,3 +1460,10 @@ def _from(tensors):
     return Out(tensors["a"], tensors["b"])
 """)
     assert {finding[-1] for finding in check_module(lint_project, src)} == ({"PPA016"} if reported else set())
+
+
+def test_a_key_constant_a_base_declares_as_a_classvar_is_each_subclass_s(lint_project):
+    """``KEY: ClassVar[str]`` declares a class attribute, not an instance one: ``self.KEY`` reads the subclass's."""
+    src = _base_and_subclass("return {self.KEY: torch.zeros(1)}", base_key="'x'", sub_key="''").replace(
+        "    KEY = 'x'\n", "    KEY: typing.ClassVar[str]\n")
+    assert {finding[-1] for finding in check_module(lint_project, "import typing\n" + src)} == {"PPA011"}

@@ -78,15 +78,33 @@ def refuse_shared(directory: Path, project: Project, options: Options) -> None:
 
 def _outside_the_repository(directory: Path, project: Project, options: Options) -> str | None:
     """Why a cache directory the checked repository chose (its config's ``cache-dir``, or a committed link at
-    ``.ppaux_lint_cache``) may not be used: once every link is followed, it lies outside the project root, where
-    the files it would make are the user's to choose (``--cache-dir``, or a ``--config`` file of the user's)."""
+    ``.ppaux_lint_cache``) may not be used: once every link is followed, it lies outside the repository (the
+    version-controlled tree the project is in: a monorepo's shared cache at its root is inside it; the project
+    root where there is none), where the files it would make are the user's to choose (``--cache-dir``, or a
+    ``--config`` file of the user's)."""
     if options.cache_dir is not None or project.override:
         return None
-    real, root = os.path.realpath(directory), os.path.realpath(project.root)
+    real, root = os.path.realpath(directory), _repository(os.path.realpath(project.root))
     if is_within(real, root):
         return None
     return (f"{real} lies outside the project {root}, and a repository's own setting (or a link it holds) does not "
             "choose where ppaux-lint writes outside it; pass --cache-dir to put the cache there")
+
+
+_VERSION_CONTROL = (".git", ".hg", ".svn", ".jj")
+
+
+def _repository(root: str) -> str:
+    """The top of the version-controlled tree ``root`` is in (the nearest directory above it, or itself, that holds
+    ``.git`` or another tool's), else ``root``."""
+    here = root
+    while True:
+        if any(os.path.lexists(os.path.join(here, marker)) for marker in _VERSION_CONTROL):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return root
+        here = parent
 
 
 def _not_a_directory(directory: Path) -> str | None:

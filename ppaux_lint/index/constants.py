@@ -207,7 +207,8 @@ class Constants:
 
     def _on_instance(self, cls: str, name: str, depth: int) -> Where | None:
         """The class constant ``self.<name>`` reads on an instance of ``cls``: only where no class along the MRO
-        declares ``name`` an instance attribute (an annotated field, one ``__init__`` stores) or takes over
+        declares ``name`` an instance attribute (an annotated field, not a ``ClassVar``; one ``__init__`` stores) or
+        takes over
         attribute lookup (``__getattribute__``), since an instance attribute would hide it. (A store of that
         name on anything in the class constant's own file already makes it no constant.)"""
         head = name.partition(".")[0]
@@ -217,7 +218,7 @@ class Constants:
             summary = self.graph.classes.get(owner)
             if summary is None:
                 continue  # builtins.object; any other class outside the project makes ``_in_class`` unknown
-            if (any(f.name == head for f in (*summary.fields, *summary.init_fields))
+            if (any(f.name == head and "ClassVar" not in f.annotation for f in (*summary.fields, *summary.init_fields))
                     or summary.method("__getattribute__") is not None or summary.assign("__getattribute__")):
                 return None
         return self._in_class(cls, name, depth + 1)

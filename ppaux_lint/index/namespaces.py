@@ -406,6 +406,10 @@ class Namespaces:
             self._decorate(namespace, fqn, summary, edit.scope,
                            Decorator(edit.how[:-2] if called else edit.how, called, edit.span.line))
             return
+        if edit.kind == "call" and edit.how.endswith("()"):  # ``pp_fields("ids")(Out)`` standing alone
+            if self._is_project_function(summary.module, edit.how[:-2]):  # an outside registry's leaves it alone
+                self._decorate(namespace, fqn, summary, edit.scope, Decorator(edit.how[:-2], True, edit.span.line))
+            return
         if edit.kind == "call":
             self._handed(namespace, summary, edit)
             return
@@ -416,6 +420,11 @@ class Namespaces:
                 "at any time", summary.path, edit.span.line)
             return
         self._set(namespace, summary, edit, where, "set")
+
+    def _is_project_function(self, module: str, name: str) -> bool:
+        target = self._graph.resolve(module, name, "")
+        found = function_at(self._graph, target) if target else None
+        return found is not None and any(flow.qualname == found[1] for flow in found[0].flows)
 
     def _handed(self, namespace: Namespace, summary: FileSummary, edit: NamespaceEdit) -> None:
         """``install_transport(Out, "to", fn)`` at module level: a project function that edits what it is handed

@@ -226,7 +226,7 @@ def _report_stays_inside(config: Config, where: str) -> None:
     inside = [part for part in [*Path(os.path.relpath(parent, directory)).parts, target.name] if part != "."]
     private = next((part for part in inside if part.startswith(".") or part in _ENVIRONMENTS), None)
     if private is None:  # a virtual environment by any name: its ``pyvenv.cfg`` says what it is
-        on_the_way = [Path(directory, *inside[:depth]) for depth in range(1, len(inside))]
+        on_the_way = [Path(directory, *inside[:depth]) for depth in range(len(inside))]  # the directory itself too
         private = next((folder.name for folder in on_the_way if (folder / "pyvenv.cfg").is_file()), None)
     if private is not None:
         raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} goes through {private!r}: "
@@ -298,7 +298,8 @@ def _per_file_ignores(value: Any, key: str, where: str) -> dict[str, tuple[str, 
             Globs([glob])
         except ValueError as exc:
             raise ConfigError(f"{where}invalid glob {glob!r} in '{key}': {exc}") from None
-    return {glob: _strings(codes, f"{key}.{glob}", where) for glob, codes in table.items()}
+    return {glob: tuple(code.strip().upper() for code in _strings(codes, f"{key}.{glob}", where))
+            for glob, codes in table.items()}  # as --ignore reads its codes
 
 
 def _protocols(value: Any, key: str, where: str) -> Protocols:

@@ -26,7 +26,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
             on = f" on an instance of `{instance}`" if instance != own.info.fqn else ""
             yield RULE.finding(f"{own.where} returns a tensor {named}{on}, which is not a non-empty "
                                f"string: {pp_errors.raised(pp_errors.BAD_NAME)}",
-                               own.path, key.span, own.info.fqn)
+                               own.path, key.span, instance)  # the class whose constant makes the name
 
 
 RULE = Rule("PPA011", "invalid-pp-tensor-name", "A returned PP tensor name is not a non-empty string", check,

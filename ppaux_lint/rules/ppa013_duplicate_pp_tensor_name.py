@@ -25,8 +25,9 @@ def check(context: CheckContext) -> Iterator[Finding]:
             continue
         names = seen.setdefault((own.info.fqn, instance, fact), set())
         if key.value in names:
-            yield RULE.finding(f"{own.where} returns {key.shown} twice in one dict; the first tensor is silently "
-                               f"replaced and never reaches the next stage", own.path, key.span, own.info.fqn)
+            on = f" on an instance of `{instance}`" if instance != own.info.fqn else ""
+            yield RULE.finding(f"{own.where} returns {key.shown} twice in one dict{on}; the first tensor is silently "
+                               f"replaced and never reaches the next stage", own.path, key.span, instance)
         names.add(key.value)
 
 

@@ -49,18 +49,18 @@ def _property_problem(context: CheckContext, own: OwnMethod) -> str | None:
 
 
 def _rewrapped(context: CheckContext, own: OwnMethod) -> bool:
-    """Whether a decorator of the method is a project function that returns something else than the function it
-    is given (a wrapper: ``@with_device`` calling ``fn(self, tensors, device)``, ``@run_sync`` around an ``async
-    def``): the method as written is not what the helper calls. A decorator from elsewhere is taken to keep the
-    signature, as ``functools.lru_cache`` and ``torch.no_grad()`` do."""
+    """Whether a decorator of the method is a project function that does not keep its signature
+    (``FunctionFlow.keeps``: a wrapper of its own, ``@with_device`` calling ``fn(self, tensors, device)``, or one that
+    does something else with the call, ``@run_sync`` around an ``async def``): the method as written is not what
+    the helper calls. A ``(*args, **kwargs)`` wrapper that returns the forwarded call (logging, timing) keeps it,
+    and so is a decorator from elsewhere taken to, as ``functools.lru_cache`` and ``torch.no_grad()`` do."""
     index = context.index
     module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
     for decorator in own.method.decorators:
         target = index.resolve(module, decorator, scope) if decorator else None
         found = function_at(index, target) if target else None
         flow = next((f for f in found[0].flows if f.qualname == found[1]), None) if found is not None else None
-        if flow is not None and (flow.opaque or not flow.returns
-                                 or not set(flow.returns) <= {param for param, _ in flow.params}):
+        if flow is not None and not flow.keeps:
             return True
     return False
 

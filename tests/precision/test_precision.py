@@ -76,13 +76,14 @@ class Known:
     missed: frozenset[Pair] = frozenset()
     false_positives: frozenset[Pair] = frozenset()
     unknown_not_listed: frozenset[str] = frozenset()
+    unknown_in_summary: int | None = None  # the count check's summary line gives, where it is not the expected one
 
 
 def load_known() -> dict[str, Known]:
     data = tomllib.loads(KNOWN_DIFFERENCES.read_text(encoding="utf-8")) if KNOWN_DIFFERENCES.is_file() else {}
     return {name: Known(frozenset(map(tuple, entry.get("missed", []))),
                         frozenset(map(tuple, entry.get("false_positives", []))),
-                        frozenset(entry.get("unknown_not_listed", [])))
+                        frozenset(entry.get("unknown_not_listed", [])), entry.get("unknown_in_summary"))
             for name, entry in data.items()}
 
 
@@ -236,4 +237,10 @@ def test_summary_counts_unknown_classes(expectation: Expectation, paths: tuple[s
     much was proven: exactly the project's ``[[unknown]]`` classes, and nothing where it has none."""
     monkeypatch.chdir(copy_project(expectation, tmp_path))
     expected = len(expectation.unknown) or None
-    assert summary_unknown(paths) == expected, f"{expectation.name}: `check {' '.join(paths)}`"
+    found = summary_unknown(paths)
+    known = KNOWN.get(expectation.name, Known()).unknown_in_summary
+    if known is not None:  # held as known_differences.toml says, and failing once it is right
+        assert found != expected, f"NOW RIGHT (remove unknown_in_summary from [{expectation.name}])"
+        assert found == known, f"{expectation.name}: `check {' '.join(paths)}` counts {found}, not the known {known}"
+        pytest.xfail(f"{expectation.name}: the summary counts {found} unknown classes, {expected or 0} expected")
+    assert found == expected, f"{expectation.name}: `check {' '.join(paths)}`"

@@ -338,3 +338,15 @@ def test_a_link_planted_inside_the_cache_is_never_written_through(root: Path, tm
         assert result.stdout == expected  # the same findings
     assert list(victim.iterdir()) == []
     assert planted.is_symlink()
+
+
+def test_a_sub_project_may_keep_its_cache_at_the_top_of_its_repository(tmp_path: Path) -> None:
+    """In a monorepo, ``cache-dir = "../.cache/ppaux-lint"`` in a sub-project's config stays inside the repository
+    (the directory holding ``.git``), which is the repository's to use."""
+    repository = tmp_path / "mono"
+    (repository / ".git").mkdir(parents=True)
+    root = write_tree(repository / "pkg", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT},
+                      '[tool.ppaux-lint]\ncache-dir = "../.cache/ppaux-lint"\n')
+    result = cli(["check", "--output-format", "concise", "."], root)
+    assert _found(result), (result.returncode, result.stdout, result.stderr)
+    assert (repository / ".cache" / "ppaux-lint" / "CACHEDIR.TAG").is_file()

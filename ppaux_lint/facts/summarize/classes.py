@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from ppaux_lint.contract.names import LOOKED_UP, TO_PP
 from ppaux_lint.facts.summarize.constructors import constructor_facts
@@ -63,6 +64,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
             if stmt.value is not None:
                 assigns.append(_member(stmt.target, stmt.value, positions))
     _detail_helpers(methods, statements, superseded, positions)
+    _reach_up(methods, statements, positions.text)
     bases = [base for base in node.bases if dotted(base)]
     base_args = tuple(_type_arguments(base) for base in bases)
     return ClassSummary(
@@ -108,6 +110,34 @@ def _detail_helpers(methods: list[MethodSummary], statements: Sequence[ast.stmt]
             at = next(i for i, m in enumerate(methods) if m.name == name)
             methods[at] = summarize_method(defs[name], positions, detailed=True)
             queue.append(methods[at])
+
+
+def _reach_up(methods: list[MethodSummary], statements: Sequence[ast.stmt], text: str) -> None:
+    """``to_pp_tensors`` that calls none above it itself (``MethodSummary.up`` is "") may still reach one: a helper
+    of the class calls ``super().to_pp_tensors()``, or a method names ``Base.to_pp_tensors`` without calling it
+    there (``run = Base.to_pp_tensors``). Either makes it "merged": the base's may run, inside this class's
+    mapping, and is judged so (``rules/base.py``). Looked for only where the file spells the name twice."""
+    at = next((i for i, m in enumerate(methods) if m.name == TO_PP and not m.up), None)
+    if at is None or text.count(TO_PP) < 2:
+        return
+    for stmt in statements:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        receiver = stmt.args.args[0].arg if stmt.args.args else ""
+        for node in walk_scope(stmt.body):
+            if isinstance(node, ast.Attribute) and node.attr == TO_PP and _names_above(node.value, receiver):
+                methods[at] = replace(methods[at], up="merged")
+                return
+
+
+def _names_above(owner: ast.expr, receiver: str) -> bool:
+    """``super()`` (or ``super(Out, self)``), or a class named by a dotted name that is not the receiver's."""
+    if isinstance(owner, ast.Call):
+        return isinstance(owner.func, ast.Name) and owner.func.id == "super"
+    head = owner
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    return isinstance(head, ast.Name) and head.id != receiver
 
 
 _NAMESPACE_CALLS = ("vars", "locals")

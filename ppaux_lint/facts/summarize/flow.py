@@ -33,7 +33,7 @@ def can_fall_through(body: Sequence[ast.stmt]) -> bool:
 
 def _if_ends(stmt: ast.If, earlier: tuple[ast.expr, ...]) -> bool:
     """Whether every branch of an ``if``/``elif`` chain ends, its last ``elif`` standing for ``else`` when its test
-    is the negation of an earlier test of the chain (``if x is not None: ... elif x is None: ...``)."""
+    is the negation of an earlier test of the chain (``if x is not None: ... elif x is None: ...``: ``_OPPOSITE``)."""
     if can_fall_through(stmt.body):
         return False
     tests = (*earlier, stmt.test)
@@ -45,7 +45,9 @@ def _if_ends(stmt: ast.If, earlier: tuple[ast.expr, ...]) -> bool:
 
 
 _OPPOSITE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Eq: ast.NotEq,
-             ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+             ast.NotEq: ast.Eq}
+"""Comparisons of which exactly one holds, for any operands. Not ``<`` and ``>=``: on sets (``keys <= FULL``) they
+are subset tests, on floats NaN fails both."""
 
 
 def _negates(test: ast.expr, other: ast.expr) -> bool:

@@ -20,11 +20,11 @@ function a generator, whose call hands back none of its returns.
 from __future__ import annotations
 
 import ast
-from dataclasses import field
+from dataclasses import field, replace
 
 from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
 from ppaux_lint.facts.summarize.methods import annotation_target
-from ppaux_lint.facts.summarize.syntax import called_name, qualname
+from ppaux_lint.facts.summarize.syntax import called_name, qualname, walk_scope
 from ppaux_lint.facts.summary import Expr, FunctionFlow
 from ppaux_lint.support.records import dataclass
 
@@ -242,7 +242,7 @@ class Flows:
             builder.calls = trailing_calls(node.body)
         flow = builder.flow()
         if flow is not None:
-            self.found.append(flow)
+            self.found.append(replace(flow, keeps=_keeps_signature(node)) if builder.binding == "function" else flow)
 
     def enter_class(self) -> None:
         self._stack.append(None)
@@ -306,3 +306,33 @@ class Flows:
 
 def _yields(node: ast.expr | None) -> bool:
     return isinstance(node, (ast.Yield, ast.YieldFrom))
+
+
+def _keeps_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function, used as a decorator, leaves what it decorates callable as before: every return gives
+    back its first parameter, or a function it defines that takes ``*args, **kwargs`` and returns a call forwarding
+    both (``return fn(*args, **kwargs)``: logging, timing). A wrapper of its own signature, or one that does
+    something else with the call's result (``asyncio.run(fn(...))``), does not keep it."""
+    positional = node.args.posonlyargs + node.args.args
+    if not positional or isinstance(node, ast.AsyncFunctionDef):
+        return False
+    given = positional[0].arg
+    nested = {stmt.name: stmt for stmt in node.body if isinstance(stmt, ast.FunctionDef)}
+    returns = [stmt for stmt in walk_scope(node.body) if isinstance(stmt, ast.Return)]
+    return bool(returns) and all(isinstance(r.value, ast.Name) and (
+        r.value.id == given or (r.value.id in nested and _forwards(nested[r.value.id]))) for r in returns)
+
+
+def _forwards(wrapper: ast.FunctionDef) -> bool:
+    """``def wrapper(*args, **kwargs)`` whose every return is ``some(*args, **kwargs)``."""
+    args = wrapper.args
+    if args.posonlyargs or args.args or args.kwonlyargs or args.vararg is None or args.kwarg is None:
+        return False
+    star, double = args.vararg.arg, args.kwarg.arg
+    returns = [stmt for stmt in walk_scope(wrapper.body) if isinstance(stmt, ast.Return)]
+    return bool(returns) and all(
+        isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Name) and len(r.value.args) == 1
+        and isinstance(r.value.args[0], ast.Starred) and isinstance(r.value.args[0].value, ast.Name)
+        and r.value.args[0].value.id == star and len(r.value.keywords) == 1 and r.value.keywords[0].arg is None
+        and isinstance(r.value.keywords[0].value, ast.Name) and r.value.keywords[0].value.id == double
+        for r in returns)

@@ -229,9 +229,9 @@ class Namespaces:
 
     def _call(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
         """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed to the
-        decorator a factory returns (``pp_fields("ids")(Out)``: a "decorate" edit, as ``Out = pp_fields("ids")(Out)``
-        is; a decorator that returns another class leaves the name to this one, so at worst the class is taken to
-        have what the decorator gives), a class handed first to a function at module level
+        decorator a factory returns (``pp_fields("ids")(Out)``: a "call" edit whose ``how`` ends in "()", followed as
+        the decorator when the factory is the project's, left alone as a registry's when it is not), a class handed
+        first to a function at module level
         (``install_transport(Out, "to", fn)``: a "call" edit), or a class editor's class handed on."""
         callee = dotted(call.func)
         if callee in ("setattr", "delattr") and len(call.args) >= 2:
@@ -247,7 +247,7 @@ class Namespaces:
             self._hidden_target(call.func.value, scope, frame)
         elif frame is None and (decorator := _decorating(call, dotted(call.args[0]) if call.args else "")) \
                 and decorator.endswith("()"):  # ``pp_fields("ids")(Out)``: a factory's decorator, applied in place
-            self._edit(dotted(call.args[0]), "", "decorate", None, call, scope, frame, how=decorator)
+            self._edit(dotted(call.args[0]), "", "call", None, call, scope, frame, how=decorator)
         elif frame is None and callee and callee not in _READERS and call.args and dotted(call.args[0]):
             self._edit(dotted(call.args[0]), "", "call", None, call, scope, frame, how=callee)
         if frame is not None:

@@ -140,11 +140,31 @@ def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
     """The ids of the ``return`` statements in the body of an ``if`` that tests ``data`` empty or None (``not
     tensors``, ``tensors is None``, ``len(tensors) == 0``, ``not len(tensors)``, ``tensors == {}``, or several
     joined by ``or``)."""
+    if _changed(body, data):
+        return set()  # a rebound or emptied mapping may be empty whatever the helper handed over
     found: set[int] = set()
     for statement in walk_statements(body):
         if isinstance(statement, ast.If) and _tests_empty(statement.test, data):
             found.update(id(s) for s in walk_statements(statement.body) if isinstance(s, ast.Return))
     return found
+
+
+_EMPTYING = frozenset({"pop", "popitem", "clear", "__delitem__"})
+
+
+def _changed(body: list[ast.stmt], data: str) -> bool:
+    """Whether the method binds ``data`` again or takes keys out of it (``tensors = {...}``, ``tensors.pop(k)``,
+    ``del tensors[k]``), anywhere in its body: its emptiness is then its own, not the helper's."""
+    for node in walk_scope(body):
+        if isinstance(node, ast.Name) and node.id == data and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _EMPTYING \
+                and _is_data(node.func.value, data):
+            return True
+        if isinstance(node, ast.Delete) and any(isinstance(t, ast.Subscript) and _is_data(t.value, data)
+                                                for t in node.targets):
+            return True
+    return False
 
 
 def _tests_empty(test: ast.expr, data: str) -> bool:
