@@ -9,8 +9,9 @@ ppaux-lint's files. ppaux-lint keeps its cache only in a directory that does not
 one that carries its tag: the ``CACHEDIR.TAG`` whose text names ppaux-lint, which it writes before anything
 else into a directory it makes (another tool's tag, pytest's or ruff's, does not make a directory
 ppaux-lint's). A repository chooses no cache directory outside itself (its config's ``cache-dir``, or a link
-committed at ``.ppaux_lint_cache``): only the user's ``--cache-dir`` or ``--config`` may. Something that is not a
-directory (a file, ``/dev/null``) is refused too. A refused setting is a usage error naming it (exit 2), not a run
+committed at ``.ppaux_lint_cache``): only the user's ``--cache-dir`` or ``--config`` may. A setting that names
+something that is not a directory (a file, ``/dev/null``) is refused too; at the default place, such a thing only
+makes the run a slow one. A refused setting is a usage error naming it (exit 2), not a run
 without a cache: a run that
 silently stopped caching would only be slow, but one that had written its markers among the user's files would
 have hidden them from git and from the next run's discovery. A directory that cannot be made or written is
@@ -69,7 +70,8 @@ def refuse_shared(directory: Path, project: Project, options: Options) -> None:
     try:
         why = (_outside_the_repository(directory, project, options)
                or contains_checked(directory, (project.root, *project.tops, *options.overlays))
-               or _not_a_directory(directory) or _not_ours(directory))
+               or (_not_a_directory(directory) if options.cache_dir is not None or project.config.cache_dir else None)
+               or _not_ours(directory))
     except ValueError:  # a path the OS cannot take (a NUL in cache-dir): refused, as any name that cannot be one
         why = f"{str(directory)!r} cannot name a directory"
     if why is not None:

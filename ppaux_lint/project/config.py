@@ -397,18 +397,21 @@ KEYS = (
         "Gitignore-style patterns of paths not to check; replaces the default excludes.", _strings),
     Key("extend-exclude", STRINGS, "none", "Patterns excluded on top of `exclude`.", _strings),
     Key("per-file-ignores", "table: glob → list of codes", "none",
-        "Rule codes or prefixes to skip in the files a glob matches.", _per_file_ignores),
+        "Rule codes or prefixes to skip in the files a glob matches; one that names no rule is an error (exit 2), "
+        "as for `ignore`.", _per_file_ignores),
     Key("protocols", "table", "SGLang's classes", "Extra roots for forks: the keys below.", _protocols),
     Key("structural", "boolean", "`true`",
         "Recognise classes by their methods too, not only by inheritance.", _boolean),
     Key("cache-dir", "string", "`.ppaux_lint_cache`",
-        "The cache's directory, read from the project root's table ([Reliability](reliability.md)).", _string),
+        "The cache's directory, read from the project root's table; it must lie inside the project's repository "
+        "(`--cache-dir` may name any directory) ([Reliability](reliability.md)).", _string),
     Key("target-version", "string (`py310`)", "the oldest Python `requires-python` allows, else `py310`",
         "The Python whose grammar files are parsed for, as ruff spells it (above).",
         _target_version),
     Key("output-file", "string", "none (standard output)",
-        "Where `check` writes its report, relative to the config's directory and inside it (a file elsewhere is "
-        "refused: [Reliability](reliability.md)); `--output-file` wins.", _string),
+        "Where `check` writes its report, relative to the config's directory and inside it, not through a hidden "
+        "name or an environment (`.git/`, `.venv/`, `node_modules/`), and never over an executable file (refused: "
+        "[Reliability](reliability.md)); `--output-file` wins.", _string),
     Key("src", STRINGS, "`src/` and the packaging config's",
         "Source roots, relative to the config's directory ([The project model](project-model.md)).", _strings),
     Key("verify", "table", "none", "Settings of `verify`: the keys below ([verify](verify.md)).", _verify),

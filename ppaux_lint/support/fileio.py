@@ -80,7 +80,8 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
     owner where this process may give it, the new one keeps. ``durable`` syncs the data before the rename and
     the directory after it, as a user's file needs and a cache entry does not (a torn one is a miss).
     ``expected``: what the file held when the new text was made from it, read again just before the rename; a
-    file saved meanwhile (an editor, another tool) raises ``ChangedMeanwhile`` and keeps what was saved.
+    file saved meanwhile (an editor, another tool) raises ``ChangedMeanwhile`` and keeps what was saved, unless
+    it already holds ``data`` (one file fixed under two names), which is then left as it is.
 
     Raises OSError. The temporary file is removed on any failure, an interrupt included: only a kill, or a
     crash of the system, leaves one, under a name ``stray_temporaries`` recognises."""
@@ -94,7 +95,11 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
                 _keep_owner_and_mode(handle.fileno(), like)
             if durable:
                 os.fsync(handle.fileno())
-        if expected is not None and _current(path) != expected:
+        current = _current(path) if expected is not None else None
+        if current is not None and current == data:  # already this text (the same file fixed through a link)
+            os.unlink(temporary)
+            return
+        if expected is not None and current != expected:
             raise ChangedMeanwhile(errno.EAGAIN, "it changed since it was read", str(path))
         os.replace(temporary, path)
     except BaseException:

@@ -28,6 +28,7 @@ from ppaux_lint.cache.packs import PACK, pack_bytes
 from ppaux_lint.cache.scan_index import RESCAN_COST
 from ppaux_lint.cache.summaries import summary_codec
 from ppaux_lint.facts.summary import SUMMARY_FORMAT, FileSummary
+from ppaux_lint.support.errors import UsageError
 
 from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, copy_fixture, key, run, write_tree
 
@@ -295,8 +296,17 @@ def test_cache_paths_of_the_wrong_kind(project: Path, what: str) -> None:
 
 def test_a_cache_dir_that_cannot_be_created(project: Path) -> None:
     expected = _reference(project)
-    for directory in (Path("/proc/ppaux-lint-cache"), Path("/proc/self/ppaux/cache"), project / "pyproject.toml"):
+    for directory in (Path("/proc/ppaux-lint-cache"), Path("/proc/self/ppaux/cache")):
         assert key(run(project, cache_dir=directory).findings) == expected
+
+
+def test_a_cache_dir_setting_that_names_no_directory_is_refused(project: Path) -> None:
+    """A file or a device named as the cache could never hold it: a usage error naming the setting, as the
+    command line's own check of ``--cache-dir`` refuses a file (a file at the default place is a slow run:
+    ``test_cache_paths_of_the_wrong_kind``)."""
+    for directory in (project / "pyproject.toml", Path(os.devnull)):
+        with pytest.raises(UsageError, match="is not a directory"):
+            run(project, cache_dir=directory)
 
 
 def test_a_read_only_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
