@@ -1022,3 +1022,33 @@ def test_an_outside_registry_applied_by_a_call_standing_alone_leaves_the_class_j
                                      f"class Scores(DeviceAuxiliaryOutput):{COPY}\n\nregistry.register('x')(Scores)\n"})
     analysis = run_analysis()
     assert reported(analysis.findings) == {("pkg.outputs.Scores", "PPA001")} and analysis.unjudged() == []
+
+
+def test_a_constant_bound_under_a_condition_is_no_constant(lint_project):
+    """``KEY`` is "a" on one Python and "b" on another: keys computed from it are not known, so no key mismatch is
+    reported either way."""
+    lint_project({"pkg/outputs.py": IMPORT_AUX + IMPORT_OBS + f"""
+import sys
+
+
+class Out(DeviceAuxiliaryOutput):{COPY}
+    if sys.version_info >= (3, 12):
+        KEY = "a"
+    else:
+        KEY = "b"
+
+    def __init__(self, x):
+        self.x = x
+
+    def to_pp_tensors(self):
+        return {{self.KEY: self.x}}
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Out(token_ids)
+
+    def from_pp_tensors(self, tensors):
+        return Out(tensors["a"])
+"""})
+    assert reported(lint()) == set()

@@ -332,7 +332,8 @@ def _final_bindings(statements: Sequence[ast.stmt], conditional: set[int]) -> tu
     """Which of a class body's ``def`` and assignment statements Python's namespace keeps, as ids of the ones it
     does not (a name bound again later: ``@overload`` stubs before the real ``def``, a ``def`` replaced by
     another); and for the looked-up names (``LOOKED_UP``) bound under a condition after their last certain
-    binding, or only under one, an ``unread`` entry: which binding holds depends on the condition. A ``def``
+    binding, or only under one, an ``unread`` entry: which binding holds depends on the condition (every binding
+    of such a name stays). A ``def``
     decorated ``@<name>.setter`` (or ``getter``, ``deleter``) adds to the property of its name, and replaces
     nothing the summary reads."""
     bound: dict[str, list[ast.stmt]] = {}
@@ -345,11 +346,12 @@ def _final_bindings(statements: Sequence[ast.stmt], conditional: set[int]) -> tu
         certain = [s for s in statements_of if id(s) not in conditional]
         last = certain[-1] if certain else None
         later = [s for s in statements_of if id(s) in conditional and (last is None or s.lineno > last.lineno)]
-        if later and name in LOOKED_UP:
-            unread.append((name, f"its body binds `{name}` under a condition (line {later[0].lineno}): which "
-                                 "binding holds depends on it", later[0].lineno))
-        keep = last if last is not None else statements_of[-1]
-        superseded.update(id(s) for s in statements_of if s is not keep)
+        if later:  # every binding stays, as several (a constant so bound is no constant: ``index/constants.py``)
+            if name in LOOKED_UP:
+                unread.append((name, f"its body binds `{name}` under a condition (line {later[0].lineno}): which "
+                                     "binding holds depends on it", later[0].lineno))
+            continue
+        superseded.update(id(s) for s in statements_of if s is not last)
     return superseded, unread
 
 
