@@ -95,9 +95,11 @@ def _detail_helpers(methods: list[MethodSummary], statements: Sequence[ast.stmt]
     """Summarize in detail (returns, key reads) the methods of this body that ``to_pp_tensors`` returns the call of
     (``return self._pack()``), and those that they return in turn: what the helper returns is what is sent
     (``rules/sent.py`` follows it). Only here, where the defs are at hand; most classes have none."""
+    queue = [m for m in methods if m.name == TO_PP and any(f.kind == "construct" for f in m.returns)]
+    if not queue:
+        return
     defs = {stmt.name: stmt for stmt in statements if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
             and id(stmt) not in superseded}
-    queue = [m for m in methods if m.name == TO_PP]
     done = {TO_PP}
     while queue:
         method = queue.pop()
@@ -337,11 +339,19 @@ def _final_bindings(statements: Sequence[ast.stmt], conditional: set[int]) -> tu
     decorated ``@<name>.setter`` (or ``getter``, ``deleter``) adds to the property of its name, and replaces
     nothing the summary reads."""
     bound: dict[str, list[ast.stmt]] = {}
+    again = False
     for stmt in statements:
         for name in _bound_names(stmt):
-            bound.setdefault(name, []).append(stmt)
+            found = bound.get(name)
+            if found is None:
+                bound[name] = [stmt]
+            else:
+                found.append(stmt)
+                again = True
     superseded: set[int] = set()
     unread: list[Unread] = []
+    if not again and not conditional:  # each name bound once, and certainly: the body as written (most classes)
+        return superseded, unread
     for name, statements_of in bound.items():
         certain = [s for s in statements_of if id(s) not in conditional]
         last = certain[-1] if certain else None
@@ -357,12 +367,14 @@ def _final_bindings(statements: Sequence[ast.stmt], conditional: set[int]) -> tu
 
 def _bound_names(stmt: ast.stmt) -> list[str]:
     """The plain names a class-level ``def`` or assignment binds, as ``summarize_class`` reads them."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        parts = any(isinstance(d, ast.Attribute) and d.attr in _PROPERTY_PARTS and _is_name(d.value, stmt.name)
-                    for d in stmt.decorator_list)
-        return [] if parts else [stmt.name]
-    if isinstance(stmt, ast.Assign):
-        return [target.id for target in stmt.targets if isinstance(target, ast.Name)]
-    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-        return [stmt.target.id]
+    kind = type(stmt)  # ``ast.parse`` makes no subclasses
+    if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+        parts = stmt.decorator_list and any(  # type: ignore[attr-defined]
+            type(d) is ast.Attribute and d.attr in _PROPERTY_PARTS and _is_name(d.value, stmt.name)  # type: ignore
+            for d in stmt.decorator_list)  # type: ignore[attr-defined]
+        return [] if parts else [stmt.name]  # type: ignore[attr-defined]
+    if kind is ast.Assign:
+        return [target.id for target in stmt.targets if type(target) is ast.Name]  # type: ignore[attr-defined]
+    if kind is ast.AnnAssign and type(stmt.target) is ast.Name and stmt.value is not None:  # type: ignore
+        return [stmt.target.id]  # type: ignore[attr-defined]
     return []

@@ -20,7 +20,7 @@ function a generator, whose call hands back none of its returns.
 from __future__ import annotations
 
 import ast
-from dataclasses import field, replace
+from dataclasses import field
 
 from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
 from ppaux_lint.facts.summarize.methods import annotation_target
@@ -143,6 +143,7 @@ class _Builder:
     opaque: bool = False
     nested: bool = False  # defined in a function: its flow is never asked for
     calls: tuple[str, ...] = ()  # what every path falling off the end ends with a call of (``flow.trailing_calls``)
+    keeps: bool = False  # as a decorator, it leaves what it decorates callable as it was (``_keeps_signature``)
 
     def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)
@@ -168,7 +169,8 @@ class _Builder:
         return FunctionFlow(self.qualname, tuple(map(render, returns)),
                             tuple((name, tuple(map(render, values))) for name, values in read_locals),
                             tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
-                            self.binding, return_type, optional, self.opaque, tuple(self.lines), self.calls)
+                            self.binding, return_type, optional, self.opaque, tuple(self.lines), self.calls,
+                            self.keeps)
 
     def _tells_nothing(self, returns: list[Shape]) -> bool:
         """Every return unknown and nothing stored (a function with no return at all always raises: that is
@@ -240,9 +242,13 @@ class Flows:
             builder.returns.append(NONE)
             builder.lines.append(-node.lineno)
             builder.calls = trailing_calls(node.body)
+        # a decorator that keeps what it decorates returns a name (its parameter, or a wrapper it defines): only such
+        # functions are read for it, not every function of every file
+        builder.keeps = builder.binding == "function" and bool(builder.returns) \
+            and all(shape[0] == "name" for shape in builder.returns) and _keeps_signature(node)
         flow = builder.flow()
         if flow is not None:
-            self.found.append(replace(flow, keeps=_keeps_signature(node)) if builder.binding == "function" else flow)
+            self.found.append(flow)
 
     def enter_class(self) -> None:
         self._stack.append(None)

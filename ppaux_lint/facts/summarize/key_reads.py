@@ -46,27 +46,36 @@ class KeyReads:
             return
         consumed: set[int] = set()
         caught = _caught(body)
-        guarded = self._guarded(body)
+        raising: list[tuple[int, int]] = []  # (node id, index in ``keys``) of each read that raises when missing
+        tested = False
         for node in walk_scope(body):
             if isinstance(node, SCOPES):
                 self.exact = False  # a closure may read the mapping in ways we do not follow
             elif isinstance(node, ast.Subscript) and self._is_param(node.value) and not isinstance(node.slice,
                                                                                                    ast.Slice):
                 consumed.add(id(node.value))
-                self._record(node.slice, "guarded" if id(node) in guarded else caught.get(id(node), ""))
+                raising.append((id(node), len(self.keys)))
+                self._record(node.slice, caught.get(id(node), ""))
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                   and self._is_param(node.func.value) and node.func.attr in ("get", "pop", "__getitem__")
                   and node.args):
                 consumed.add(id(node.func.value))
                 missing = "get" if node.func.attr == "get" or len(node.args) > 1 or node.keywords else ""
-                self._record(node.args[0], missing or ("guarded" if id(node) in guarded else caught.get(id(node), "")))
+                if not missing:
+                    raising.append((id(node), len(self.keys)))
+                self._record(node.args[0], missing or caught.get(id(node), ""))
             elif isinstance(node, ast.Compare):
                 for op, comparator in zip(node.ops, node.comparators, strict=True):
                     if isinstance(op, (ast.In, ast.NotIn)) and self._is_param(comparator):
                         consumed.add(id(comparator))
+                        tested = True
                         self._record(node.left, "in")
             elif self._is_param(node) and id(node) not in consumed:
                 self.exact = False
+        guarded = self._guarded(body) if tested and raising else set()  # a membership test may guard a read
+        for node, at in raising:
+            if node in guarded and at < len(self.keys):
+                self.keys[at] = replace(self.keys[at], read="guarded")
 
 
     def _guarded(self, body: Sequence[ast.stmt]) -> set[int]:

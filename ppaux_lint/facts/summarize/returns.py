@@ -140,12 +140,12 @@ def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
     """The ids of the ``return`` statements in the body of an ``if`` that tests ``data`` empty or None (``not
     tensors``, ``tensors is None``, ``len(tensors) == 0``, ``not len(tensors)``, ``tensors == {}``, or several
     joined by ``or``)."""
-    if _changed(body, data):
-        return set()  # a rebound or emptied mapping may be empty whatever the helper handed over
     found: set[int] = set()
     for statement in walk_statements(body):
         if isinstance(statement, ast.If) and _tests_empty(statement.test, data):
             found.update(id(s) for s in walk_statements(statement.body) if isinstance(s, ast.Return))
+    if found and _changed(body, data):
+        return set()  # a rebound or emptied mapping may be empty whatever the helper handed over
     return found
 
 
