@@ -1052,3 +1052,16 @@ class Obs(SamplingObserver):
         return Out(tensors["a"])
 """})
     assert reported(lint()) == set()
+
+
+def test_a_factory_s_decorator_bound_to_a_name_then_called_on_the_class_is_followed(lint_project):
+    """``_deco = pp_fields("scores")`` then ``_deco(Scores)``: the module binds the decorator the factory returns,
+    which then changes the class in place (no PPA001); ``Plain`` still lacks the method."""
+    lint_project({
+        "pkg/decorators.py": DECORATORS,
+        "pkg/outputs.py": IMPORT_AUX + "from pkg.decorators import pp_fields\n\n\n"
+                          f"class Scores(DeviceAuxiliaryOutput):{COPY}\n\nclass Plain(DeviceAuxiliaryOutput):{COPY}\n\n"
+                          "_deco = pp_fields('scores')\n_deco(Scores)\n",
+    })
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Plain", "PPA001")} and analysis.unjudged() == []

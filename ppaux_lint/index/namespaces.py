@@ -25,6 +25,7 @@ This module knows the graph only through ``Resolver``: it sits below ``graph.py`
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import field
 from typing import Protocol
@@ -41,6 +42,7 @@ from ppaux_lint.facts.summary import (
     MethodSummary,
     NamespaceEdit,
 )
+from ppaux_lint.index.constants import dotted_name, parse
 from ppaux_lint.index.known_decorators import HARMLESS_DECORATORS, HARMLESS_METACLASSES, METACLASS_HOOKS
 from ppaux_lint.index.model import Touch
 from ppaux_lint.support.records import dataclass
@@ -406,9 +408,10 @@ class Namespaces:
             self._decorate(namespace, fqn, summary, edit.scope,
                            Decorator(edit.how[:-2] if called else edit.how, called, edit.span.line))
             return
-        if edit.kind == "call" and edit.how.endswith("()"):  # ``pp_fields("ids")(Out)`` standing alone
-            if self._is_project_function(summary.module, edit.how[:-2]):  # an outside registry's leaves it alone
-                self._decorate(namespace, fqn, summary, edit.scope, Decorator(edit.how[:-2], True, edit.span.line))
+        factory = edit.how[:-2] if edit.how.endswith("()") else _factory_bound_to(summary, edit.how)
+        if edit.kind == "call" and factory:  # ``pp_fields("ids")(Out)`` or ``_deco(Out)`` (``_deco = pp_fields(..)``)
+            if self._is_project_function(summary.module, factory):  # an outside registry's leaves it alone
+                self._decorate(namespace, fqn, summary, edit.scope, Decorator(factory, True, edit.span.line))
             return
         if edit.kind == "call":
             self._handed(namespace, summary, edit)
@@ -481,3 +484,14 @@ class Namespaces:
         if table is None:
             table = self._functions[summary.path] = {f.qualname: f for f in summary.functions}
         return table
+
+
+def _factory_bound_to(summary: FileSummary, name: str) -> str:
+    """The dotted callee whose call the module binds ``name`` to, once (``_deco = pp_fields("ids")``), from the
+    module's own flow (its locals bound to calls); "" otherwise."""
+    if not name or "." in name:
+        return ""
+    module = next((flow for flow in summary.flows if flow.qualname == ""), None)
+    values = dict(module.locals).get(name, ()) if module is not None else ()
+    node = parse(values[0]) if len(values) == 1 else None
+    return dotted_name(node.func) if isinstance(node, ast.Call) else ""
