@@ -42,7 +42,6 @@ from ppaux_lint.facts.summary import (
     MethodSummary,
     NamespaceEdit,
 )
-from ppaux_lint.index.constants import dotted_name, parse
 from ppaux_lint.index.known_decorators import HARMLESS_DECORATORS, HARMLESS_METACLASSES, METACLASS_HOOKS
 from ppaux_lint.index.model import Touch
 from ppaux_lint.support.records import dataclass
@@ -493,5 +492,9 @@ def _factory_bound_to(summary: FileSummary, name: str) -> str:
         return ""
     module = next((flow for flow in summary.flows if flow.qualname == ""), None)
     values = dict(module.locals).get(name, ()) if module is not None else ()
-    node = parse(values[0]) if len(values) == 1 else None
-    return dotted_name(node.func) if isinstance(node, ast.Call) else ""
+    try:
+        node = ast.parse(values[0], mode="eval").body if len(values) == 1 else None
+    except (SyntaxError, ValueError, RecursionError):
+        return ""
+    callee = ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+    return callee if callee.replace(".", "").replace("_", "").isalnum() else ""  # a dotted name, nothing else
