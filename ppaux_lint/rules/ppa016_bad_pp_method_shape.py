@@ -129,12 +129,13 @@ def _from_pp_shape(method: MethodSummary) -> str:
     required, total, vararg, kwonly = _arity(method)
     if kwonly:
         return f"requires keyword-only argument(s) {', '.join(kwonly)}: TypeError when the helper calls it"
+    besides = "" if "staticmethod" in method.decorators else " besides self"  # a staticmethod binds nothing
     if required > 1:
-        return (f"requires {required} arguments besides self, but the helper passes exactly one (the "
+        return (f"requires {required} arguments{besides}, but the helper passes exactly one (the "
                 f"tensors): TypeError: missing required argument")
     if total == 0 and not vararg:
-        return ("takes no argument besides self, but the helper passes the received tensors: TypeError: "
-                "takes 1 positional argument but 2 were given")
+        given = "1 positional argument but 2 were given" if besides else "0 positional arguments but 1 was given"
+        return f"takes no argument{besides}, but the helper passes the received tensors: TypeError: takes {given}"
     return ""
 
 
