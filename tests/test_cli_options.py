@@ -495,3 +495,14 @@ def test_per_file_ignores_codes_are_read_as_ignore_reads_them(project):
     project('[tool.ppaux-lint]\nper-file-ignores = { "src/*" = [" ppa0 "] }\n')
     result = invoke("check")
     assert result.exit_code == 0, result.stdout
+
+
+def test_output_file_from_a_config_in_a_conda_environment_is_refused(project):
+    root = project('[tool.ppaux-lint]\noutput-file = "env/etc/conda/activate.d/tool.sh"\n')
+    (root / "env" / "conda-meta").mkdir(parents=True)
+    script = root / "env" / "etc" / "conda" / "activate.d" / "tool.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("export TOOL=1\n", encoding="utf-8")
+    result = invoke("check")
+    assert result.exit_code == 2 and "goes through 'env'" in result.stderr
+    assert script.read_text(encoding="utf-8") == "export TOOL=1\n"

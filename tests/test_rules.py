@@ -1291,7 +1291,8 @@ def test_ppa014_silent_on_a_guard_against_tensors_the_helper_never_hands_over(li
     assert check_module(lint_project, guarded) == set()
     other = guarded.replace(f"if {guard}:", "if 'a' not in tensors:")
     assert {finding[-1] for finding in check_module(lint_project, other)} == {"PPA014"}
-    for change in ("tensors = {k: v for k, v in tensors.items() if k != 'mask'}", "mask = tensors.pop('mask')"):
+    for change in ("tensors = {k: v for k, v in tensors.items() if k != 'mask'}", "mask = tensors.pop('mask')",
+                   "self._drop_known(tensors)", "rest = tensors"):
         changed = guarded.replace(f"        if {guard}:", f"        {change}\n        if {guard}:")  # emptied here
         assert "PPA014" in {finding[-1] for finding in check_module(lint_project, changed)}, change
 
@@ -1340,9 +1341,14 @@ class Out(DeviceAuxiliaryOutput, metaclass=Meta):
      "        return fn(*args, **kwargs)\n    return wrapper\n", True),  # forwards every argument: the def's shape
     ("def on_device(fn):\n    def wrapper(*args, **kwargs):\n        return asyncio.run(fn(*args, **kwargs))\n"
      "    return wrapper\n", False),  # does something else with the call
-], ids=["wrapper", "keeps-the-function", "forwarding-wrapper", "transforming-wrapper"])
+    ("def on_device(fn):\n    def wrapper(*args, **kwargs):\n        result = fn(*args, **kwargs)\n"
+     "        return result\n    return functools.update_wrapper(wrapper, fn)\n", True),  # forwards, however written
+    ("def on_device(fn):\n    def wrapper(*args, **kwargs):\n        kwargs.setdefault('device', 'cpu')\n"
+     "        return fn(*args, **kwargs)\n    return wrapper\n", False),  # supplies the extra argument
+], ids=["wrapper", "keeps-the-function", "forwarding-wrapper", "transforming-wrapper", "update-wrapper",
+        "adds-a-keyword"])
 def test_ppa016_a_project_decorator_that_wraps_the_method_decides_its_shape(lint_project, decorator, reported):
-    src = "import asyncio\n" + observer_src("@on_device\ndef from_pp_tensors(self, tensors, device):\n"
+    src = "import asyncio\nimport functools\n" + observer_src("@on_device\ndef from_pp_tensors(self, tensors, device):\n"
                        "    return Out(tensors['a'].to(device), tensors['b'])", extra=decorator)
     codes = {finding[-1] for finding in check_module(lint_project, src)}
     assert codes == ({"PPA016"} if reported else set())
@@ -1467,3 +1473,23 @@ def test_a_key_constant_a_base_declares_as_a_classvar_is_each_subclass_s(lint_pr
     src = _base_and_subclass("return {self.KEY: torch.zeros(1)}", base_key="'x'", sub_key="''").replace(
         "    KEY = 'x'\n", "    KEY: typing.ClassVar[str]\n")
     assert {finding[-1] for finding in check_module(lint_project, "import typing\n" + src)} == {"PPA011"}
+
+
+def test_a_helper_with_a_decorator_is_not_followed(lint_project):
+    """A project decorator may change what ``_pack`` returns (``@namespaced`` prefixes every key): its own dict is
+    not what is sent, and no key is compared."""
+    src = HELPER_OUTPUT.replace("    def _pack(self):", "    @namespaced\n    def _pack(self):") + """
+
+def namespaced(fn):
+    def wrapper(self):
+        return {f"topk.{k}": v for k, v in fn(self).items()}
+    return wrapper
+"""
+    assert {finding[-1] for finding in check_module(lint_project, src)} == set()
+
+
+def test_asdict_skips_a_classvar_however_it_is_imported(lint_project):
+    src = "import typing\nfrom typing import ClassVar as CV\n" + DATACLASS_OUTPUT.replace(
+        "    SCALE: typing.ClassVar[float] = 1.0", "    VERSION: CV[int] = 2").replace('tensors["nmes"]', 'tensors["names"]')
+    messages = [f.message for f in (lint_project({"pkg/mod.py": src}) and lint())]
+    assert not any("VERSION" in m for m in messages), messages

@@ -83,10 +83,15 @@ def _outside_the_repository(directory: Path, project: Project, options: Options)
     ``.ppaux_lint_cache``) may not be used: once every link is followed, it lies outside the repository (the
     version-controlled tree the project is in: a monorepo's shared cache at its root is inside it; the project
     root where there is none), where the files it would make are the user's to choose (``--cache-dir``, or a
-    ``--config`` file of the user's)."""
+    ``--config`` file of the user's). Inside version control's own directory (``.git``) no cache goes, whoever
+    chose it: its markers and entries there break the repository (``git gc`` refuses them)."""
+    real = os.path.realpath(directory)
+    metadata = next((part for part in Path(real).parts if part in _VERSION_CONTROL), None)
+    if metadata is not None:  # whoever chose it: the cache's files there would corrupt the repository
+        return f"{real} lies inside version control's own directory ({metadata})"
     if options.cache_dir is not None or project.override:
         return None
-    real, root = os.path.realpath(directory), _repository(os.path.realpath(project.root))
+    root = _repository(os.path.realpath(project.root))
     if is_within(real, root):
         return None
     return (f"{real} lies outside the project {root}, and a repository's own setting (or a link it holds) does not "
@@ -98,11 +103,13 @@ _VERSION_CONTROL = (".git", ".hg", ".svn", ".jj")
 
 def _repository(root: str) -> str:
     """The top of the version-controlled tree ``root`` is in (the nearest directory above it, or itself, that holds
-    ``.git`` or another tool's), else ``root``."""
+    ``.git`` or another tool's), else ``root``; ``root`` too where that top is the home directory (a repository of
+    dotfiles holds everything of the user's)."""
+    home = os.path.realpath(os.path.expanduser("~"))
     here = root
     while True:
         if any(os.path.lexists(os.path.join(here, marker)) for marker in _VERSION_CONTROL):
-            return here
+            return root if here == home and here != root else here
         parent = os.path.dirname(here)
         if parent == here:
             return root

@@ -17,8 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 20  # 20: ``FunctionFlow.keeps``, ``up`` through any method; 19: ``MemberAssign.binding``; 18:
-# ``ReturnFact.argument``; 17: ``KeyFact.read`` "guarded", "reraised"; 16: ``factory(...)(Out)`` decorates
+SUMMARY_FORMAT = 22  # 22: an empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``;
+# 20: ``up`` through any method; 19: ``MemberAssign.binding``; 18: ``ReturnFact.argument``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -472,8 +472,8 @@ class FunctionFlow:
     opaque: bool = False
     lines: tuple[int, ...] = ()
     calls: tuple[str, ...] = ()  # the callees of the call statements every path falling off the end ends with
-    keeps: bool = False  # a module-level function that, as a decorator, leaves what it decorates callable as it
-    # was: it returns it, or a ``(*args, **kwargs)`` wrapper that returns the forwarded call (``summarize.flows``)
+    rewraps: bool = False  # a module-level function that, as a decorator, certainly changes how what it decorates
+    # is called (a wrapper of its own signature, an event loop, changed keywords: ``summarize.flows``)
 
 
 @dataclass(frozen=True)

@@ -209,9 +209,9 @@ def _report_stays_inside(config: Config, where: str) -> None:
     way is followed: a checked repository's config must not choose a file of the user's elsewhere
     (``../../.bashrc``, an absolute path, a link to the home directory) for ``check`` to replace with its report.
     Nor may it go through a hidden name or an environment of installed code (``venv``, ``node_modules``, any
-    directory holding a ``pyvenv.cfg``): ``.git/hooks/pre-commit``, ``.git/config``, ``.venv/bin/activate`` and
-    ``.envrc`` are the user's, not the repository's, and some of them run. ``--output-file``, the user's own
-    choice on the command line, may name any file."""
+    directory holding a ``pyvenv.cfg`` or a conda ``conda-meta``): ``.git/hooks/pre-commit``, ``.git/config``,
+    ``.venv/bin/activate`` and ``.envrc`` are the user's, not the repository's, and some of them run.
+    ``--output-file``, the user's own choice on the command line, may name any file."""
     target = config.output_path
     if target is None or config.path is None:
         return
@@ -227,7 +227,8 @@ def _report_stays_inside(config: Config, where: str) -> None:
     private = next((part for part in inside if part.startswith(".") or part in _ENVIRONMENTS), None)
     if private is None:  # a virtual environment by any name: its ``pyvenv.cfg`` says what it is
         on_the_way = [Path(directory, *inside[:depth]) for depth in range(len(inside))]  # the directory itself too
-        private = next((folder.name for folder in on_the_way if (folder / "pyvenv.cfg").is_file()), None)
+        private = next((folder.name for folder in on_the_way
+                        if (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()), None)
     if private is not None:
         raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} goes through {private!r}: "
                           "a config's report is not written among hidden files or in an environment of installed "

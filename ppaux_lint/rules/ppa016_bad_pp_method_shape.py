@@ -49,18 +49,19 @@ def _property_problem(context: CheckContext, own: OwnMethod) -> str | None:
 
 
 def _rewrapped(context: CheckContext, own: OwnMethod) -> bool:
-    """Whether a decorator of the method is a project function that does not keep its signature
-    (``FunctionFlow.keeps``: a wrapper of its own, ``@with_device`` calling ``fn(self, tensors, device)``, or one that
-    does something else with the call, ``@run_sync`` around an ``async def``): the method as written is not what
-    the helper calls. A ``(*args, **kwargs)`` wrapper that returns the forwarded call (logging, timing) keeps it,
-    and so is a decorator from elsewhere taken to, as ``functools.lru_cache`` and ``torch.no_grad()`` do."""
+    """Whether a decorator of the method is a project function that certainly changes how it is called
+    (``FunctionFlow.rewraps``: a wrapper of its own signature, ``@with_device`` calling ``fn(self, tensors,
+    device)``; one that runs the call through an event loop, ``@run_sync`` around an ``async def``; one that adds
+    keyword arguments): the method as written is not what the helper calls. Any other decorator (a forwarding
+    wrapper for logging or timing, a factory's, a library's such as ``functools.lru_cache``) is taken to keep
+    the signature."""
     index = context.index
     module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
     for decorator in own.method.decorators:
         target = index.resolve(module, decorator, scope) if decorator else None
         found = function_at(index, target) if target else None
         flow = next((f for f in found[0].flows if f.qualname == found[1]), None) if found is not None else None
-        if flow is not None and not flow.keeps:
+        if flow is not None and flow.rewraps:
             return True
     return False
 

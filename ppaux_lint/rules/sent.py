@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ppaux_lint.contract.names import TO_PP
-from ppaux_lint.facts.summary import KeyFact, MethodSummary, ReturnFact, Span, ValueFact
+from ppaux_lint.facts.summary import Field, KeyFact, MethodSummary, ReturnFact, Span, ValueFact
 from ppaux_lint.index.constants import UNKNOWN
 from ppaux_lint.index.known_bases import adds_no_fields
 from ppaux_lint.index.project_index import ProjectIndex
@@ -217,7 +217,8 @@ def expanded(index: ProjectIndex, owner: str, method: MethodSummary, fact: Retur
         first = members[0]
         if first is None or first.method is None or first.site is None or first.site.path != path \
                 or any(m is None or m.method is not first.method for m in members[1:]) \
-                or not first.method.returns or first.method.is_async or first.method.is_generator:
+                or not first.method.returns or first.method.is_async or first.method.is_generator \
+                or first.method.decorators:  # a decorator may make the helper return something else
             return (fact,)
         return tuple(inner for returned in first.method.returns for inner in expanded(
             index, first.owner, first.method, returned, instances, written, path, depth + 1))
@@ -238,6 +239,17 @@ def _receiver(method: MethodSummary) -> str:
 _NOT_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")  # annotations ``dataclasses`` makes no field of
 
 
+def _not_a_field(index: ProjectIndex, module: str, field: Field) -> bool:
+    """Whether ``dataclasses`` makes no field of an annotated name: its annotation is (or is subscripted from)
+    ``ClassVar``, ``InitVar`` or ``KW_ONLY``, however the module names them (``from typing import ClassVar as
+    CV``), or spells one of them where the index cannot say what the head names."""
+    head = field.annotation.strip("'\"").split("[", 1)[0].strip()
+    target = index.resolve(module, head, "") if head else None
+    if target is not None:
+        return target.rsplit(".", 1)[-1] in _NOT_FIELDS
+    return any(marker in field.annotation for marker in _NOT_FIELDS)
+
+
 def _dataclass_fields(index: ProjectIndex, fqn: str) -> tuple[str, ...] | None:
     """The fields ``dataclasses.asdict`` gives for an instance of ``fqn``, in order: those of each dataclass along
     its MRO, the last redefinition in the first one's place; None where a base outside the project may have
@@ -256,6 +268,5 @@ def _dataclass_fields(index: ProjectIndex, fqn: str) -> tuple[str, ...] | None:
         if not any(index.resolve(module, d, summary.qualname) == "dataclasses.dataclass" for d in summary.decorators):
             continue
         found = True
-        names.update((field.name, None) for field in summary.fields
-                     if not any(marker in field.annotation for marker in _NOT_FIELDS))
+        names.update((field.name, None) for field in summary.fields if not _not_a_field(index, module, field))
     return tuple(names) if found else None

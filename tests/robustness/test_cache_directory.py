@@ -350,3 +350,30 @@ def test_a_sub_project_may_keep_its_cache_at_the_top_of_its_repository(tmp_path:
     result = cli(["check", "--output-format", "concise", "."], root)
     assert _found(result), (result.returncode, result.stdout, result.stderr)
     assert (repository / ".cache" / "ppaux-lint" / "CACHEDIR.TAG").is_file()
+
+
+@pytest.mark.parametrize("how", ["config", "committed-link", "command-line"])
+def test_no_cache_goes_inside_version_control_s_own_directory(tmp_path: Path, how: str) -> None:
+    """``.git/refs/tags`` is empty in a repository without tags: a cache there left files that broke ``git tag`` and
+    ``git gc``. Refused whoever chose it."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT},
+                      '[tool.ppaux-lint]\ncache-dir = ".git/refs/tags"\n' if how == "config" else "")
+    (root / ".git" / "refs" / "tags").mkdir(parents=True)
+    if how == "committed-link":
+        (root / CACHE_DIR_NAME).symlink_to(root / ".git" / "refs" / "tags", target_is_directory=True)
+    flag = ["--cache-dir", ".git/refs/tags"] if how == "command-line" else []
+    result = cli(["check", *flag, "--output-format", "concise", "."], root)
+    assert result.returncode == 2 and "version control's own directory" in one_error_line(result.stderr)
+    assert os.listdir(root / ".git" / "refs" / "tags") == []
+
+
+def test_a_repository_of_dotfiles_at_home_is_not_the_project_s(tmp_path: Path) -> None:
+    """A project with no repository of its own under a home directory that is one (dotfiles): its config may not
+    put the cache anywhere in the home directory."""
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)
+    root = write_tree(home / "work" / "proj", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT},
+                      '[tool.ppaux-lint]\ncache-dir = "../../.config/autostart/ppaux"\n')
+    result = cli(["check", "--output-format", "concise", "."], root, env={"HOME": str(home)})
+    assert result.returncode == 2 and "lies outside the project" in one_error_line(result.stderr)
+    assert not (home / ".config").exists()

@@ -143,7 +143,7 @@ class _Builder:
     opaque: bool = False
     nested: bool = False  # defined in a function: its flow is never asked for
     calls: tuple[str, ...] = ()  # what every path falling off the end ends with a call of (``flow.trailing_calls``)
-    keeps: bool = False  # as a decorator, it leaves what it decorates callable as it was (``_keeps_signature``)
+    rewraps: bool = False  # as a decorator, it certainly changes how what it decorates is called (``_rewraps``)
 
     def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)
@@ -170,7 +170,7 @@ class _Builder:
                             tuple((name, tuple(map(render, values))) for name, values in read_locals),
                             tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
                             self.binding, return_type, optional, self.opaque, tuple(self.lines), self.calls,
-                            self.keeps)
+                            self.rewraps)
 
     def _tells_nothing(self, returns: list[Shape]) -> bool:
         """Every return unknown and nothing stored (a function with no return at all always raises: that is
@@ -242,10 +242,10 @@ class Flows:
             builder.returns.append(NONE)
             builder.lines.append(-node.lineno)
             builder.calls = trailing_calls(node.body)
-        # a decorator that keeps what it decorates returns a name (its parameter, or a wrapper it defines): only such
-        # functions are read for it, not every function of every file
-        builder.keeps = builder.binding == "function" and bool(builder.returns) \
-            and all(shape[0] == "name" for shape in builder.returns) and _keeps_signature(node)
+        # a decorator that changes the call returns a name (a wrapper it defines, or its parameter rebound): only
+        # such functions are read for it, not every function of every file
+        builder.rewraps = builder.binding == "function" and bool(builder.returns) \
+            and all(shape[0] == "name" for shape in builder.returns) and _rewraps(node)
         flow = builder.flow()
         if flow is not None:
             self.found.append(flow)
@@ -314,31 +314,46 @@ def _yields(node: ast.expr | None) -> bool:
     return isinstance(node, (ast.Yield, ast.YieldFrom))
 
 
-def _keeps_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether the function, used as a decorator, leaves what it decorates callable as before: every return gives
-    back its first parameter, or a function it defines that takes ``*args, **kwargs`` and returns a call forwarding
-    both (``return fn(*args, **kwargs)``: logging, timing). A wrapper of its own signature, or one that does
-    something else with the call's result (``asyncio.run(fn(...))``), does not keep it."""
+def _rewraps(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function, used as a decorator, certainly changes how what it decorates is called: it returns
+    its first parameter rebound (``fn = functools.partialmethod(fn, device="cpu")``), or functions it defines that
+    are wrappers (not decorators themselves: a factory's decorator is not read) with a signature of their own
+    (no ``*args``: ``def wrapper(self, tensors)``), or that run the call another way (``asyncio.run(fn(...))``)
+    or change its keyword arguments (``kwargs.setdefault(...)``). Anything else, a forwarding wrapper among
+    them, is taken to keep the signature, and the method is judged as written (``rules/ppa016``)."""
     positional = node.args.posonlyargs + node.args.args
     if not positional or isinstance(node, ast.AsyncFunctionDef):
         return False
     given = positional[0].arg
     nested = {stmt.name: stmt for stmt in node.body if isinstance(stmt, ast.FunctionDef)}
-    returns = [stmt for stmt in walk_scope(node.body) if isinstance(stmt, ast.Return)]
-    return bool(returns) and all(isinstance(r.value, ast.Name) and (
-        r.value.id == given or (r.value.id in nested and _forwards(nested[r.value.id]))) for r in returns)
+    returned = [r.value.id for r in walk_scope(node.body)
+                if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)]
+    if returned and all(name == given for name in returned):
+        return any(isinstance(target, ast.Name) and target.id == given for stmt in walk_scope(node.body)
+                   if isinstance(stmt, ast.Assign) for target in stmt.targets)
+    return bool(returned) and all(name in nested and _changes_the_call(nested[name]) for name in returned)
 
 
-def _forwards(wrapper: ast.FunctionDef) -> bool:
-    """``def wrapper(*args, **kwargs)`` whose every return is ``some(*args, **kwargs)``."""
-    args = wrapper.args
-    if args.posonlyargs or args.args or args.kwonlyargs or args.vararg is None or args.kwarg is None:
-        return False
-    star, double = args.vararg.arg, args.kwarg.arg
-    returns = [stmt for stmt in walk_scope(wrapper.body) if isinstance(stmt, ast.Return)]
-    return bool(returns) and all(
-        isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Name) and len(r.value.args) == 1
-        and isinstance(r.value.args[0], ast.Starred) and isinstance(r.value.args[0].value, ast.Name)
-        and r.value.args[0].value.id == star and len(r.value.keywords) == 1 and r.value.keywords[0].arg is None
-        and isinstance(r.value.keywords[0].value, ast.Name) and r.value.keywords[0].value.id == double
-        for r in returns)
+_RUNNERS = frozenset({"run", "run_until_complete", "run_coroutine_threadsafe"})
+
+
+def _changes_the_call(wrapper: ast.FunctionDef) -> bool:
+    """A wrapper (it returns no function of its own) that has a fixed signature, runs the call through an event
+    loop, or changes the keyword arguments it forwards."""
+    body = list(walk_scope(wrapper.body))
+    if any(isinstance(n, ast.FunctionDef) for n in body):
+        return False  # it defines functions: a decorator, a factory's, not a wrapper
+    if wrapper.args.vararg is None:
+        return True
+    kwargs = wrapper.args.kwarg.arg if wrapper.args.kwarg is not None else ""
+    for n in body:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if n.func.attr in _RUNNERS:
+                return True
+            if kwargs and n.func.attr in ("setdefault", "update", "pop") and isinstance(n.func.value, ast.Name) \
+                    and n.func.value.id == kwargs:
+                return True
+        if kwargs and isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) \
+                and isinstance(n.value, ast.Name) and n.value.id == kwargs:
+            return True
+    return False

@@ -150,14 +150,23 @@ def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
 
 
 _EMPTYING = frozenset({"pop", "popitem", "clear", "__delitem__"})
+_READ_ONLY = frozenset({"len", "bool", "isinstance", "list", "dict", "set", "tuple", "sorted", "iter", "print", "repr",
+                        "str", "any", "all", "logger.debug", "logger.info", "logging.debug", "logging.info"})
+"""Calls that read a mapping handed to them and take nothing out of it."""
 
 
 def _changed(body: list[ast.stmt], data: str) -> bool:
-    """Whether the method binds ``data`` again or takes keys out of it (``tensors = {...}``, ``tensors.pop(k)``,
-    ``del tensors[k]``), anywhere in its body: its emptiness is then its own, not the helper's."""
+    """Whether the method binds ``data`` again or may take keys out of it (``tensors = {...}``, ``tensors.pop(k)``,
+    ``del tensors[k]``, handing it to a function, another name for it), anywhere in its body: its emptiness is then
+    its own, not the helper's."""
     for node in walk_scope(body):
         if isinstance(node, ast.Name) and node.id == data and not isinstance(node.ctx, ast.Load):
             return True
+        if isinstance(node, ast.Call) and dotted(node.func) not in _READ_ONLY and any(
+                _is_data(arg, data) for arg in (*node.args, *(k.value for k in node.keywords))):
+            return True  # handed to a function, which may take keys out of it
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and _is_data(node.value, data):
+            return True  # another name for it, through which it may be emptied
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _EMPTYING \
                 and _is_data(node.func.value, data):
             return True
