@@ -1493,3 +1493,26 @@ def test_asdict_skips_a_classvar_however_it_is_imported(lint_project):
         "    SCALE: typing.ClassVar[float] = 1.0", "    VERSION: CV[int] = 2").replace('tensors["nmes"]', 'tensors["names"]')
     messages = [f.message for f in (lint_project({"pkg/mod.py": src}) and lint())]
     assert not any("VERSION" in m for m in messages), messages
+
+
+DROPPING = """
+
+def traced(fn):
+    def wrapper(*args, **kwargs):
+        print("calling", fn.__name__)
+        fn(*args, **kwargs)
+    return wrapper
+"""
+
+
+def test_a_wrapper_that_drops_the_result_makes_the_method_return_none(lint_project):
+    """``@traced`` calls the method and returns nothing: ``from_pp_tensors`` rebuilds nothing (PPA014) and
+    ``to_pp_tensors`` sends nothing (PPA010), whatever their bodies say."""
+    src = observer_src("@traced\ndef from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['b'])",
+                       extra=DROPPING)
+    assert {finding[-1] for finding in check_module(lint_project, src)} == {"PPA014"}
+    sent_nothing = output_src("return {'a': self.a}", extra=DROPPING).replace(
+        "    def to_pp_tensors(self):", "    @traced\n    def to_pp_tensors(self):")
+    assert {finding[-1] for finding in check_module(lint_project, sent_nothing)} == {"PPA010"}
+    forwarding = src.replace("        fn(*args, **kwargs)", "        return fn(*args, **kwargs)")
+    assert check_module(lint_project, forwarding) == set()

@@ -17,8 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 22  # 22: an empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``;
-# 20: ``up`` through any method; 19: ``MemberAssign.binding``; 18: ``ReturnFact.argument``
+SUMMARY_FORMAT = 23  # 23: ``FunctionFlow.wraps``; 22: an empty-tensors guard after the mapping is handed on; 21:
+# ``FunctionFlow.rewraps``; 20: ``up`` through any method; 19: ``MemberAssign.binding``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -472,8 +472,9 @@ class FunctionFlow:
     opaque: bool = False
     lines: tuple[int, ...] = ()
     calls: tuple[str, ...] = ()  # the callees of the call statements every path falling off the end ends with
-    rewraps: bool = False  # a module-level function that, as a decorator, certainly changes how what it decorates
-    # is called (a wrapper of its own signature, an event loop, changed keywords: ``summarize.flows``)
+    wraps: str = ""  # a module-level function that, as a decorator, certainly "changes" how what it decorates is
+    # called (a wrapper of its own signature, an event loop, changed keywords) or "drops" what it returns (a
+    # wrapper that never returns a value): ``summarize.flows``
 
 
 @dataclass(frozen=True)

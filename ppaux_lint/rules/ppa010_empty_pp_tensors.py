@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ppaux_lint.contract import pp_errors
+from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.rules import sent, through
@@ -23,7 +24,17 @@ from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 
 def check(context: CheckContext) -> Iterator[Finding]:
     error = pp_errors.raised(pp_errors.EMPTY_OUTPUT)
+    dropped = set()
+    for own in context.own_methods(TO_PP):
+        wrapped = through.wrapped_by(context, own)
+        if wrapped is not None and wrapped[1] == "drops" and not own.method.is_async and not own.method.is_generator:
+            dropped.add(own.info.fqn)
+            yield RULE.finding(f"{own.where} is wrapped by `@{wrapped[0]}`, whose wrapper never returns what it calls: "
+                               f"it returns None on every call, which the helper treats as empty: {error}", own.path,
+                               own.method.span, own.info.fqn)
     for own, fact in sent.returns(context):
+        if own.info.fqn in dropped:
+            continue
         run = context.run(own.info)
         alone = run is not None and run.alone  # else a part's, sent in its containers' mapping beside theirs
         if fact.kind == "dict" and fact.exact and not fact.items:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from ppaux_lint.contract.names import ADD_HELPER, FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import MethodSummary, ReturnFact
-from ppaux_lint.index.namespaces import function_at
+from ppaux_lint.rules import through
 from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 from ppaux_lint.rules.sent import written_in
 
@@ -25,7 +25,8 @@ def check(context: CheckContext) -> Iterator[Finding]:
     for name, problem in ((TO_PP, _to_pp_shape), (FROM_PP, _from_pp_shape)):
         for own in context.own_methods(name):
             found = _property_problem(context, own)
-            if found is None and _rewrapped(context, own):
+            wrapped = through.wrapped_by(context, own)
+            if found is None and wrapped is not None and wrapped[1] == "changes":
                 continue  # what the helper calls is the project decorator's wrapper, whose shape is its own
             message = problem(own.method) if found is None else found
             if message:
@@ -46,24 +47,6 @@ def _property_problem(context: CheckContext, own: OwnMethod) -> str | None:
         return ""
     return (f"is a property, so the helper calls the value it returns: TypeError: "
             f"'{sorted(names)[0]}' object is not callable")
-
-
-def _rewrapped(context: CheckContext, own: OwnMethod) -> bool:
-    """Whether a decorator of the method is a project function that certainly changes how it is called
-    (``FunctionFlow.rewraps``: a wrapper of its own signature, ``@with_device`` calling ``fn(self, tensors,
-    device)``; one that runs the call through an event loop, ``@run_sync`` around an ``async def``; one that adds
-    keyword arguments): the method as written is not what the helper calls. Any other decorator (a forwarding
-    wrapper for logging or timing, a factory's, a library's such as ``functools.lru_cache``) is taken to keep
-    the signature."""
-    index = context.index
-    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
-    for decorator in own.method.decorators:
-        target = index.resolve(module, decorator, scope) if decorator else None
-        found = function_at(index, target) if target else None
-        flow = next((f for f in found[0].flows if f.qualname == found[1]), None) if found is not None else None
-        if flow is not None and flow.rewraps:
-            return True
-    return False
 
 
 def _type_name(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> str:

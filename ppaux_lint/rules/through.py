@@ -18,6 +18,7 @@ from ppaux_lint.facts.spans import Span
 from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.index.empty_returns import EmptyPath
 from ppaux_lint.index.inference import INSTANCE, or_operands
+from ppaux_lint.index.namespaces import function_at
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 from ppaux_lint.rules.sent import written_in
 
@@ -111,3 +112,17 @@ def related(context: CheckContext, path: EmptyPath) -> Related:
     return Related(context.index.modules[last.module].path, Span(line, 1, line, 1), f"`{last.function}` {what} here")
 
 
+def wrapped_by(context: CheckContext, own: OwnMethod) -> tuple[str, str] | None:
+    """The first decorator of the method that is a project function certainly doing something to it
+    (``FunctionFlow.wraps``): its name as written and "changes" (the helper calls a wrapper of another shape) or
+    "drops" (the wrapper never returns a value, so the method returns None). None where every decorator is
+    taken to keep the method as written (a forwarding wrapper, a factory's, a library's)."""
+    index = context.index
+    module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
+    for decorator in own.method.decorators:
+        target = index.resolve(module, decorator, scope) if decorator else None
+        found = function_at(index, target) if target else None
+        flow = next((f for f in found[0].flows if f.qualname == found[1]), None) if found is not None else None
+        if flow is not None and flow.wraps:
+            return decorator, flow.wraps
+    return None

@@ -24,7 +24,7 @@ from dataclasses import field
 
 from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
 from ppaux_lint.facts.summarize.methods import annotation_target
-from ppaux_lint.facts.summarize.syntax import called_name, qualname, walk_scope
+from ppaux_lint.facts.summarize.syntax import called_name, is_none, qualname, walk_scope
 from ppaux_lint.facts.summary import Expr, FunctionFlow
 from ppaux_lint.support.records import dataclass
 
@@ -143,7 +143,7 @@ class _Builder:
     opaque: bool = False
     nested: bool = False  # defined in a function: its flow is never asked for
     calls: tuple[str, ...] = ()  # what every path falling off the end ends with a call of (``flow.trailing_calls``)
-    rewraps: bool = False  # as a decorator, it certainly changes how what it decorates is called (``_rewraps``)
+    wraps: str = ""  # as a decorator: "changes" how what it decorates is called, "drops" what it returns (``_wraps``)
 
     def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)
@@ -170,7 +170,7 @@ class _Builder:
                             tuple((name, tuple(map(render, values))) for name, values in read_locals),
                             tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
                             self.binding, return_type, optional, self.opaque, tuple(self.lines), self.calls,
-                            self.rewraps)
+                            self.wraps)
 
     def _tells_nothing(self, returns: list[Shape]) -> bool:
         """Every return unknown and nothing stored (a function with no return at all always raises: that is
@@ -244,8 +244,8 @@ class Flows:
             builder.calls = trailing_calls(node.body)
         # a decorator that changes the call returns a name (a wrapper it defines, or its parameter rebound): only
         # such functions are read for it, not every function of every file
-        builder.rewraps = builder.binding == "function" and bool(builder.returns) \
-            and all(shape[0] == "name" for shape in builder.returns) and _rewraps(node)
+        if builder.binding == "function" and builder.returns and all(shape[0] == "name" for shape in builder.returns):
+            builder.wraps = _wraps(node)
         flow = builder.flow()
         if flow is not None:
             self.found.append(flow)
@@ -314,35 +314,50 @@ def _yields(node: ast.expr | None) -> bool:
     return isinstance(node, (ast.Yield, ast.YieldFrom))
 
 
-def _rewraps(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether the function, used as a decorator, certainly changes how what it decorates is called: it returns
-    its first parameter rebound (``fn = functools.partialmethod(fn, device="cpu")``), or functions it defines that
-    are wrappers (not decorators themselves: a factory's decorator is not read) with a signature of their own
-    (no ``*args``: ``def wrapper(self, tensors)``), or that run the call another way (``asyncio.run(fn(...))``)
-    or change its keyword arguments (``kwargs.setdefault(...)``). Anything else, a forwarding wrapper among
-    them, is taken to keep the signature, and the method is judged as written (``rules/ppa016``)."""
+def _wraps(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """What the function, used as a decorator, certainly does to what it decorates: "drops" when it returns
+    wrappers (functions it defines that define none: a factory's decorator is not read) that never return a
+    value, so the decorated method returns None; "changes" when it returns its first parameter rebound
+    (``fn = functools.partialmethod(fn, device="cpu")``) or wrappers with a signature of their own (no ``*args``:
+    ``def wrapper(self, tensors)``), that run the call another way (``asyncio.run(fn(...))``) or change its keyword
+    arguments (``kwargs.setdefault(...)``); "" otherwise: a forwarding wrapper, among others, is taken to keep the
+    method as written (``rules/ppa016``)."""
     positional = node.args.posonlyargs + node.args.args
     if not positional or isinstance(node, ast.AsyncFunctionDef):
-        return False
+        return ""
     given = positional[0].arg
     nested = {stmt.name: stmt for stmt in node.body if isinstance(stmt, ast.FunctionDef)}
     returned = [r.value.id for r in walk_scope(node.body)
                 if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)]
     if returned and all(name == given for name in returned):
-        return any(isinstance(target, ast.Name) and target.id == given for stmt in walk_scope(node.body)
-                   if isinstance(stmt, ast.Assign) for target in stmt.targets)
-    return bool(returned) and all(name in nested and _changes_the_call(nested[name]) for name in returned)
+        rebound = any(isinstance(target, ast.Name) and target.id == given for stmt in walk_scope(node.body)
+                      if isinstance(stmt, ast.Assign) for target in stmt.targets)
+        return "changes" if rebound else ""
+    wrappers = [nested[name] for name in returned if name in nested]
+    if not returned or len(wrappers) != len(returned) or not all(map(_is_wrapper, wrappers)):
+        return ""
+    if all(_returns_nothing(wrapper) for wrapper in wrappers):
+        return "drops"
+    return "changes" if all(map(_changes_the_call, wrappers)) else ""
+
+
+def _is_wrapper(function: ast.FunctionDef) -> bool:
+    """A function that defines no function of its own: a wrapper, not a decorator (a factory's)."""
+    return not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in walk_scope(function.body))
+
+
+def _returns_nothing(function: ast.FunctionDef) -> bool:
+    """Whether every ``return`` of the function gives None (it may fall off its end): it never gives a value."""
+    return all(r.value is None or is_none(r.value) for r in walk_scope(function.body) if isinstance(r, ast.Return))
 
 
 _RUNNERS = frozenset({"run", "run_until_complete", "run_coroutine_threadsafe"})
 
 
 def _changes_the_call(wrapper: ast.FunctionDef) -> bool:
-    """A wrapper (it returns no function of its own) that has a fixed signature, runs the call through an event
-    loop, or changes the keyword arguments it forwards."""
+    """A wrapper that has a fixed signature, runs the call through an event loop, or changes the keyword arguments
+    it forwards."""
     body = list(walk_scope(wrapper.body))
-    if any(isinstance(n, ast.FunctionDef) for n in body):
-        return False  # it defines functions: a decorator, a factory's, not a wrapper
     if wrapper.args.vararg is None:
         return True
     kwargs = wrapper.args.kwarg.arg if wrapper.args.kwarg is not None else ""
