@@ -11,9 +11,8 @@ else into a directory it makes (another tool's tag, pytest's or ruff's, does not
 ppaux-lint's). A repository chooses no cache directory outside itself (its config's ``cache-dir``, or a link
 committed at ``.ppaux_lint_cache``): only the user's ``--cache-dir`` or ``--config`` may. A setting that names
 something that is not a directory (a file, ``/dev/null``) is refused too; at the default place, such a thing only
-makes the run a slow one. A refused setting is a usage error naming it (exit 2), not a run
-without a cache: a run that
-silently stopped caching would only be slow, but one that had written its markers among the user's files would
+makes the run a slow one. A refused setting is a usage error naming it (exit 2), not a run without a cache: a
+run that silently stopped caching would only be slow, but one that had written its markers among the user's files would
 have hidden them from git and from the next run's discovery. A directory that cannot be made or written is
 still only a slow run. ``clean`` (``clean.py``) removes only a directory that carries the tag.
 

@@ -164,6 +164,13 @@ class MethodSummary:
     up: str = ""  # for ``to_pp_tensors``: how it uses the one above it along the MRO (``super().to_pp_tensors()``):
     # "returned", "merged" or "renamed" as for ``parts``, "" when it calls none (``summarize.parts``)
 
+    @property
+    def receiver(self) -> str:
+        """The parameter a call such as ``self._pack()`` goes through: the first positional one, "" for a
+        staticmethod (what a method returns the call of is followed through it: ``rules/sent.expanded``)."""
+        positional = [p for p in self.params if p.kind in ("posonly", "pos")]
+        return positional[0].name if positional and "staticmethod" not in self.decorators else ""
+
 
 @dataclass(frozen=True)
 class MemberAssign:

@@ -75,8 +75,7 @@ class Constructors:
         return replace(found, hidden=True) if transformed else found
 
     def _along_mro(self, info: ClassInfo) -> Constructor | None:
-        protocols = self.index.protocols
-        known = {*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer}
+        known = self.index.protocols.transport_roots
         for position, cls in enumerate(info.ancestry):
             if cls not in self.index.classes:
                 if adds_no_fields(cls, known):

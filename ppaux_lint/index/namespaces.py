@@ -37,6 +37,7 @@ from ppaux_lint.facts.summary import (
     ClassSummary,
     Decorator,
     FileSummary,
+    FunctionFlow,
     FunctionSummary,
     MemberAssign,
     MethodSummary,
@@ -102,6 +103,13 @@ def function_at(graph: Resolver, fqn: str) -> tuple[FileSummary, str] | None:
         if summary is not None:
             return summary, ".".join(parts[cut:])
     return None
+
+
+def flow_at(graph: Resolver, fqn: str) -> FunctionFlow | None:
+    """The flow of the project function (or method) ``fqn``: what it returns and binds (``summarize.flows``);
+    None where ``fqn`` names no function of a project module."""
+    found = function_at(graph, fqn)
+    return next((flow for flow in found[0].flows if flow.qualname == found[1]), None) if found is not None else None
 
 
 class Namespaces:
@@ -425,8 +433,7 @@ class Namespaces:
 
     def _is_project_function(self, module: str, name: str) -> bool:
         target = self._graph.resolve(module, name, "")
-        found = function_at(self._graph, target) if target else None
-        return found is not None and any(flow.qualname == found[1] for flow in found[0].flows)
+        return target is not None and flow_at(self._graph, target) is not None
 
     def _handed(self, namespace: Namespace, summary: FileSummary, edit: NamespaceEdit) -> None:
         """``install_transport(Out, "to", fn)`` at module level: a project function that edits what it is handed

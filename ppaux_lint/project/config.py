@@ -53,6 +53,12 @@ class Protocols:
     helper_modules: tuple[str, ...] = DEFAULT_HELPER_MODULES
     forward_observer: tuple[str, ...] = DEFAULT_FORWARD_OBSERVER_ROOTS
 
+    @property
+    def transport_roots(self) -> frozenset[str]:
+        """The output, observer and PP roots: outside bases that give their subclasses no fields and no
+        ``__init__`` parameters (``index.known_bases.adds_no_fields``)."""
+        return frozenset((*self.output, *self.observer, *self.pp_output, *self.pp_observer))
+
 
 @dataclass(frozen=True)
 class VerifySettings:

@@ -26,11 +26,10 @@ def check(context: CheckContext) -> Iterator[Finding]:
     error = pp_errors.raised(pp_errors.EMPTY_OUTPUT)
     dropped = set()
     for own in context.own_methods(TO_PP):
-        wrapped = through.wrapped_by(context, own)
-        if wrapped is not None and wrapped[1] == "drops" and not own.method.is_async and not own.method.is_generator:
+        dropping = through.dropped_by(context, own)
+        if dropping and not own.method.is_async and not own.method.is_generator:
             dropped.add(own.info.fqn)
-            yield RULE.finding(f"{own.where} is wrapped by `@{wrapped[0]}`, whose wrapper never returns what it calls: "
-                               f"it returns None on every call, which the helper treats as empty: {error}", own.path,
+            yield RULE.finding(f"{own.where} {dropping}, which the helper treats as empty: {error}", own.path,
                                own.method.span, own.info.fqn)
     for own, fact in sent.returns(context):
         if own.info.fqn in dropped:

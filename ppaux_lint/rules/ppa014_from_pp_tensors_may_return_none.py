@@ -4,10 +4,9 @@ A ``return None`` (or falling off the end) is reported where it is, and so is a 
 call that returns None on some path (``through.py``), with the path in the message. An ``Optional[...]``
 annotation is reported only when the body may really return None, or returns something the inference cannot
 see (``inference.py``): a method annotated ``Optional[X]`` whose every path returns an instance never returns
-None. A method a project decorator wraps in a wrapper that never returns a value (``through.wrapped_by``) returns
+None. A method a project decorator wraps in a wrapper that never returns a value (``through.dropped_by``) returns
 None on every call. A return under a test that the tensors are empty or None (``if not tensors: return None``) is
-never taken:
-the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived.
+never taken: the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived.
 """
 
 from __future__ import annotations
@@ -28,10 +27,9 @@ def check(context: CheckContext) -> Iterator[Finding]:
         method = own.method
         if method.is_async or method.is_generator:
             continue  # PPA016 says why nothing it returns matters
-        wrapped = through.wrapped_by(context, own)
-        if wrapped is not None and wrapped[1] == "drops":
-            yield RULE.finding(f"{own.where} is wrapped by `@{wrapped[0]}`, whose wrapper never returns what it "
-                               f"calls: it returns None on every call: {error}", own.path, method.span, own.info.fqn)
+        dropping = through.dropped_by(context, own)
+        if dropping:
+            yield RULE.finding(f"{own.where} {dropping}: {error}", own.path, method.span, own.info.fqn)
             continue
         taken = [r for r in method.returns if not r.empty_input]  # the helper never hands it an empty mapping
         none_returns = [r for r in taken if r.kind == "none" and not through.never_taken(context, own, r)]

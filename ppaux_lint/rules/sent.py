@@ -209,7 +209,7 @@ def expanded(index: ProjectIndex, owner: str, method: MethodSummary, fact: Retur
     helper returns (the same method on every one of the instances, written in the same file, so that a finding
     can point into it), and for ``return dataclasses.asdict(self)`` a dict of the dataclass's fields (the same
     fields on every instance). Where that is not certain, the return as it is, which the rules leave unread."""
-    receiver = _receiver(method)
+    receiver = method.receiver
     if fact.kind != "construct" or fact.when or not receiver or depth > _HELPER_DEPTH:
         return (fact,)
     if fact.constructs.startswith(f"{receiver}.") and "." not in fact.constructs[len(receiver) + 1:]:
@@ -231,11 +231,6 @@ def expanded(index: ProjectIndex, owner: str, method: MethodSummary, fact: Retur
     return (fact,)
 
 
-def _receiver(method: MethodSummary) -> str:
-    positional = [p for p in method.params if p.kind in ("posonly", "pos")]
-    return positional[0].name if positional and "staticmethod" not in method.decorators else ""
-
-
 _NOT_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")  # annotations ``dataclasses`` makes no field of
 
 
@@ -254,8 +249,7 @@ def _dataclass_fields(index: ProjectIndex, fqn: str) -> tuple[str, ...] | None:
     """The fields ``dataclasses.asdict`` gives for an instance of ``fqn``, in order: those of each dataclass along
     its MRO, the last redefinition in the first one's place; None where a base outside the project may have
     fields of its own, or where no class along it is a dataclass (``asdict`` raises TypeError)."""
-    protocols = index.protocols
-    roots = {*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer}
+    roots = index.protocols.transport_roots
     names: dict[str, None] = {}
     found = False
     for cls in reversed(index.mro(fqn)):

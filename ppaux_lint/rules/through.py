@@ -18,7 +18,7 @@ from ppaux_lint.facts.spans import Span
 from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.index.empty_returns import EmptyPath
 from ppaux_lint.index.inference import INSTANCE, or_operands
-from ppaux_lint.index.namespaces import function_at
+from ppaux_lint.index.namespaces import flow_at
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 from ppaux_lint.rules.sent import written_in
 
@@ -121,8 +121,16 @@ def wrapped_by(context: CheckContext, own: OwnMethod) -> tuple[str, str] | None:
     module, scope = written_in(index, own.info.fqn, own.method, own.module, own.scope)
     for decorator in own.method.decorators:
         target = index.resolve(module, decorator, scope) if decorator else None
-        found = function_at(index, target) if target else None
-        flow = next((f for f in found[0].flows if f.qualname == found[1]), None) if found is not None else None
+        flow = flow_at(index, target) if target else None
         if flow is not None and flow.wraps:
             return decorator, flow.wraps
     return None
+
+
+def dropped_by(context: CheckContext, own: OwnMethod) -> str:
+    """How a message says that a project decorator's wrapper drops what the method returns (``wrapped_by``'s
+    "drops"), so that it returns None on every call; "" where none does."""
+    wrapped = wrapped_by(context, own)
+    if wrapped is None or wrapped[1] != "drops":
+        return ""
+    return f"is wrapped by `@{wrapped[0]}`, whose wrapper never returns what it calls: it returns None on every call"

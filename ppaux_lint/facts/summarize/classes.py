@@ -103,7 +103,7 @@ def _detail_helpers(methods: list[MethodSummary], statements: Sequence[ast.stmt]
     done = {TO_PP}
     while queue:
         method = queue.pop()
-        receiver = method.params[0].name if method.params and "staticmethod" not in method.decorators else ""
+        receiver = method.receiver
         for fact in method.returns:
             name = fact.constructs[len(receiver) + 1:] if receiver and fact.kind == "construct" else ""
             if not fact.constructs.startswith(f"{receiver}.") or "." in name or name not in defs or name in done:
