@@ -55,6 +55,54 @@ def test_ppa015_a_conditional_of_two_dicts_sends_both_key_sets(lint_project):
     assert any("it sends 'a', 'b'" in f.message for f in findings)
 
 
+SUBCLASS_SENDS_ANOTHER = HEAD + """
+
+class Out1(DeviceAuxiliaryOutput):
+    def __init__(self, a):
+        self.a = a
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"a": self.a}
+
+
+class Out2(Out1):
+    def to_pp_tensors(self):
+        return {"b": self.a}
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Out1(token_ids)
+
+    def from_pp_tensors(self, tensors):
+        return Out1(tensors["a"])
+
+
+class Same(Obs):
+    def after_sample(self, state, token_ids):
+        return Out1(state)
+
+
+class Sub(Obs):
+    def after_sample(self, state, token_ids):
+        return Out2(token_ids)
+"""
+
+
+def test_ppa015_an_observer_that_inherits_from_pp_tensors_is_judged_by_the_output_it_sends(lint_project):
+    """``Sub`` inherits the ``from_pp_tensors`` that reads ``Out1``'s key but sends ``Out2``, whose key differs:
+    SGLang's pop raises KeyError('a') on the first stage. The base and a subclass that sends ``Out1`` are right."""
+    lint_project({"pkg/mod.py": SUBCLASS_SENDS_ANOTHER})
+    findings = [f for f in lint() if f.code == "PPA015"]
+    src = SUBCLASS_SENDS_ANOTHER
+    assert positions(findings, Path.cwd()) == {at(src, '"a"]', "PPA015"), at(src, '"b"', "PPA015")}
+    assert {f.symbol for f in findings} == {"pkg.mod.Sub", "pkg.mod.Out2"}
+    assert all("for the `pkg.mod.Out2` that `pkg.mod.Sub.after_sample` returns" in f.message for f in findings)
+
+
 def test_ppa014_reports_the_none_branch_of_a_conditional(lint_project):
     src = observer_src("def from_pp_tensors(self, tensors):\n    return Out(tensors['a'], tensors['b']) if tensors else None")
     assert check_module(lint_project, src) == {at(src, "None\n", "PPA014")}

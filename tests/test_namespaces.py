@@ -364,6 +364,65 @@ def test_a_class_handed_to_a_project_function_after_the_class_gets_what_it_sets(
     assert f"`pkg.outputs.Installed.to_pp_tensors` (added by `pkg.outputs.install` (line {line}))" in installed.message
 
 
+HANDED_INSIDE = IMPORT_AUX + "from pkg.decorators import pp_fields\n" + f"""
+
+def enable_pp(cls):
+    cls.to_pp_tensors = lambda self: {{"ids": self.ids}}
+    return cls
+
+
+class Listed(DeviceAuxiliaryOutput):{COPY}
+
+class Factory(DeviceAuxiliaryOutput):{COPY}
+
+class Aliased(DeviceAuxiliaryOutput):{COPY}
+
+class Borrowed(DeviceAuxiliaryOutput):{COPY}
+
+class Other(DeviceAuxiliaryOutput):{COPY}
+
+class Later(DeviceAuxiliaryOutput):{COPY}
+
+OUTPUTS = [enable_pp(Listed), pp_fields("ids")(Factory)]
+Renamed = enable_pp(Aliased)
+Other.to_pp_tensors = pp_fields("ids")(Borrowed).to_pp_tensors
+enable = lambda: enable_pp(Later)
+"""
+
+
+def test_a_class_handed_to_a_project_decorator_inside_an_expression_gets_what_it_sets(lint_project):
+    """The decorator runs wherever its call stands: in a list, bound to another name, or read through for an
+    attribute, it changes the class all the same; in a ``lambda``'s body it does not run."""
+    lint_project({"pkg/outputs.py": HANDED_INSIDE, "pkg/decorators.py": DECORATORS})
+    assert reported(lint()) == {("pkg.outputs.Later", "PPA001")}
+
+
+SET_THROUGH_TYPE = IMPORT_AUX + f"""
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+class ByType(DeviceAuxiliaryOutput):{COPY}
+
+class InComprehension(DeviceAuxiliaryOutput):{COPY}
+
+type.__setattr__(ByType, "to_pp_tensors", _pack)
+[setattr(c, "to_pp_tensors", _pack) for c in (InComprehension,)]
+"""
+
+
+def test_setattr_through_type_or_inside_a_comprehension_is_an_edit(lint_project):
+    """``type.__setattr__`` is ``setattr``; one in a comprehension sets the name on what the analysis cannot name,
+    so that name is unknown on every class rather than missing on one."""
+    lint_project({"pkg/outputs.py": SET_THROUGH_TYPE.replace("[setattr", "# [setattr")})
+    assert reported(lint()) == {("pkg.outputs.InComprehension", "PPA001")}
+    lint_project({"pkg/outputs.py": SET_THROUGH_TYPE})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    assert {info.fqn for info in analysis.unjudged()} == {"pkg.outputs.ByType", "pkg.outputs.InComprehension"}
+
+
 GLOBALS_LOOKUP = IMPORT_AUX + f"""
 
 def _to_pp(self):
@@ -846,6 +905,60 @@ class Obs(SamplingObserver):
 """})
     assert {(code, fqn) for fqn, code in reported(lint())} >= {("PPA001", "pkg.outputs.Base")}
     assert ("pkg.outputs.Sub", "PPA001") not in reported(lint())
+
+
+def test_what_a_members_set_name_sets_on_its_owner_is_the_class_s(lint_project):
+    """Python calls ``__set_name__`` on each value of a new class's namespace: a descriptor from another module that
+    sets ``owner.to_pp_tensors`` gives the class the method, one that only records its name gives nothing, and one
+    that sets a computed name makes the class unknown rather than judged."""
+    lint_project({
+        "pkg/fields.py": """
+class PPField:
+    def __set_name__(self, owner, name):
+        self.name = name
+        def to_pp_tensors(inst):
+            return {name: getattr(inst, "_" + name)}
+        owner.to_pp_tensors = to_pp_tensors
+
+
+class Named:
+    def __set_name__(self, owner, name):
+        self.name = name
+
+
+class Child(PPField):
+    pass
+
+
+class Anything:
+    def __set_name__(self, owner, name):
+        setattr(owner, "get_" + name, lambda self: None)
+""",
+        "pkg/outputs.py": IMPORT_AUX + f"""
+from pkg.fields import Anything, Child, Named, PPField
+
+
+class Given(DeviceAuxiliaryOutput):{COPY}
+    ids = PPField()
+
+
+class Inherited(DeviceAuxiliaryOutput):{COPY}
+    ids: object = Child()
+
+
+class Missing(DeviceAuxiliaryOutput):{COPY}
+    ids = Named()
+
+
+class Unknown(DeviceAuxiliaryOutput):{COPY}
+    ids = Anything()
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Missing", "PPA001")}
+    [info] = analysis.unjudged()
+    assert info.fqn == "pkg.outputs.Unknown"
+    assert info.unknown[0].what.startswith("`setattr` with a computed name (line 20)")
+    assert Path(info.unknown[0].path).name == "fields.py"
 
 
 def test_a_classmethod_that_sets_a_transport_method_makes_it_unknown(lint_project):

@@ -374,6 +374,155 @@ def test_module_level_alias_assignment(lint_project):
     assert reported(lint()) == {("pkg.impl.A", "PPA001"), ("pkg.impl.B", "PPA001"), ("pkg.impl.C", "PPA001")}
 
 
+# -- a name bound more than once: Python keeps what runs last ------------------------------------------------------
+
+PLAIN_BASE = """
+class Base:
+    def copy_to_host(self, copy_tensor):
+        return self
+"""
+
+PP_BASE = PLAIN_BASE + """
+    def to_pp_tensors(self):
+        return {"ids": self.ids}
+"""
+
+PROBE = """
+class Out(Base, DeviceAuxiliaryOutput):
+    def __init__(self, ids):
+        self.ids = ids
+"""
+
+
+@pytest.mark.parametrize("binding", [
+    # the stub for type checkers never runs; the ``else`` always does
+    "if TYPE_CHECKING:\n    from pkg.plain import Base\nelse:\n    from pkg.pp import Base\n",
+    "if not TYPE_CHECKING:\n    from pkg.pp import Base\nelse:\n    from pkg.plain import Base\n",
+    # the body of a ``try`` runs to its end: its import stands, whatever the handler binds, and in either order
+    "try:\n    from pkg.pp import Base\nexcept ImportError:\n    Base = object\n",
+    "try:\n    from pkg.pp import Base\nexcept ImportError:\n    from pkg.plain import Base\n",
+    # a later import or alias replaces an earlier one
+    "from pkg.plain import Base\nfrom pkg.pp import Base\n",
+    "from pkg import plain, pp\nBase = plain.Base\nBase = pp.Base\n",
+    # a later star import rebinds what an earlier import bound, and the last of two stars wins
+    "from pkg.plain import Base\nfrom pkg.pp import *\n",
+    "from pkg.plain import *\nfrom pkg.pp import *\n",
+], ids=["type-checking-else", "not-type-checking", "try-fallback-assignment", "try-fallback-import",
+        "import-twice", "alias-twice", "import-then-star", "star-then-star"])
+def test_a_name_bound_twice_is_what_the_module_binds_last(lint_project, binding):
+    """``Out``'s base is the one with ``to_pp_tensors`` when the module has run: no finding, whichever binding the
+    source shows first."""
+    lint_project({"pkg/plain.py": PLAIN_BASE, "pkg/pp.py": PP_BASE,
+                  "pkg/out.py": IMPORT_AUX + "from typing import TYPE_CHECKING\n" + binding + PROBE})
+    assert {symbol for symbol, _ in reported(lint())} <= {"pkg.plain.Base"}  # a class of its own, judged as such
+
+
+@pytest.mark.parametrize("binding", [
+    "from pkg.pp import Base\nfrom pkg.plain import Base\n",
+    "from pkg.pp import *\nfrom pkg.plain import *\n",
+    "if TYPE_CHECKING:\n    from pkg.pp import Base\nelse:\n    from pkg.plain import Base\n",
+], ids=["import-twice", "star-then-star", "type-checking-else"])
+def test_a_name_bound_twice_is_judged_by_its_last_binding(lint_project, binding):
+    """The same forms the other way round: the base that runs lacks the method, and ``Out`` is reported."""
+    lint_project({"pkg/plain.py": PLAIN_BASE, "pkg/pp.py": PP_BASE,
+                  "pkg/out.py": IMPORT_AUX + "from typing import TYPE_CHECKING\n" + binding + PROBE})
+    assert ("pkg.out.Out", "PPA001") in reported(lint())
+
+
+def test_a_name_bound_under_an_unknown_condition_is_not_judged(lint_project):
+    """Which branch runs depends on the interpreter: ``Out``'s base is unknown, and ``inventory`` says so."""
+    lint_project({"pkg/plain.py": PLAIN_BASE, "pkg/pp.py": PP_BASE, "pkg/out.py": IMPORT_AUX + """
+import sys
+if sys.version_info >= (3, 10):
+    from pkg.plain import Base
+else:
+    from pkg.pp import Base
+""" + PROBE})
+    assert ("pkg.out.Out", "PPA001") not in reported(lint())
+
+
+@pytest.mark.parametrize("base", [
+    "make_base()", "Mixin if USE_PP else object", "*EXTRA",
+], ids=["factory-call", "conditional", "starred"])
+def test_a_base_computed_by_an_expression_makes_the_class_unknown(lint_project, base):
+    lint_project({"pkg/out.py": IMPORT_AUX + f"""
+USE_PP = True
+
+
+class Mixin:
+    def to_pp_tensors(self):
+        return {{"ids": self.ids}}
+
+
+EXTRA = (Mixin,)
+
+
+def make_base():
+    return Mixin
+
+
+class Out({base}, DeviceAuxiliaryOutput):
+    def copy_to_host(self, copy_tensor):
+        return self
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    [info] = analysis.unjudged()
+    assert info.unknown[0].what.startswith("a base is computed by `")
+
+
+def test_a_metaclass_computed_by_an_expression_makes_the_class_unknown(lint_project):
+    lint_project({"pkg/out.py": IMPORT_AUX + """
+
+def transport_meta(keys):
+    class _Meta(type):
+        def __new__(mcls, name, bases, ns):
+            ns["to_pp_tensors"] = lambda self: {k: getattr(self, k) for k in keys}
+            return super().__new__(mcls, name, bases, ns)
+    return _Meta
+
+
+class Out(DeviceAuxiliaryOutput, metaclass=transport_meta(("ids",))):
+    def copy_to_host(self, copy_tensor):
+        return self
+"""})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    [info] = analysis.unjudged()
+    assert info.unknown[0].what.startswith("its metaclass is computed by `transport_meta((")
+
+
+def test_a_constant_key_imported_then_rebound_by_a_star_import(lint_project):
+    """``KEY`` is what the later star import binds: the keys match, and a key read from the earlier one would not."""
+    lint_project({
+        "pkg/k1.py": 'KEY = "x"\n',
+        "pkg/k2.py": 'KEY = "ids"\n',
+        "pkg/keys.py": "from pkg.k1 import KEY\nfrom pkg.k2 import *\n",
+        "pkg/out.py": IMPORT_AUX + IMPORT_OBS + """
+from pkg.keys import KEY
+
+
+class Out(DeviceAuxiliaryOutput):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {KEY: self.ids}
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Out(token_ids)
+
+    def from_pp_tensors(self, tensors):
+        return Out(tensors["ids"])
+"""})
+    assert reported(lint()) == set()
+
+
 # -- a class statement whose name holds something else when its module has run ----------------------------------
 
 def _module(body: str, observer: bool = True) -> str:

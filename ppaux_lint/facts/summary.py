@@ -17,8 +17,9 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 23  # 23: ``FunctionFlow.wraps``; 22: an empty-tensors guard after the mapping is handed on; 21:
-# ``FunctionFlow.rewraps``; 20: ``up`` through any method; 19: ``MemberAssign.binding``
+SUMMARY_FORMAT = 24  # 24: ``ClassSummary.made``, calls inside module-level expressions; 23: ``FunctionFlow.wraps``;
+# 22: an empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``; 20: ``up`` through any
+# method; 19: ``MemberAssign.binding``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -37,6 +38,7 @@ class Import:
     target: str
     star: bool = False
     nested: bool = False  # made inside a function or class body rather than at module level
+    line: int = 0  # of the statement: a later ``from x import *`` rebinds a name an earlier import bound
 
 
 @dataclass(frozen=True)
@@ -282,6 +284,8 @@ class ClassSummary:
     # than a parameter as it is) or a ``converter=`` makes, sorted (``summarize.classes``)
     unread: tuple[tuple[str, str, int], ...] = ()  # (name, what binds it, line): looked-up names its body or its
     # instances get in a form ``methods`` and ``assigns`` do not read (``summarize.unread_members``)
+    made: tuple[tuple[str, str, int], ...] = ()  # (name, callee as written, line): members whose value a call makes
+    # (``ids = PPField()``); were the callee a class with ``__set_name__``, that runs on this class as it is made
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:

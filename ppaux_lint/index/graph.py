@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from ppaux_lint.contract.names import AFTER_SAMPLE, DYNAMIC_LOOKUP, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
-from ppaux_lint.facts.summary import ClassSummary, FileSummary, MemberAssign, MethodSummary
+from ppaux_lint.facts.summary import ClassSummary, FileSummary, Import, MemberAssign, MethodSummary
 from ppaux_lint.index import known_bases
 from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
 from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo, Touch
@@ -154,8 +154,11 @@ class ProjectGraph:
         head, _, rest = name.partition(".")
         if summary is None:
             return None
+        star = self._star_binding(summary, head, seen)
+        if star is not None:
+            return self._resolve_global(star.target, name, seen)
         shadow = _shadow(summary, head)
-        if shadow is not None:  # a class statement binds it, but the module ends holding something else
+        if shadow is not None:  # bound more than once: what the module ends holding
             _, kind, target, _ = shadow
             if kind == "unknown":
                 return None
@@ -177,16 +180,44 @@ class ProjectGraph:
                 return self._descend(target, rest, seen)
         if summary.is_package and f"{module}.{head}" in self.known:
             return _join(f"{module}.{head}", rest)  # submodule attribute of a package
-        for star in (i for i in summary.imports if i.star):
-            if self._load(star.target) is not None:
-                exported = self.modules[star.target].all_names
-                if exported is None or head in exported:
-                    target = self._resolve_global(star.target, name, seen)
-                    if target is not None:
-                        return target
         if head in _BUILTINS:
             return _join(f"builtins.{head}", rest)
         return None
+
+    def _star_binding(self, summary: FileSummary, head: str, seen: frozenset) -> Import | None:
+        """The ``from x import *`` that binds ``head`` last in the module, when it runs after the module's own
+        bindings of it (``from .legacy import *`` then ``from .modern import *``: the modern class); None when the
+        module's own binding stands, or its line is unknown (a ``def``, an assignment: that binding is taken)."""
+        stars = [i for i in summary.imports if i.star]
+        if not stars:
+            return None
+        after = self._bound_at(summary, head)
+        if after is None:
+            return None
+        for star in reversed(stars):
+            if star.line <= after:
+                return None
+            if self._load(star.target) is None:
+                continue
+            exported = self.modules[star.target].all_names
+            if (head in exported if exported is not None else not head.startswith("_")) and \
+                    self._resolve_global(star.target, head, seen) is not None:
+                return star
+        return None
+
+    def _bound_at(self, summary: FileSummary, head: str) -> int | None:
+        """The line of the module's own last binding of ``head``, 0 where it has none, None where it has one whose
+        line the summary does not keep."""
+        shadow = _shadow(summary, head)
+        if shadow is not None:
+            return shadow[3]
+        lines = [i.line for i in summary.imports if i.local == head and not i.star and not i.nested]
+        cls = self.classes.get(f"{summary.module}.{head}")
+        if cls is not None:
+            lines.append(cls.class_line)
+        if head in summary.defs or any(local == head for local, _ in summary.assignments):
+            return None
+        return max(lines, default=0)
 
     @staticmethod
     def _import_targets(summary: FileSummary, local: str) -> list[str]:

@@ -26,7 +26,7 @@ This module knows the graph only through ``Resolver``: it sits below ``graph.py`
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
 from typing import Protocol
 
@@ -61,6 +61,8 @@ class Resolver(Protocol):
     def resolve(self, module: str, name: str, scope: str = "") -> str | None: ...
 
     def load(self, module: str) -> FileSummary | None: ...
+
+    def mro(self, fqn: str) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True)
@@ -161,9 +163,11 @@ class Namespaces:
         return function, Site(summary.path, summary.module, qualname.rpartition(".")[0])
 
     def hooks(self, fqn: str, ancestors: Iterable[str]) -> Namespace:
-        """What the first ``__init_subclass__`` among ``ancestors`` (the class's MRO after it) does to the class
-        as it is made: its edits, or why they cannot be known."""
+        """What runs on the class as ``type`` makes it, in Python's order: the ``__set_name__`` of each member's
+        value (``set_names``), then the first ``__init_subclass__`` among ``ancestors`` (the class's MRO after
+        it); their edits, or why they cannot be known."""
         namespace = Namespace()
+        self._set_names(namespace, fqn)
         for ancestor in ancestors:
             cls = self._graph.classes.get(ancestor)
             if cls is None or cls.method("__init_subclass__") is None:
@@ -174,6 +178,29 @@ class Namespaces:
                 self._edit_with(namespace, summary, editor, f"{ancestor}.__init_subclass__", 0)
             break
         return namespace
+
+    def _set_names(self, namespace: Namespace, fqn: str) -> None:
+        """``ids = PPField()`` in the body of ``fqn``: the ``__set_name__`` that the project class ``PPField`` has
+        or inherits is called with the class, and what it sets there is the class's (a descriptor that adds
+        ``to_pp_tensors`` to its owner). A callee that is no project class is not followed: the standard
+        library's descriptors set nothing on their owner."""
+        graph = self._graph
+        cls = graph.classes[fqn]
+        if not cls.made:
+            return
+        module, scope = graph.class_module[fqn], cls.qualname.rpartition(".")[0]
+        for _name, callee, _line in cls.made:
+            target = graph.resolve(module, callee, scope)
+            if target not in graph.classes:
+                continue
+            owner = next((c for c in graph.mro(target) if c in graph.classes
+                          and graph.classes[c].method("__set_name__") is not None), None)
+            if owner is None:
+                continue
+            summary = graph.modules[graph.class_module[owner]]
+            editor = self._editor_table(summary).get(f"{graph.classes[owner].qualname}.__set_name__")
+            if editor is not None:
+                self._edit_with(namespace, summary, editor, f"{owner}.__set_name__", 0)
 
     # -- building -------------------------------------------------------------------------------------------
     def _build(self, fqn: str) -> Namespace:

@@ -157,6 +157,13 @@ class ProjectIndex(ProjectGraph):
                 return tuple(candidates), hook
         return (), ""
 
+    def sent_by(self, observer: str) -> str | None:
+        """The output class that the observer's ``after_sample`` certainly constructs, when it is one class only:
+        what crosses the stage for this observer, whichever class its ``from_pp_tensors`` rebuilds (a subclass
+        that returns another output and inherits the base's ``from_pp_tensors`` reads that one's keys)."""
+        certain = {target for target, declared in self._hook_output_classes(observer, AFTER_SAMPLE) if not declared}
+        return next(iter(certain)) if len(certain) == 1 else None
+
     def hook_outputs(self, cls: str, hook: str) -> Iterator[str]:
         """The project output classes that the class's ``hook`` can return (``inference.py``), in a stable order:
         those it certainly constructs first, then those a declared base stands for."""

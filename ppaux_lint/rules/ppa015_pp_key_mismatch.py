@@ -28,15 +28,19 @@ def check(context: CheckContext) -> Iterator[Finding]:
     for info in context.implementations():
         if not info.is_observer or info.pair is None or info.no_output:
             continue
+        output = index.sent_by(info.fqn) or info.pair
         receiving_end = _end(index, info.fqn, FROM_PP)
-        sending_end = _end(index, info.pair, TO_PP)
+        sending_end = _end(index, output, TO_PP)
         if receiving_end is None or sending_end is None:
             continue
         receiver_owner, receiver, receiver_path, reads_where, receiver_written = receiving_end
         sender_owner, sender, sender_path, sends_where, sender_written = sending_end
         if receiver.is_async or sender.is_async or sender.is_generator:
             continue
-        sent = sent_keys(index, sender_owner, sender, info.pair, sender_written)
+        if output != info.pair:  # the output sent is not the one rebuilt: the finding is the observer's
+            sends_where += f", for the `{output}` that `{info.fqn}.after_sample` returns,"
+            receiver_owner = info.fqn
+        sent = sent_keys(index, sender_owner, sender, output, sender_written)
         if sent is None:
             continue
         receiving = Related(receiver_path, receiver.span, f"{reads_where} rebuilds the output here")

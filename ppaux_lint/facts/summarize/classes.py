@@ -41,11 +41,12 @@ from ppaux_lint.facts.summary import ClassSummary, Decorator, Field, MemberAssig
 def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> ClassSummary:
     methods: list[MethodSummary] = []
     assigns: list[MemberAssign] = []
+    made: list[tuple[str, str, int]] = []
     fields: list[Field] = []
     inits: list[ast.FunctionDef] = []
     conditional: set[int] = set()
     statements = _class_level_statements(node.body, conditional)
-    opaque = _namespace_written_through(statements, positions.text)
+    opaque = _namespace_written_through(statements, positions.text) or _made_by_expressions(node)
     superseded, conditionally = _final_bindings(statements, conditional)
     for stmt in statements:
         if id(stmt) in superseded:
@@ -59,10 +60,12 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
                     assigns.append(_member(target, stmt.value, positions))
+                    _made_by_call(target, stmt.value, made)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             fields.append(Field(stmt.target.id, source(stmt.annotation), stmt.value is not None))
             if stmt.value is not None:
                 assigns.append(_member(stmt.target, stmt.value, positions))
+                _made_by_call(stmt.target, stmt.value, made)
     _detail_helpers(methods, statements, superseded, positions)
     _reach_up(methods, statements, positions.text)
     bases = [base for base in node.bases if dotted(base)]
@@ -87,6 +90,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         constructor=constructor_facts(node),
         unread=(*conditionally, *unread_members(statements, positions.text)),
         stores=tuple(sorted({*_instance_stores(statements, positions.text), *_converted(statements)})),
+        made=tuple(made),
     )
 
 
@@ -166,6 +170,25 @@ def _namespace_written_through(statements: Sequence[ast.stmt], text: str) -> tup
                 return f"`exec()` in its body (line {found.lineno}) binds names that the analysis cannot read", \
                     found.lineno
     return None
+
+
+def _made_by_expressions(node: ast.ClassDef) -> tuple[str, int] | None:
+    """A base or metaclass that an expression computes (``make_base(("ids",))``, ``Mixin if PP else object``,
+    ``*EXTRA_BASES``, ``metaclass=transport_meta()``): what it gives the class is known only at run time."""
+    for base in node.bases:
+        if not dotted(base):
+            return f"a base is computed by `{_short(base)}` (line {base.lineno}), which the analysis cannot " \
+                   "follow", base.lineno
+    for keyword in node.keywords:
+        if keyword.arg == "metaclass" and not dotted(keyword.value):
+            return f"its metaclass is computed by `{_short(keyword.value)}` (line {keyword.value.lineno}), which " \
+                   "the analysis cannot follow", keyword.value.lineno
+    return None
+
+
+def _short(node: ast.expr) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _type_arguments(base: ast.expr) -> tuple[str, ...]:
@@ -296,6 +319,16 @@ def _member(target: ast.Name, value: ast.expr, positions: Positions) -> MemberAs
             value = value.args[0]
     text = "none" if is_none(value) else dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
     return MemberAssign(target.id, text, positions.span(target), binding)
+
+
+def _made_by_call(target: ast.Name, value: ast.expr, made: list[tuple[str, str, int]]) -> None:
+    """A member whose value a call to a named callable makes (``ids = PPField()``): Python calls the value's
+    ``__set_name__`` with the class as it makes it, which may set anything on the class (the index follows a
+    project class's)."""
+    if isinstance(value, ast.Call):
+        callee = dotted(value.func)
+        if callee:
+            made.append((target.id, callee, value.lineno))
 
 
 def _class_level_statements(body: Sequence[ast.stmt], conditional: set[int] | None = None,

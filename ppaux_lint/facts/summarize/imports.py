@@ -28,19 +28,19 @@ class Bindings:
     def import_(self, node: ast.Import, nested: bool) -> None:
         for alias in node.names:
             if alias.asname:
-                self.imports.append(Import(alias.asname, alias.name, nested=nested))
+                self.imports.append(Import(alias.asname, alias.name, nested=nested, line=node.lineno))
             else:
                 head = alias.name.split(".")[0]
-                self.imports.append(Import(head, head, nested=nested))
+                self.imports.append(Import(head, head, nested=nested, line=node.lineno))
 
     def import_from(self, node: ast.ImportFrom, nested: bool) -> None:
         base = self._absolute(node.level, node.module or "")
         for alias in node.names:
             if alias.name == "*":
-                self.imports.append(Import("*", base, star=True, nested=nested))
+                self.imports.append(Import("*", base, star=True, nested=nested, line=node.lineno))
             else:
                 target = f"{base}.{alias.name}" if base else alias.name
-                self.imports.append(Import(alias.asname or alias.name, target, nested=nested))
+                self.imports.append(Import(alias.asname or alias.name, target, nested=nested, line=node.lineno))
 
     def _absolute(self, level: int, module: str) -> str:
         if not level:

@@ -50,6 +50,9 @@ from ppaux_lint.facts.summary import (
 from ppaux_lint.support.records import dataclass
 
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
+_SETATTR = {"setattr": "set", "delattr": "delete", "type.__setattr__": "set", "type.__delattr__": "delete",
+            "object.__setattr__": "set", "object.__delattr__": "delete"}
+_PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
 _CONDITIONAL = frozenset({ast.If, ast.While, *TRY_STATEMENTS, ast.Match})
 # Builtins that only read the class they are handed: passing it to them changes nothing.
 _READERS = frozenset({
@@ -180,6 +183,8 @@ class Namespaces:
                     self._hidden_target(target, scope, frame)
         elif kind is ast.Expr and type(node.value) is ast.Call:  # type: ignore[attr-defined]
             self._call(node.value, scope, frame)  # type: ignore[attr-defined]
+        elif kind is ast.Expr and frame is None and not scope and type(node.value) not in _PLAIN:  # type: ignore[attr-defined]
+            self._handed_inside(node.value, None, scope)  # type: ignore[attr-defined]  # ``[setattr(c, ...) for c in ...]``
 
     def finish(self, classes: Sequence[ClassSummary]) -> None:
         """Summarize the functions that may become methods (``FunctionSummary``): those this file binds into
@@ -226,6 +231,10 @@ class Namespaces:
                 self._hidden_target(target, scope, frame)
         if frame is not None and isinstance(value, ast.Call):
             self._escape(value, frame)
+        elif frame is None and not scope and value is not None and type(value) not in _PLAIN and not (
+                type(value) is ast.Attribute and dotted(value)):
+            self._handed_inside(value, value if any(type(t) is ast.Name and _decorating(value, t.id) is not None
+                                                    for t in targets) else None, scope)
 
     def _call(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
         """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed to the
@@ -234,24 +243,61 @@ class Namespaces:
         first to a function at module level
         (``install_transport(Out, "to", fn)``: a "call" edit), or a class editor's class handed on."""
         callee = dotted(call.func)
-        if callee in ("setattr", "delattr") and len(call.args) >= 2:
-            target = dotted(call.args[0])
-            kind = "set" if callee == "setattr" else "delete"
-            value = call.args[2] if kind == "set" and len(call.args) > 2 else None
-            names = self._names(call.args[1], scope)
-            if names is None:
-                self._edit(target, "", "opaque", None, call, scope, frame, how=f"`{callee}` with a computed name")
-            for name in names or ():
-                self._edit(target, name, kind, value, call, scope, frame)
+        if callee in _SETATTR and len(call.args) >= 2:
+            self._setattr(call, callee, scope, frame)
         elif self._hidden and isinstance(call.func, ast.Attribute):
             self._hidden_target(call.func.value, scope, frame)
-        elif frame is None and (decorator := _decorating(call, dotted(call.args[0]) if call.args else "")) \
-                and decorator.endswith("()"):  # ``pp_fields("ids")(Out)``: a factory's decorator, applied in place
-            self._edit(dotted(call.args[0]), "", "call", None, call, scope, frame, how=decorator)
-        elif frame is None and callee and callee not in _READERS and call.args and dotted(call.args[0]):
-            self._edit(dotted(call.args[0]), "", "call", None, call, scope, frame, how=callee)
+        elif frame is None:
+            self._handed(call, scope)
         if frame is not None:
             self._escape(call, frame)
+        elif not scope:
+            self._handed_inside(call, call, scope)
+
+    def _setattr(self, call: ast.Call, callee: str, scope: Scope, frame: _Frame | None) -> None:
+        """``setattr(Out, "to_pp_tensors", fn)``, ``delattr``, or the same through ``type.__setattr__``."""
+        target = dotted(call.args[0])
+        kind = _SETATTR[callee]
+        value = call.args[2] if kind == "set" and len(call.args) > 2 else None
+        names = self._names(call.args[1], scope)
+        if names is None:
+            self._edit(target, "", "opaque", None, call, scope, frame, how=f"`{callee}` with a computed name")
+        for name in names or ():
+            self._edit(target, name, kind, value, call, scope, frame)
+
+    def _handed(self, call: ast.Call, scope: Scope) -> None:
+        """At module level, a class handed first to a call: ``pp_fields("ids")(Out)`` (a "call" edit whose ``how``
+        ends in "()", followed as the decorator when the factory is the project's, left alone as a registry's when it
+        is not), or ``install_transport(Out, "to", fn)`` (a "call" edit, followed when the function is the
+        project's)."""
+        first = dotted(call.args[0]) if call.args else ""
+        if not first:
+            return
+        decorator = _decorating(call, first)
+        callee = dotted(call.func)
+        if decorator is not None and decorator.endswith("()"):
+            self._edit(first, "", "call", None, call, scope, None, how=decorator)
+        elif callee and callee not in _READERS:
+            self._edit(first, "", "call", None, call, scope, None, how=callee)
+
+    def _handed_inside(self, value: ast.expr, done: ast.expr | None, scope: Scope) -> None:
+        """The same inside an expression at module level, where the call's result is put to other use
+        (``OUTPUTS = [enable_pp(A), enable_pp(B)]``, ``x = pp_fields("ids")(Base).x``): the class is changed all the
+        same. ``done`` is a call already read as a statement's own; a ``lambda``'s body does not run here."""
+        todo: list[ast.AST] = [value]
+        while todo:
+            node = todo.pop()
+            kind = type(node)
+            if kind is ast.Lambda:
+                todo.extend(node.args.defaults)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Call and node is not done and node.args:  # type: ignore[attr-defined]
+                callee = dotted(node.func)  # type: ignore[attr-defined]
+                if callee in _SETATTR and len(node.args) >= 2:  # type: ignore[attr-defined]
+                    self._setattr(node, callee, scope, None)  # type: ignore[arg-type]
+                else:
+                    self._handed(node, scope)  # type: ignore[arg-type]
+            todo.extend(ast.iter_child_nodes(node))
 
     def _edit(self, target: str, name: str, kind: str, value: ast.expr | None, node: ast.AST, scope: Scope,
               frame: _Frame | None, how: str = "") -> None:
@@ -323,7 +369,7 @@ class Namespaces:
             return
         callee = dotted(call.func)
         head = callee.split(".", 1)[0]
-        if callee in _READERS or callee in ("setattr", "delattr") or (
+        if callee in _READERS or callee in _SETATTR or (
                 "." in callee and (head in frame.params or head in frame.local_names)):
             return  # a builtin that reads it, an edit (recorded), or bookkeeping on the function's own objects
         first = bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == frame.param

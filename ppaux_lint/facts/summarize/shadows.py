@@ -27,7 +27,7 @@ import ast
 from collections.abc import Collection, Sequence
 
 from ppaux_lint.facts.summarize.imports import Bindings
-from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, dotted, stored_targets
+from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, dotted, known_truth, stored_targets
 from ppaux_lint.support.records import dataclass
 
 Shadow = tuple[str, str, str, int]  # (name, kind, target, line)
@@ -62,7 +62,10 @@ def _decide(name: str, bindings: list[_Binding]) -> Shadow | None:
     if len(bindings) < 2:  # bound again where this pass does not look (``:=``, ``global``)
         return (name, "unknown", "", classes[0].line if classes else 0)
     tried = {c[1] for b in bindings for c in b.context if c[0] == "try" and c[2] == "body"}
-    live = [b for b in bindings if not any(c[0] == "try" and c[2] == "handler" and c[1] in tried for c in b.context)]
+    live = [b for b in bindings if not any((c[0] == "try" and c[2] == "handler" and c[1] in tried) or c[0] == "never"
+                                           for c in b.context)]
+    if not live:  # bound only where it never runs (``if TYPE_CHECKING:``): what annotations name, as if bound once
+        return None
     last = live[-1]
     if last.kind == "decorate":  # followed as an edit of the class, under a condition or not (namespaces.py)
         return None
@@ -73,6 +76,8 @@ def _decide(name: str, bindings: list[_Binding]) -> Shadow | None:
         return None if last is classes[-1] else (name, "unknown", "", last.line)
     if last.kind in ("import", "alias"):
         return (name, last.kind, last.target, last.line)
+    if last.kind == "def" and not classes:  # the function the name's ``def`` makes, as for a name bound once
+        return None
     return (name, "unknown", "", last.line)
 
 
@@ -82,7 +87,7 @@ def _collect(body: Sequence[ast.stmt], context: Context, names: frozenset[str], 
         kind = type(stmt)
         if kind is ast.ClassDef or kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             if stmt.name in names:  # type: ignore[attr-defined]
-                out.append(_Binding(stmt.name, "class" if kind is ast.ClassDef else "other", "",  # type: ignore[attr-defined]
+                out.append(_Binding(stmt.name, "class" if kind is ast.ClassDef else "def", "",  # type: ignore[attr-defined]
                                     stmt.lineno, context))
         elif kind is ast.Import or kind is ast.ImportFrom:
             before = len(bindings.imports)
@@ -104,8 +109,14 @@ def _collect(body: Sequence[ast.stmt], context: Context, names: frozenset[str], 
             for target in stmt.targets if kind is ast.Delete else [stmt.target]:  # type: ignore[attr-defined]
                 out.extend(_others(target, names, stmt.lineno, context))
         elif kind is ast.If:
-            _collect(stmt.body, (*context, ("if", id(stmt), "body")), names, bindings, out)  # type: ignore[attr-defined]
-            _collect(stmt.orelse, (*context, ("if", id(stmt), "orelse")), names, bindings, out)  # type: ignore[attr-defined]
+            truth = known_truth(stmt.test)  # type: ignore[attr-defined]
+            if truth is None:
+                _collect(stmt.body, (*context, ("if", id(stmt), "body")), names, bindings, out)  # type: ignore[attr-defined]
+                _collect(stmt.orelse, (*context, ("if", id(stmt), "orelse")), names, bindings, out)  # type: ignore[attr-defined]
+            else:  # ``if TYPE_CHECKING:`` never runs, its ``else`` always does
+                runs, never = (stmt.body, stmt.orelse) if truth else (stmt.orelse, stmt.body)  # type: ignore[attr-defined]
+                _collect(runs, context, names, bindings, out)
+                _collect(never, (*context, ("never", id(stmt), "")), names, bindings, out)
         elif kind in (ast.For, ast.AsyncFor, ast.While):
             if kind is not ast.While:
                 out.extend(_others(stmt.target, names, stmt.lineno, context))  # type: ignore[attr-defined]

@@ -57,7 +57,6 @@ def _summarize(source: bytes, path: str, module: str, is_package: bool, target: 
                            ParseError("too deeply nested to analyse", Span(1, 1, 1, 1)))
     bindings = collector.bindings
     constants, rebound = collector.constants.finish(text)
-    classes = {c.name for c in collector.classes if c.qualname == c.name and not c.made_by}.intersection(rebound)
     return FileSummary(
         path=path,
         module=module,
@@ -79,7 +78,7 @@ def _summarize(source: bytes, path: str, module: str, is_package: bool, target: 
         functions=tuple(collector.namespaces.functions),
         constants=constants,
         rebound=rebound,
-        shadowed=shadowed(tree, classes, module, is_package) if classes else (),
+        shadowed=shadowed(tree, rebound, module, is_package) if rebound else (),
     )
 
 
