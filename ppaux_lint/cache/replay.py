@@ -89,7 +89,10 @@ class Record:
         self._root = str(project.root).rstrip(os.sep) + os.sep
 
     def read(self) -> Run | None:
-        """The recorded run, if it was this command's and every input is as it recorded it."""
+        """The recorded run, if it was this command's and every input is as it recorded it. A repository may commit
+        a cache: a record that lists no input would match any tree and replay its findings (none) whatever the code
+        becomes, so a record must list what every record this code writes lists, ppaux-lint's own directory and the
+        project root, whose stat (inode, ctime) a record made on another machine cannot match."""
         try:
             data = json.loads(read_regular_file(self._path))
             if not isinstance(data, dict) or data.get("command") != self._command:
@@ -101,6 +104,8 @@ class Record:
             if not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)
                     and len(stats) == size * len(paths)):
                 return None
+            if not {str(_PACKAGE), self._root.rstrip(os.sep)}.issubset(map(self._absolute, paths)):
+                return None  # not a record this code wrote: every one lists these (see ``_tool_files``)
             for number, path in enumerate(paths):
                 if stats[number * size:(number + 1) * size] != self._stat(self._absolute(path)):
                     return None

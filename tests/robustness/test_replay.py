@@ -10,6 +10,7 @@ ppaux-lint's own modules, and a project beside a loose file that stops being one
 
 from __future__ import annotations
 
+import binascii
 import json
 import os
 import shutil
@@ -219,6 +220,26 @@ def test_a_record_whose_stats_do_not_fit_its_paths_is_a_miss(root: Path, stats: 
     record.write_text(json.dumps(data))
     again = check(root)
     assert not again.replayed and key(again.findings) == expected
+
+
+@pytest.mark.parametrize("keep", [lambda path: False, lambda path: not path.startswith("/")],
+                         ids=["no-inputs", "only-the-project's-files"])
+def test_a_record_that_leaves_out_what_every_record_lists_is_a_miss(root: Path, keep) -> None:
+    """A repository may commit a cache: a record listing no input (or only what a repository can predict, its
+    own files) would match whatever the code becomes, replaying a clean run forever. Every record this code
+    writes lists ppaux-lint's own installation, whose stat another machine cannot match."""
+    check(root)
+    [record] = (root / CACHE_DIR_NAME / "runs").iterdir()
+    data = json.loads(record.read_text())
+    kept = [number for number, path in enumerate(data["paths"]) if keep(path)]
+    stats = binascii.a2b_base64(data["stats"])
+    size = len(stats) // len(data["paths"])
+    data["paths"] = [data["paths"][n] for n in kept]
+    data["stats"] = binascii.b2a_base64(b"".join(stats[n * size:(n + 1) * size] for n in kept), newline=False).decode()
+    data["findings"], data["files_checked"] = [], 0
+    record.write_text(json.dumps(data))
+    again = check(root)
+    assert not again.replayed and "PPA001" in {f.code for f in again.findings}
 
 
 def test_no_cache_and_overlays_neither_replay_nor_record(root: Path) -> None:
