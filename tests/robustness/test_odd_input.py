@@ -135,6 +135,33 @@ def test_a_pyproject_that_cannot_be_read_is_a_warning(root: Path) -> None:
     assert f"warning: {fixture}: cannot read: Permission denied; read as empty" in result.stderr
 
 
+FIXABLE = """from dataclasses import dataclass
+import torch
+from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput
+
+
+@dataclass
+class LogitOutput(DeviceAuxiliaryOutput):
+    ids: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return LogitOutput(copy_tensor(self.ids))
+"""
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_pyproject_that_links_to_a_device_is_not_read(root: Path, device: str) -> None:
+    """A repository can commit ``pyproject.toml -> /dev/zero``: reading it whole never ends (memory grows until the
+    process is killed). Neither the config nor the fix's line length reads it; the findings come as usual."""
+    (root / "pyproject.toml").unlink(missing_ok=True)
+    (root / "pyproject.toml").symlink_to(device)
+    (root / "pkg" / "fixable.py").write_text(FIXABLE, encoding="utf-8")  # a fix to count: the line length is read
+    result = cli(["check", "--output-format", "concise", "."], root, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert "pkg/fixable.py:7:7: PPA001" in result.stdout and "hidden fix" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
 def test_a_config_file_given_explicitly_that_cannot_be_read_is_a_config_error(root: Path) -> None:
     locked = root / "locked"
     locked.mkdir()
