@@ -376,6 +376,17 @@ def test_add_noqa_keeps_newlines_bom_and_encoding(lint_project):
     assert invoke("check").exit_code == 0
 
 
+@pytest.mark.parametrize("newline", ["\r", "\n"], ids=["cr-only", "one-lone-cr"])
+def test_add_noqa_never_writes_into_a_string_after_a_lone_cr(lint_project, newline):
+    """Python ends a line at a lone CR: a class line whose keyword string runs on to the next line is left
+    alone, even where CRs alone (or one, earlier) end lines, rather than given a comment inside the string."""
+    head = IMPORT_AUX.replace("\n", newline) + "# a comment\rX = 1" + newline
+    source = head + f'class Missing(DeviceAuxiliaryOutput, doc="""first{newline}second"""):{newline}    pass{newline}'
+    root = lint_project({"pkg/mod.py": source.encode()})
+    assert invoke("check", "--add-noqa").stdout == "Added 0 noqa directives.\n"
+    assert (root / "pkg/mod.py").read_bytes() == source.encode()
+
+
 def test_add_noqa_leaves_an_unparsable_file(lint_project):
     broken = IMPORT_AUX + "class Broken(DeviceAuxiliaryOutput:\n    pass\n"  # only a relevant file is parsed
     root = lint_project({"pkg/mod.py": SOURCE, "pkg/bad.py": broken})

@@ -86,9 +86,10 @@ def _line_edit(line: int, codes: list[str], summary: FileSummary, lines: Lines) 
 
 def _ends_inside_a_token(text: str, line: int) -> bool:
     """Whether a token (a triple-quoted string, say) runs on past the end of ``line``; also when the text
-    cannot be tokenized, since then nothing can be said about it."""
+    cannot be tokenized, since then nothing can be said about it. Lines are numbered as Python numbers them
+    (``newline=None``: a lone CR ends a line too), as ``lines`` does."""
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
             if token.type not in _NOT_CODE and token.start[0] <= line < token.end[0]:
                 return True
             if token.start[0] > line:
