@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from ppaux_lint.cli import notices
 from ppaux_lint.support import collector, streams
@@ -51,7 +53,9 @@ def run(state: dict[str, object], paths: tuple[Path, ...], output_format: str, s
         from ppaux_lint.cli import settings
 
         show = settings.show_files if show_files else settings.show_settings
-        warn(state, guarded(state, lambda: show(list(paths), options, sys.stdout)))
+        listing = io.StringIO()
+        warn(state, guarded(state, lambda: show(list(paths), options, listing)))
+        sys.stdout.write(_verbatim(listing.getvalue(), output_format, sys.stdout))  # file names, printable
         return EXIT_CLEAN
     if add_noqa:
         from ppaux_lint.cli.add_noqa import add_noqa as add
@@ -77,7 +81,7 @@ def run(state: dict[str, object], paths: tuple[Path, ...], output_format: str, s
     if show_diff:  # as ruff: the diff only, a count on stderr, exit 1 when something would change
         preview = guarded(state, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
         warn(state, fixes.failure_warnings(preview.failed))
-        out.write(_verbatim(fixes.unified_diff(preview.files.values()), output_format))
+        out.write(_verbatim(fixes.unified_diff(preview.files.values()), output_format, out))
         out.flush()  # a diff that cannot be written fails here, before the count says it was shown
         count = len(preview.applied)
         notices.echo(f"Would fix {count} error{'s' if count != 1 else ''}." if count else "No errors would be fixed.",
@@ -132,14 +136,21 @@ def warn(state: dict[str, object] | None, warnings: Sequence[str]) -> None:
         notices.say(state, "warning", warning)
 
 
-def _verbatim(text: str, output_format: str) -> str:
-    """Text printed as it is (a diff quotes file names and source lines), fenced off from the Actions runner
-    under the github format (see report/github.py)."""
-    if output_format != "github" or not text:
+def _verbatim(text: str, output_format: str, out: IO[str]) -> str:
+    """Text printed as it is (a diff quotes source lines), fenced off from the Actions runner under the github
+    format (see report/github.py); on a terminal, each line with what the terminal would act on shown as its
+    escape, as the human formats show it (piped, a diff stays one that ``patch`` applies)."""
+    if not text:
         return text
-    from ppaux_lint.report.github import fenced
+    if output_format == "github":
+        from ppaux_lint.report.github import fenced
 
-    return fenced(text)
+        return fenced(text)
+    if not out.isatty():
+        return text
+    from ppaux_lint.report.paths import printable
+
+    return "".join(printable(line.rstrip("\n")) + "\n" for line in text.splitlines(keepends=True))
 
 
 def _report(checked, output_format: str, *, exit_zero: bool, statistics: bool, quiet: bool,

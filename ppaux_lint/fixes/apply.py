@@ -148,13 +148,13 @@ def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None
 def unified_diff(results: Iterable[FileResult]) -> str:
     import difflib
 
-    from ppaux_lint.report.paths import display_path
+    from ppaux_lint.report.paths import display_path, printable
 
     chunks = []
     for result in sorted(results, key=lambda r: r.path):
         if not result.changed:
             continue
-        name = display_path(result.path)
+        name = printable(display_path(result.path))  # a name holding a line break would forge the diff's lines
         bom = "\ufeff" if result.encoding == "utf-8-sig" else ""  # on disk before the first line: a patch needs it
         old = (bom + result.original).splitlines(keepends=True)
         new = (bom + result.fixed).splitlines(keepends=True)

@@ -71,8 +71,12 @@ def _lines(source: bytes) -> list[str]:
 
 
 # C0 controls (a tab excepted: the caret line keeps it) as their Unicode control pictures, DEL as its own, and
-# the characters some terminals take for a line break as the newline symbol.
+# the characters some terminals take for a line break as the newline symbol; the other C1 controls (0x9b starts
+# an escape sequence on some terminals) and the bidirectional controls that reorder what is shown ("Trojan
+# Source") as the replacement character: one character for one, so the caret line stays under its column.
 _PRINTABLE = {code: 0x2400 + code for code in range(0x20) if code != 0x09}
+_PRINTABLE.update(dict.fromkeys((*range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                  *range(0x2066, 0x206A)), 0xFFFD))
 _PRINTABLE.update({0x7F: 0x2421, 0x85: 0x2424, 0x2028: 0x2424, 0x2029: 0x2424})
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ppaux_lint.facts.findings import Finding
-from ppaux_lint.report.paths import display_path
+from ppaux_lint.report.paths import display_path, printable
 from ppaux_lint.rules import by_code
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice", "note": "notice"}
@@ -47,8 +47,8 @@ def annotation(f: Finding) -> str:
         ("endColumn", str(f.span.end_column)),
         ("title", title),
     ]
-    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-    return f"::{_COMMANDS.get(f.severity, 'error')} {props}::{escape_data(f'{f.code} {f.message}')}"
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)  # the path as it is: a link
+    return f"::{_COMMANDS.get(f.severity, 'error')} {props}::{escape_data(printable(f'{f.code} {f.message}'))}"
 
 
 def render(findings: Sequence[Finding], out: TextIO) -> None:

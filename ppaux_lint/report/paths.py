@@ -10,7 +10,7 @@ from pathlib import Path
 # What a terminal or a log reader takes for something other than one character: control characters (a line
 # break, an escape sequence that recolours or retitles the terminal), line and paragraph separators, and
 # the bidirectional controls that reorder what is shown ("Trojan Source").
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def display_path(path: str) -> str:

@@ -99,6 +99,24 @@ def test_a_diff_is_fenced_off(tmp_path):
     assert commands(done.stderr) == []  # "Would fix 1 error." holds nothing of the project's
 
 
+def test_the_files_a_run_would_check_are_fenced_off(hostile):
+    """``--show-files`` prints each name at the start of its line: under github, between ``stop-commands`` and
+    its token, so ``::stop-commands::pwned`` in a name is only a name."""
+    done = github(["--show-files", "."], hostile)
+    assert done.returncode == 0, done.stderr
+    (stop, _, token), (resume, _, _) = commands(done.stdout)
+    assert stop == "stop-commands" and resume == token and len(token) >= 32
+
+
+def test_an_annotation_message_holds_no_terminal_control(tmp_path):
+    """A class named in a message comes from the file's name: what would reach a log reader's terminal is
+    shown as its escape, as the human formats show it."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/o\x1b]0;t\x07\x9b2J.py": BROKEN_OUTPUT})
+    done = github(["."], root)
+    ((name, _, data),) = commands(done.stdout)
+    assert name == "error" and not any(c in data for c in "\x1b\x07\x9b") and "\\x1b]0;t\\x07" in data, data
+
+
 # Names that end a line, rewrite the terminal (an OSC title, a colour) or reorder what is shown (RLO).
 UNPRINTABLE = ("e\n::stop-commands::pwned\n.py", "f\r::add-mask::secret.py", "g\x1b]0;owned\x07.py",
                "h\x1b[2J.py", "i\u202egnp.py", "j\u2028::error::sep.py")
@@ -119,3 +137,15 @@ def test_the_human_formats_show_what_a_name_holds_without_acting_on_it(tmp_path,
         assert not any(c in stream for c in "\x1b\x07\u202e\u2028"), stream
     assert "pkg/e\\n::stop-commands::pwned\\n.py" in done.stdout
     assert "fifoe\\n::stop-commands::pwned\\n.py: not a regular file, skipped" in done.stderr
+
+
+def test_a_quoted_source_line_holds_no_terminal_control(tmp_path):
+    """The full format quotes the lines around a finding: an 8-bit CSI (U+009B) or a bidirectional override in
+    them is shown as the replacement character, one for one, so the caret stays under the class name."""
+    source = BROKEN_OUTPUT.replace("class Broken(DeviceAuxiliaryOutput):",
+                                   "class Broken(DeviceAuxiliaryOutput):  # \x9b2J \u202e \u2066evil")
+    assert source != BROKEN_OUTPUT
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/mod.py": source})
+    done = cli(["check", "--no-cache", "--output-format", "full", "."], root)
+    assert done.returncode == 1, done.stderr
+    assert not any(c in done.stdout for c in "\x9b\u202e\u2066") and "# \ufffd2J \ufffd \ufffdevil" in done.stdout
