@@ -29,13 +29,14 @@ from ppaux_lint.cache.directory import (
     contains_checked,
     first_few,
     marked,
+    outside_the_repository,
     setting,
     tagged,
 )
 from ppaux_lint.cache.packs import PACK, PACKS
 from ppaux_lint.cache.replay import RECORD, RUNS
 from ppaux_lint.cache.summaries import ENTRY, SCAN, SUMMARIES, VERSIONED
-from ppaux_lint.project.loading import Project
+from ppaux_lint.project.loading import Options, Project
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import is_temporary
 from ppaux_lint.support.records import dataclass
@@ -85,6 +86,7 @@ def clean(project: Project, cache_dir: Path | None = None) -> Cleaned | None:
     why = contains_checked(directory, (project.root, *project.tops))
     if why is None and os.path.islink(directory):
         why = f"{directory} is a symbolic link to {os.readlink(directory)}, and clean follows none (name the directory)"
+    why = why or outside_the_repository(directory, project, Options(cache_dir=cache_dir))  # as ``check`` refuses it
     if why is not None:
         raise UsageError(f"{named}: {why}; nothing removed")
     try:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ppaux_lint.project.excludes import GITIGNORE, OWN_GITIGNORE, is_within
+from ppaux_lint.project.repository import VERSION_CONTROL, repository
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.fileio import atomic_write, is_temporary
 
@@ -67,7 +68,7 @@ def refuse_shared(directory: Path, project: Project, options: Options) -> None:
     """Raise a UsageError naming the setting when ``directory`` may not be ppaux-lint's cache (see the module's
     docstring): it is or contains what the run checks, or it holds files that are not ppaux-lint's."""
     try:
-        why = (_outside_the_repository(directory, project, options)
+        why = (outside_the_repository(directory, project, options)
                or contains_checked(directory, (project.root, *project.tops, *options.overlays))
                or (_not_a_directory(directory) if options.cache_dir is not None or project.config.cache_dir else None)
                or _not_ours(directory))
@@ -77,7 +78,7 @@ def refuse_shared(directory: Path, project: Project, options: Options) -> None:
         raise UsageError(f"{setting(project, options.cache_dir)}: {why}; the cache needs a directory of its own")
 
 
-def _outside_the_repository(directory: Path, project: Project, options: Options) -> str | None:
+def outside_the_repository(directory: Path, project: Project, options: Options) -> str | None:
     """Why a cache directory the checked repository chose (its config's ``cache-dir``, or a committed link at
     ``.ppaux_lint_cache``) may not be used: once every link is followed, it lies outside the repository (the
     version-controlled tree the project is in: a monorepo's shared cache at its root is inside it; the project
@@ -85,34 +86,16 @@ def _outside_the_repository(directory: Path, project: Project, options: Options)
     ``--config`` file of the user's). Inside version control's own directory (``.git``) no cache goes, whoever
     chose it: its markers and entries there break the repository (``git gc`` refuses them)."""
     real = os.path.realpath(directory)
-    metadata = next((part for part in Path(real).parts if part in _VERSION_CONTROL), None)
+    metadata = next((part for part in Path(real).parts if part in VERSION_CONTROL), None)
     if metadata is not None:  # whoever chose it: the cache's files there would corrupt the repository
         return f"{real} lies inside version control's own directory ({metadata})"
     if options.cache_dir is not None or project.override:
         return None
-    root = _repository(os.path.realpath(project.root))
+    root = repository(os.path.realpath(project.root))
     if is_within(real, root):
         return None
     return (f"{real} lies outside the project {root}, and a repository's own setting (or a link it holds) does not "
             "choose where ppaux-lint writes outside it; pass --cache-dir to put the cache there")
-
-
-_VERSION_CONTROL = (".git", ".hg", ".svn", ".jj")
-
-
-def _repository(root: str) -> str:
-    """The top of the version-controlled tree ``root`` is in (the nearest directory above it, or itself, that holds
-    ``.git`` or another tool's), else ``root``; ``root`` too where that top is the home directory (a repository of
-    dotfiles holds everything of the user's)."""
-    home = os.path.realpath(os.path.expanduser("~"))
-    here = root
-    while True:
-        if any(os.path.lexists(os.path.join(here, marker)) for marker in _VERSION_CONTROL):
-            return root if here == home and here != root else here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return root
-        here = parent
 
 
 def _not_a_directory(directory: Path) -> str | None:

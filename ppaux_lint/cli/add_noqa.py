@@ -40,7 +40,7 @@ def add_noqa(paths: Sequence[Path], options: Options) -> Added:
         summary = summaries.get(finding.path)
         if finding.path in targets and summary is not None and summary.error is None:
             by_path.setdefault(finding.path, []).append(finding)
-    files = CheckedFiles(targets)
+    files = CheckedFiles(targets, analysis.discovery.linked)
     count = 0
     for path, findings in sorted(by_path.items()):
         text, encoding = read_source(path)

@@ -189,7 +189,7 @@ def fix_project(analysis: Analysis, reanalyze: Callable[[], Analysis], unsafe: b
     """``--fix``: apply, write, re-analyse, until nothing applicable is left (or ``max_rounds``). ``save``
     writes a fixed file: by default to the checked files on disk (writing.py), standard input's back into its
     overlay. A file it raises NotWritten for keeps its text and its findings, and no later round tries it."""
-    save = save or _to_disk(CheckedFiles(analysis.discovery.targets))
+    save = save or _to_disk(CheckedFiles(analysis.discovery.targets, analysis.discovery.linked))
     fixed: list[Finding] = []
     written: list[str] = []
     failed: list[tuple[Plan, str]] = []

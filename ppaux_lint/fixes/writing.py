@@ -4,9 +4,10 @@
 less than the file it rewrites:
 
 - Only a checked file is written. A symlink is followed only to another checked file, which is then fixed and
-  the link kept; one that leads anywhere else is not followed. A file with other hard links is not written
-  either: its other names may be anywhere, and writing in place would change them while replacing it would
-  part it from them.
+  the link kept; one that leads anywhere else is not followed, nor is a file named through a directory link that
+  leads out of the project (``vendor -> /elsewhere``, committed, and ``check --fix */*.py``). A file with other
+  hard links is not written either: its other names may be anywhere, and writing in place would change them
+  while replacing it would part it from them.
 - The kernel is asked first whether this process may write the file (``fileio.writable_file``), so a read-only
   file or file system, or an immutable file, is refused before anything is written.
 - The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode
@@ -35,14 +36,17 @@ class NotWritten(Exception):
 class CheckedFiles:
     """Writes fixed text to the checked files (by discovery's names: absolute, directories resolved)."""
 
-    def __init__(self, checked: Collection[str]) -> None:
+    def __init__(self, checked: Collection[str], linked: Collection[str] = ()) -> None:
         self.checked = checked
+        self.linked = linked
 
     def write(self, path: str, text: str, encoding: str, original: str) -> None:
         """Replace ``path``'s ``original`` text (as read, in ``encoding``) with ``text``."""
         real = os.path.realpath(path)
         if real != path and real not in self.checked:
             raise NotWritten(f"it is a symlink to {real}, which is not one of the checked files")
+        if path in self.linked or real in self.linked:
+            raise NotWritten("it was named through a link in a repository that leads out of that repository")
         try:
             data = text.encode(encoding)
         except UnicodeEncodeError:

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from ppaux_lint.project.config import Config
 from ppaux_lint.project.excludes import GITIGNORE, GitIgnores, is_within
 from ppaux_lint.project.layout import NAMES_NOTHING, ModuleName, PyProjects, SourceRoots, is_marked, own_project
+from ppaux_lint.project.repository import linked_out
 from ppaux_lint.project.scopes import Scopes
 from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.records import dataclass
@@ -43,6 +44,8 @@ class Discovery:
     looked_in: tuple[str, ...] = ()  # every directory whose entries decided something: the walk, package checks
     copies: Mapping[str, str] = field(default_factory=dict)  # path -> its root, for files judged in a copy's pass
     pyprojects: PyProjects | None = None  # every pyproject.toml read, for what they say besides the configs
+    linked: frozenset[str] = frozenset()  # targets given through a directory link that leads out of the project:
+    # checked, but never written (``--fix``, ``--add-noqa``): a repository's committed link chose where they are
     _targets: dict[str, int] = field(default_factory=dict, compare=False, repr=False)  # directory -> target
 
     def requires_python(self, path: str) -> str | None:
@@ -142,6 +145,7 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
     walked = set(project)
     targets: set[str] = set()
     explicit: list[str] = []
+    linked: set[str] = set()
     for given in paths or [cwd]:
         path = given if given.is_absolute() else cwd / given
         key = file_key(path)
@@ -154,6 +158,8 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
         elif not (force_exclude and _force_excluded(key, walked_tops, scopes, gitignores)):
             targets.add(key)
             explicit.append(key)
+            if os.path.dirname(key) != os.path.abspath(path.parent) and linked_out(str(path.absolute())):
+                linked.add(key)  # a committed directory link led out of its repository: checked, never written
     asked = set(explicit)
     outside = sorted(asked - walked)  # excluded files given explicitly, and new ones only in memory
     configs = {path: scopes.of(os.path.dirname(path)).config for path in (*project, *outside)}
@@ -167,7 +173,8 @@ def discover(paths: Sequence[Path], root: Path, config: Config | None = None, cl
                     for path, owner in shadowed.items() if names[path].base == names[owner].base)
     return Discovery(root=root, files=files, targets=frozenset(targets), warnings=(*pyprojects.warnings, *warnings),
                      configs=configs, shadowed=shadowed, all_configs=tuple(scopes.configs()),
-                     looked_in=tuple(walker.has_init), copies=copies, pyprojects=pyprojects)
+                     looked_in=tuple(walker.has_init), copies=copies, pyprojects=pyprojects,
+                     linked=frozenset(linked))
 
 
 def _ownership(names: Mapping[str, ModuleName], asked: set[str], walked: set[str]):

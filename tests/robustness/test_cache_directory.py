@@ -279,6 +279,20 @@ def test_clean_through_a_symlinked_cache_removes_nothing_and_says_so(root: Path)
     assert result.returncode == 0 and not target.exists(), result.stderr
 
 
+@pytest.mark.parametrize("value", ["../other/.ppaux_lint_cache", "link/.ppaux_lint_cache"], ids=["parent", "link"])
+def test_clean_refuses_a_repository_s_cache_dir_outside_itself(root: Path, value: str) -> None:
+    """What ``check`` refuses to use, ``clean`` refuses to remove: a repository's setting (through ``..`` or a link
+    it commits) naming another project's cache leaves that cache alone."""
+    other = _warm(write_tree(root.parent / "other", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT}))
+    (root / "link").symlink_to(root.parent / "other", target_is_directory=True)
+    _with_setting(root, value)
+    before = _snapshot(root.parent)
+    result = cli(["clean"], root)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "outside the project" in one_error_line(result.stderr) and "Removed" not in result.stdout
+    assert _snapshot(root.parent) == before and other.is_dir()
+
+
 @contextlib.contextmanager
 def _undeletable(path: Path) -> Iterator[None]:
     """``path`` really cannot be removed while inside: root ignores permissions, so for root the file is made

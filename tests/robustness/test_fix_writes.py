@@ -306,6 +306,29 @@ def test_a_symlink_to_a_file_not_checked_is_a_warning_and_not_followed(tmp_path:
     assert_fixed(root)
 
 
+@pytest.mark.parametrize("repository", [True, False], ids=["in a repository", "in none"])
+def test_a_file_named_through_a_directory_link_out_of_the_repository_is_not_written(tmp_path: Path, root: Path,
+                                                                                  repository: bool) -> None:
+    """``vendor -> /elsewhere`` committed in the repository, and ``check --fix vendor/x.py`` (as a shell glob
+    ``*/*.py`` gives it): the file is checked, but its repository's link chose where it is, so it is not
+    written. A link outside every repository is the user's own, and is followed (``~/src -> /data/src``)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    victim = elsewhere / "victim.py"
+    victim.write_text(near_miss("Evil"), encoding="utf-8")
+    if repository:
+        (root / ".git").mkdir()
+    (root / "vendor").symlink_to(elsewhere)
+    result = fix(root, "pkg/near.py", "vendor/victim.py")
+    assert_fixed(root)
+    if repository:
+        assert victim.read_text(encoding="utf-8") == near_miss("Evil")
+        assert_not_fixed(result, os.path.relpath(victim, root), "named through a link in a repository that leads "
+                                                                "out of that repository")
+    else:
+        assert victim.read_text(encoding="utf-8") == fixed(near_miss("Evil"))
+
+
 def test_a_symlink_to_a_checked_file_fixes_that_file_and_stays_a_link(root: Path) -> None:
     alias = root / "pkg" / "alias.py"
     alias.symlink_to("near.py")
