@@ -383,7 +383,10 @@ class Other(DeviceAuxiliaryOutput):{COPY}
 
 class Later(DeviceAuxiliaryOutput):{COPY}
 
+class Looped(DeviceAuxiliaryOutput):{COPY}
+
 OUTPUTS = [enable_pp(Listed), pp_fields("ids")(Factory)]
+ENABLED = list(enable_pp(cls) for cls in (Looped,))
 Renamed = enable_pp(Aliased)
 Other.to_pp_tensors = pp_fields("ids")(Borrowed).to_pp_tensors
 enable = lambda: enable_pp(Later)
@@ -407,20 +410,27 @@ class ByType(DeviceAuxiliaryOutput):{COPY}
 
 class InComprehension(DeviceAuxiliaryOutput):{COPY}
 
+class ByDict(DeviceAuxiliaryOutput):{COPY}
+
 type.__setattr__(ByType, "to_pp_tensors", _pack)
 [setattr(c, "to_pp_tensors", _pack) for c in (InComprehension,)]
+{{c: setattr(c, "to_pp_tensors", _pack) for c in [ByDict] if c}}
 """
 
 
 def test_setattr_through_type_or_inside_a_comprehension_is_an_edit(lint_project):
-    """``type.__setattr__`` is ``setattr``; one in a comprehension sets the name on what the analysis cannot name,
-    so that name is unknown on every class rather than missing on one."""
+    """``type.__setattr__`` is ``setattr``, and a comprehension over a literal tuple of classes sets the name on
+    each; one over anything else sets it on what the analysis cannot name, so that name is unknown on every class
+    rather than missing on one."""
     lint_project({"pkg/outputs.py": SET_THROUGH_TYPE.replace("[setattr", "# [setattr")})
     assert reported(lint()) == {("pkg.outputs.InComprehension", "PPA001")}
     lint_project({"pkg/outputs.py": SET_THROUGH_TYPE})
+    assert reported(lint()) == set()
+    lint_project({"pkg/outputs.py": SET_THROUGH_TYPE.replace("for c in (InComprehension,)", "for c in REGISTRY")})
     analysis = run_analysis()
     assert reported(analysis.findings) == set()
-    assert {info.fqn for info in analysis.unjudged()} == {"pkg.outputs.ByType", "pkg.outputs.InComprehension"}
+    assert {info.fqn for info in analysis.unjudged()} == {"pkg.outputs.ByType", "pkg.outputs.InComprehension",
+                                                          "pkg.outputs.ByDict"}
 
 
 GLOBALS_LOOKUP = IMPORT_AUX + f"""

@@ -53,6 +53,7 @@ _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
 _SETATTR = {"setattr": "set", "delattr": "delete", "type.__setattr__": "set", "type.__delattr__": "delete",
             "object.__setattr__": "set", "object.__delattr__": "delete"}
 _PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _CONDITIONAL = frozenset({ast.If, ast.While, *TRY_STATEMENTS, ast.Match})
 # Builtins that only read the class they are handed: passing it to them changes nothing.
 _READERS = frozenset({
@@ -283,7 +284,9 @@ class Namespaces:
     def _handed_inside(self, value: ast.expr, done: ast.expr | None, scope: Scope) -> None:
         """The same inside an expression at module level, where the call's result is put to other use
         (``OUTPUTS = [enable_pp(A), enable_pp(B)]``, ``x = pp_fields("ids")(Base).x``): the class is changed all the
-        same. ``done`` is a call already read as a statement's own; a ``lambda``'s body does not run here."""
+        same. ``done`` is a call already read as a statement's own; a ``lambda``'s body does not run here, and a
+        comprehension over a literal tuple of classes (``[enable_pp(c) for c in (A, B)]``) hands each one, as a
+        ``for`` statement's loop does."""
         todo: list[ast.AST] = [value]
         while todo:
             node = todo.pop()
@@ -291,6 +294,19 @@ class Namespaces:
             if kind is ast.Lambda:
                 todo.extend(node.args.defaults)  # type: ignore[attr-defined]
                 continue
+            if kind in _COMPREHENSIONS and len(node.generators) == 1 and \
+                    type(node.generators[0].target) is ast.Name:  # type: ignore[attr-defined]
+                loop = node.generators[0]  # type: ignore[attr-defined]
+                values = self._literal(loop.iter, scope)
+                if values is not None:
+                    self._handed_inside(loop.iter, done, scope)
+                    region = _Region(scope, node.lineno - 1, node.end_lineno or node.lineno, loop.target.id, values)
+                    self._regions.append(region)
+                    results = (node.key, node.value) if kind is ast.DictComp else (node.elt,)  # type: ignore[attr-defined]
+                    for part in (*loop.ifs, *results):
+                        self._handed_inside(part, done, scope)
+                    self._regions.remove(region)
+                    continue
             if kind is ast.Call and node is not done and node.args:  # type: ignore[attr-defined]
                 callee = dotted(node.func)  # type: ignore[attr-defined]
                 if callee in _SETATTR and len(node.args) >= 2:  # type: ignore[attr-defined]
