@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ppaux_lint.project.config import MAX_TIMEOUT, valid_timeout
 from ppaux_lint.runtime.run.plan import DEFAULT_TIMEOUT
 from ppaux_lint.runtime.terms.helpers import CHOICES as HELPERS_CHOICES
 
@@ -52,8 +53,8 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         value = 0.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    if not valid_timeout(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds (at most {MAX_TIMEOUT:g})")
     return value
 
 

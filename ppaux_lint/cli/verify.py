@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ppaux_lint.cli.click_errors import Command
+from ppaux_lint.project.config import MAX_TIMEOUT, valid_timeout
 from ppaux_lint.runtime.run.plan import DEFAULT_TIMEOUT, VerifyUsageError
 from ppaux_lint.runtime.terms.helpers import CHOICES as HELPERS_CHOICES
 from ppaux_lint.support.command import exit_codes_help, guarded
@@ -23,6 +24,13 @@ from ppaux_lint.support.command import exit_codes_help, guarded
 if TYPE_CHECKING:
     from ppaux_lint.runtime.run.plan import Plan
     from ppaux_lint.runtime.terms.results import VerifyResult
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """``--timeout nan`` passes FloatRange's bounds (every comparison with nan is false): refused as they are."""
+    if value is not None and not valid_timeout(value):
+        raise click.BadParameter(f"{value} is not a positive number of seconds (at most {MAX_TIMEOUT:g})")
+    return value
 
 
 @click.command("verify", cls=Command, epilog=exit_codes_help())
@@ -39,7 +47,8 @@ if TYPE_CHECKING:
 @click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
               help="Also write a JUnit XML report here.")
 @click.option("--strict", is_flag=True, help="Treat skipped classes as failures.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT), callback=_finite,
+              metavar="SECONDS",
               help=f"Per-class time limit (default: [tool.ppaux-lint.verify] timeout, else {DEFAULT_TIMEOUT:g}).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Read settings from this TOML file instead of the project's pyproject.toml.")

@@ -320,9 +320,21 @@ def _verify(value: Any, key: str, where: str) -> VerifySettings:
     return VerifySettings(**_read_table(_table(value, key, where), VERIFY_KEYS, key, where))
 
 
-def _positive_number(value: Any, key: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ConfigError(f"{where}'{key}' must be a positive number, not {_kind(value)}")
+MAX_TIMEOUT = 1_000_000.0
+"""The longest per-class time limit, in seconds (11 days): past about 24 days a wait in milliseconds overflows
+``poll``'s int, and ``nan`` or ``inf`` is no limit at all."""
+
+
+def valid_timeout(value: float) -> bool:
+    """Whether ``value`` seconds can be a per-class time limit: above 0 and at most MAX_TIMEOUT (``nan`` is not)."""
+    return 0 < value <= MAX_TIMEOUT
+
+
+def _timeout(value: Any, key: str, where: str) -> float:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not number or not valid_timeout(value):
+        raise ConfigError(f"{where}'{key}' must be a positive number of seconds, at most {MAX_TIMEOUT:g}, not "
+                          f"{value if number else _kind(value)}")
     return value
 
 
@@ -382,8 +394,8 @@ VERIFY_KEYS = (
         _names),
     Key("devices", "table of strings", "none", "Per class, the device its round trip runs on (`cuda:1`).", _names),
     Key("pairs", "table of strings", "none", "Per output class, the observer that rebuilds it.", _names),
-    Key("timeout", "number > 0", "60", "Seconds each class's round trip may take; `--timeout` wins.",
-        _positive_number),
+    Key("timeout", "number > 0, at most 1000000", "60", "Seconds each class's round trip may take; `--timeout` wins.",
+        _timeout),
     Key("helpers", "`auto`, `bundled` or `sglang`", "`auto`",
         "Whose PP helpers judge the round trip; `--helpers` wins.", _helpers),
     Key("explore", "integer ≥ 0", "0", "Variants sent per class after its example passes; `--explore` wins.",

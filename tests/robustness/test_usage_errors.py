@@ -35,6 +35,8 @@ CASES: dict[str, tuple[str | None, list[str], list[str]]] = {
     "protocols_wrong_type": ("[tool.ppaux-lint.protocols]\noutput = 3\n", [], ["protocols.output"]),
     "verify_unknown_key": ("[tool.ppaux-lint.verify]\nexample = {}\n", [], ["verify.example"]),
     "verify_timeout": ("[tool.ppaux-lint.verify]\ntimeout = -1\n", [], ["verify.timeout"]),
+    "verify_timeout_nan": ("[tool.ppaux-lint.verify]\ntimeout = nan\n", [], ["verify.timeout", "nan"]),
+    "verify_timeout_inf": ("[tool.ppaux-lint.verify]\ntimeout = inf\n", [], ["verify.timeout", "inf"]),
     "table_not_a_table": ('[tool]\nppaux-lint = "on"\n', [], ["tool.ppaux-lint"]),
     "invalid_toml": (TABLE + "select = [\n", [], ["pyproject.toml", "TOML"]),
     "duplicate_key": (TABLE + "structural = true\nstructural = false\n", [], ["pyproject.toml"]),
@@ -119,7 +121,7 @@ def test_a_fifo_as_config_file_does_not_hang(tmp_path: Path) -> None:
 
 # Every command follows the one error policy. The config cases that each command must reject are those
 # it reads: `clean` reads the config's structure, not which rules it selects.
-EVERY_COMMAND_CASES = ("invalid_toml", "unknown_key", "protocols_wrong_type", "verify_timeout",
+EVERY_COMMAND_CASES = ("invalid_toml", "unknown_key", "protocols_wrong_type", "verify_timeout", "verify_timeout_nan",
                        "exclude_bad_pattern", "per_file_ignores_value", "select_unknown_code")
 COMMANDS = ("verify", "inventory", "clean")
 
@@ -146,6 +148,8 @@ def test_every_command_reports_a_config_error_the_same_way(tmp_path: Path, comma
 @pytest.mark.parametrize(("args", "named"), [
     (["verify", "--device", "tpu", "."], ["--device", "tpu"]),
     (["verify", "--transport", "carrier-pigeon", "."], ["--transport", "carrier-pigeon"]),
+    (["verify", "--timeout", "nan", "."], ["--timeout", "nan"]),
+    (["verify", "--timeout", "inf", "."], ["--timeout", "inf"]),
     (["inventory", "--output-format", "xml", "."], ["--output-format", "xml"]),
     (["rule", "PPA999"], ["PPA999"]),
     (["rules", "--output-format", "yaml"], ["--output-format", "yaml"]),
