@@ -178,7 +178,7 @@ class PpauxLanguageServer(LanguageServer):
         out: dict[str, Document] = {}
         for uri, document in self.workspace.text_documents.items():
             path = to_fs_path(uri) if uri.startswith("file:") else None
-            if path is not None and path.endswith((".py", ".pyi")):
+            if path is not None and path.endswith((".py", ".pyi")) and "\0" not in path:  # ``%00`` names no file
                 out[file_key(Path(path))] = Document(uri, document.version, document.source)
         return out
 

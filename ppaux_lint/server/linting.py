@@ -67,7 +67,10 @@ def lint(documents: Mapping[str, Document], encoding: str = types.PositionEncodi
 def encode(text: str) -> bytes:
     """A buffer's bytes as they would be saved: in the encoding its coding cookie declares (which the
     summaries decode with), else UTF-8."""
-    data = text.encode("utf-8", "surrogateescape")
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no file can hold: kept, so the file is PPA000, not the server stuck
+        data = text.encode("utf-8", "surrogatepass")
     try:
         declared = source_encoding(data)
         return data if declared.startswith("utf-8") else text.encode(declared)

@@ -256,3 +256,17 @@ def test_a_broken_config_is_shown_and_the_server_carries_on(start, root):
     pyproject.write_text(good, encoding="utf-8")
     client.notify("textDocument/didSave", {"textDocument": {"uri": leaf}})
     assert codes(client.diagnostics(leaf, bool)) == ["PPA001"]
+
+
+@pytest.mark.parametrize("poison", ["surrogate", "nul-in-uri"])
+def test_a_document_no_file_can_be_leaves_the_others_diagnosed(start, root, poison):
+    """A buffer holding a lone surrogate (valid JSON, no valid UTF-8) or a URI with ``%00`` (no path can hold it)
+    stopped every later analysis; now the buffer is PPA000 (or no file), and the other documents get theirs."""
+    client = start()
+    if poison == "surrogate":
+        open_document(client, uri(root, "pkg/odd.py"), "x = 1  # \ud800\n")
+    else:
+        open_document(client, uri(root, "pkg/odd.py").replace("odd.py", "odd%00.py"), "x = 1\n")
+    leaf = uri(root, "pkg/leaf.py")
+    open_document(client, leaf, LEAF)
+    assert codes(client.diagnostics(leaf, bool)) == ["PPA001"]
