@@ -72,6 +72,9 @@ def main(argv: Sequence[str] | None = None, state: dict[str, object] | None = No
             with collector.tuned():
                 code = _run(args, state)
             sys.stdout.flush()  # what is still buffered fails here, as one line, and not at the interpreter's exit
+            lost = streams.lost()
+            if lost is not None:  # a failed write that something caught and went on from (click's probe)
+                raise lost
         except KeyboardInterrupt:  # Ctrl-C while click parses, or before it, or in a check run without click
             code = _interrupted(state)
         except BaseException as exc:

@@ -35,6 +35,7 @@ _STAND_IN_MODE = {STDIN: os.O_WRONLY, STDOUT: os.O_RDONLY, STDERR: os.O_WRONLY} 
 # interpreter's: a stream nothing refers to is closed, and the server writes on through ``sys.stdout.buffer``
 # after it points ``sys.stdout`` elsewhere.
 _KEPT: list[io.TextIOWrapper] = []
+_LOST: list[OutputFailed] = []  # standard output's failure, once it met one (``lost``)
 
 
 class _Output(io.TextIOWrapper):
@@ -72,7 +73,15 @@ class _Output(io.TextIOWrapper):
         finally:
             os.close(null)
         if self._raises:
-            raise OutputFailed(error) from None
+            failure = OutputFailed(error)
+            _LOST.append(failure)
+            raise failure from None
+
+
+def lost() -> OutputFailed | None:
+    """The failure that put the null device in standard output's place, if any: one a caller swallowed (click
+    probes a stream with an empty write inside ``except Exception``) must still end the run as it would have."""
+    return _LOST[0] if _LOST else None
 
 
 def prepare() -> None:

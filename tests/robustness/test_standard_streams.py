@@ -94,10 +94,15 @@ def test_a_broken_pipe_is_one_line_and_exit_2(tmp_path):
         assert done.returncode == 2
 
 
-def test_a_full_disk_is_one_line_and_exit_2(tmp_path):
+@pytest.mark.parametrize("args", [["check", "--no-cache", str(SAMPLE)], ["--version"], ["--help"],
+                                  ["check", "--help"], ["clean"]],
+                         ids=lambda args: " ".join(Path(a).name if a.startswith("/") else a for a in args))
+def test_a_full_disk_is_one_line_and_exit_2(tmp_path, args):
+    """Also where click probes the stream first with an empty write inside ``except Exception`` (its help and
+    version), which met the full disk, swallowed the failure, and went on writing to the null device: exit 0."""
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")
-    done = shell("> /dev/full", ["check", "--no-cache", str(SAMPLE)], tmp_path)
+    done = shell("> /dev/full", args, tmp_path)
     one_line(done.stderr, "No space left on device")
     assert done.returncode == 2
 
