@@ -18,6 +18,7 @@ from ppaux_lint.runtime.driving.drive import (  # noqa: E402
     REAL_VOCAB,
     Drive,
     NotDriven,
+    Refused,
     default_drives,
     drive,
     make_logits,
@@ -127,9 +128,23 @@ def test_an_observer_that_produces_nothing_is_not_driven(observer, words):
     assert "after_sample" not in [call[0] for call in observer.calls]
 
 
+class _Sendable(dict):
+    def to_pp_tensors(self):
+        return dict(self)
+
+
 def test_an_output_of_another_class_is_not_driven():
-    with pytest.raises(NotDriven, match="returned a dict from after_sample, not a list"):
-        drive(_Recorder(), Drive(1), CPU, Steps(), expected=list)
+    with pytest.raises(NotDriven, match="returned a _Sendable from after_sample, not a list"):
+        drive(_Recorder(output=_Sendable(ids=torch.zeros(1))), Drive(1), CPU, Steps(), expected=list)
+
+
+@pytest.mark.parametrize("output", [{"ids": "the ids"}, 5, object()], ids=["dict", "int", "object"])
+def test_a_return_sglang_cannot_send_is_refused_not_passed_over(output):
+    """Under PP, SGLang's send raises for what has no ``to_pp_tensors``, at every batch: the observer's failure,
+    never a drive to fall back from to an example built from annotations."""
+    with pytest.raises(Refused, match=r"which has no to_pp_tensors: add_auxiliary_output_to_pp_tensors: "
+                                      r"RuntimeError: auxiliary output does not support pipeline-parallel"):
+        drive(_Recorder(output=output), Drive(1), CPU, Steps(), expected=list)
 
 
 def test_a_hook_that_raises_is_an_outcome_naming_the_hook():
@@ -427,6 +442,23 @@ def test_ids_narrowed_to_int16_fail_by_default_over_a_real_vocabulary(project, r
     # the observer's from_pp_tensors loses them, so the pair's one failure is named through it (issue 34 item 6)
     assert row["message"].startswith("through narrow.NarrowObserver: driven at batch 1, vocab 151936, ids at its "
                                      "top: "), row["message"]
+
+
+@pytest.mark.parametrize(("hook", "said"), [
+    ("raise SystemExit(0)", "observer.after_sample: SystemExit: 0"),
+    ("raise KeyboardInterrupt", "observer.after_sample: KeyboardInterrupt"),
+    ("return 5", "observer.after_sample returned a int, which has no to_pp_tensors"),
+], ids=["exit", "interrupt", "unsendable"])
+def test_an_observer_that_exits_or_returns_what_sglang_cannot_send_fails_its_rows(project, run_cli, hook, said):
+    """What the class does is its own row: an exit in a hook, or a return SGLang's send refuses, at every drive,
+    is no reason to fall back to an example built from annotations (and pass)."""
+    project.write("stops.py", plugin_module(_IDS.replace("{name}", "StopObserver").replace(
+        "{rebuilt}", 'tensors["ids"]').replace("return IdsOutput(token_ids.long())", hook)))
+    result = run_cli(str(project.root), "--device", "cpu", "--output-format", "json")
+    rows = {r["symbol"]: r for r in json.loads(result.stdout)}
+    assert result.exit_code == 1, result.stdout
+    row = rows["stops.IdsOutput"]
+    assert row["status"] == "fail" and "driving stops.StopObserver at batch 1: " + said in row["message"], row
 
 
 def test_explore_drives_the_observer_with_drawn_batches_and_shrinks(project, run_cli):

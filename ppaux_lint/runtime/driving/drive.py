@@ -33,8 +33,10 @@ from typing import Any
 
 import torch
 
+from ppaux_lint.contract.pp_errors import OUTPUT_NOT_PP, raised
 from ppaux_lint.runtime.driving.batch_info import sampling_info
-from ppaux_lint.runtime.sending.roundtrip import Steps
+from ppaux_lint.runtime.sending.roundtrip import Outcome, Steps
+from ppaux_lint.runtime.terms.results import FAIL
 from ppaux_lint.support.records import dataclass
 
 HOOKS = ("is_active", "before_grammar", "after_sample")
@@ -87,6 +89,11 @@ class Drive:
                 "seed": self.seed, "sampler": self.sampler}
 
 
+class Refused(Outcome):
+    """What ``after_sample`` returned cannot be sent at all (an ``int``, ``object()``: no ``to_pp_tensors``): under
+    PP, SGLang's send raises at every batch. The observer's own failure, not a drive to fall back from."""
+
+
 class NotDriven(Exception):
     """The observer produced no output on this drive (inactive, no state, ``None``, another class); the
     message says which, in words that complete "the observer ...". Not a failure: SGLang sends nothing then."""
@@ -132,6 +139,9 @@ def drive(observer: Any, plan: Drive, device: torch.device, steps: Steps, expect
     if output is None:
         raise NotDriven("returned None from after_sample, so nothing crosses the stage")
     if expected is not None and not isinstance(output, expected):
+        if not callable(getattr(output, "to_pp_tensors", None)):
+            raise Refused(FAIL, f"observer.after_sample returned a {type(output).__qualname__}, which has no "
+                                f"to_pp_tensors: add_auxiliary_output_to_pp_tensors: {raised(OUTPUT_NOT_PP)}")
         raise NotDriven(f"returned a {type(output).__qualname__} from after_sample, not a {expected.__qualname__}")
     return Driven(output, tuple(int(t) for t in token_ids.tolist()), plan)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from ppaux_lint.runtime.driving.drive import HOOKS, Drive, Driven, NotDriven, default_drives, drive
+from ppaux_lint.runtime.driving.drive import HOOKS, Drive, Driven, NotDriven, Refused, default_drives, drive
 from ppaux_lint.runtime.driving.examples import Example, examples_of, instantiate, own_example
 from ppaux_lint.runtime.driving.loader import load_class
 from ppaux_lint.runtime.sending.consume import Scene
@@ -108,6 +108,9 @@ def _drive_all(target: VerifyTarget, device: torch.device, steps: Steps, drives:
             idle.append(f"{producer.symbol} {exc} at {plan.describe()}")
             continue
         except Outcome as outcome:
+            if isinstance(outcome, Refused) or not isinstance(outcome.__cause__, Exception):  # SystemExit,
+                # KeyboardInterrupt, a return SGLang cannot send: what the class does, never the stand-in batch
+                raise outcome.within(f"driving {producer.symbol} at {plan.describe()}") from None
             raised.append((plan, outcome))
             continue
     if raised and made:
