@@ -223,7 +223,14 @@ def own_project(directory: str, names: Collection[str], pyprojects: PyProjects) 
     """Whether ``directory``, whose entries are ``names``, is a project of its own: a repository, or a
     pyproject.toml that makes a project. Inside a loose directory nothing can claim it (the directory has no
     pyproject.toml to say so, ``_claimer``), so it is not part of a loose file's project."""
-    return ".git" in names or (PYPROJECT in names and is_project(pyprojects.load(directory)))
+    if ".git" in names:
+        return True
+    if PYPROJECT not in names:
+        return False
+    try:
+        return is_project(pyprojects.load(directory))
+    except ConfigError:  # it meant to configure ppaux-lint: a project of its own, which a loose file's run does
+        return True  # not read (as it does not read one with an unknown key)
 
 
 def _claimer(inner: str, pyprojects: PyProjects) -> str | None:

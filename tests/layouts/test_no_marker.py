@@ -116,6 +116,14 @@ def test_a_loose_file_leaves_the_projects_beside_it_alone(crowded: Path, monkeyp
     assert [(f.code, f.symbol) for f in server.analysis.findings] == [("PPA001", "one.One")]
 
 
+def test_a_broken_config_beside_a_loose_file_is_left_alone(crowded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project beside the loose file whose ppaux-lint table is half edited (invalid TOML) is a project of its own,
+    not read for the loose file's run: its error hid the loose file's finding behind exit 2."""
+    (crowded / "otherproj" / "pyproject.toml").write_text('[project]\nname = "other"\n[tool.ppaux-lint]\nselect = [\n')
+    alone = run(crowded, "one.py", monkeypatch)
+    assert [(f.code, f.symbol) for f in alone.findings] == [("PPA001", "one.One")]
+
+
 @pytest.mark.parametrize("asked", [["one.py", "otherproj/src/other/m7.py"], ["."]])
 def test_a_project_beside_a_loose_file_is_read_when_asked(crowded: Path, monkeypatch: pytest.MonkeyPatch,
                                                           asked: list[str]) -> None:
