@@ -40,7 +40,11 @@ _UNSTATABLE: tuple[bool, None] = (True, None)  # a hit, as an unreadable file is
 class ProjectCache:
     def __init__(self, project: Project, options: Options) -> None:
         self.directory = cache_directory(project, options.cache_dir)
-        self.enabled = not options.no_cache
+        # Files in unrelated trees (``check /tmp/a.py /var/b.py``, an editor's buffers there) make the file system's
+        # root the project's: no cache is made there by default, as no user would want ``/.ppaux_lint_cache``.
+        at_the_top = project.root == Path(project.root.anchor) and options.cache_dir is None \
+            and not project.config.cache_dir
+        self.enabled = not options.no_cache and not at_the_top
         if self.enabled:  # before anything is read from it or written to it (directory.py says why)
             refuse_shared(self.directory, project, options)
         self._project = project

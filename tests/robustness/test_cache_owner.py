@@ -7,6 +7,7 @@ save, record) on a small project, then looks at the directory, or asks a second 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -101,6 +102,15 @@ def test_a_relative_cache_dir_is_the_project_roots(root: Path) -> None:
     with chdir(root / "pkg"):
         assert ProjectCache(project, Options(cache_dir=Path("c"))).directory == root / "c"
     assert ProjectCache(project, Options()).directory == root / CACHE_DIR_NAME
+
+
+def test_no_cache_is_made_at_the_file_system_root(root: Path) -> None:
+    """Files in unrelated trees (``check /tmp/a.py /var/b.py``, an editor's buffers there) make ``/`` the
+    project's root: ``/.ppaux_lint_cache`` is no place for a cache nobody asked for, so the run keeps none."""
+    _, project, _ = _loaded(Options())
+    top = dataclasses.replace(project, root=Path(Path.cwd().anchor))
+    assert not ProjectCache(top, Options()).enabled
+    assert ProjectCache(project, Options()).enabled
 
 
 def test_one_owner_keeps_summaries_scans_and_the_record_in_one_directory(root: Path,
