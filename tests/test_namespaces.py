@@ -412,6 +412,12 @@ class InComprehension(DeviceAuxiliaryOutput):{COPY}
 
 class ByDict(DeviceAuxiliaryOutput):{COPY}
 
+class ByObject(DeviceAuxiliaryOutput):{COPY}
+
+try:  # ``object.__setattr__`` refuses a class (TypeError): it sets nothing
+    object.__setattr__(ByObject, "to_pp_tensors", _pack)
+except TypeError:
+    pass
 type.__setattr__(ByType, "to_pp_tensors", _pack)
 [setattr(c, "to_pp_tensors", _pack) for c in (InComprehension,)]
 {{c: setattr(c, "to_pp_tensors", _pack) for c in [ByDict] if c}}
@@ -423,14 +429,64 @@ def test_setattr_through_type_or_inside_a_comprehension_is_an_edit(lint_project)
     each; one over anything else sets it on what the analysis cannot name, so that name is unknown on every class
     rather than missing on one."""
     lint_project({"pkg/outputs.py": SET_THROUGH_TYPE.replace("[setattr", "# [setattr")})
-    assert reported(lint()) == {("pkg.outputs.InComprehension", "PPA001")}
+    assert reported(lint()) == {("pkg.outputs.InComprehension", "PPA001"), ("pkg.outputs.ByObject", "PPA001")}
     lint_project({"pkg/outputs.py": SET_THROUGH_TYPE})
-    assert reported(lint()) == set()
+    assert reported(lint()) == {("pkg.outputs.ByObject", "PPA001")}
     lint_project({"pkg/outputs.py": SET_THROUGH_TYPE.replace("for c in (InComprehension,)", "for c in REGISTRY")})
     analysis = run_analysis()
     assert reported(analysis.findings) == set()
     assert {info.fqn for info in analysis.unjudged()} == {"pkg.outputs.ByType", "pkg.outputs.InComprehension",
-                                                          "pkg.outputs.ByDict"}
+                                                          "pkg.outputs.ByDict", "pkg.outputs.ByObject"}
+
+
+MAYBE_HANDED = IMPORT_AUX + f"""
+import os
+
+
+def without_pp(cls):
+    cls.to_pp_tensors = None
+    return cls
+
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+class Flagged(DeviceAuxiliaryOutput):{COPY}
+    to_pp_tensors = _pack
+
+class Guarded(DeviceAuxiliaryOutput):{COPY}
+    to_pp_tensors = _pack
+
+class Filtered(DeviceAuxiliaryOutput):{COPY}
+    to_pp_tensors = _pack
+
+class Shadowed(DeviceAuxiliaryOutput):{COPY}
+    to_pp_tensors = _pack
+
+
+def debug_outputs():
+    return []
+
+
+OUTPUT_CLS = without_pp(Flagged) if os.environ.get("NO_PP") else Flagged
+if os.environ.get("NO_PP"):
+    without_pp(Guarded)
+DEBUG = [without_pp(c) for c in (Filtered,) if c.__name__.startswith("Debug")]
+LOCAL = [without_pp(Shadowed) for Shadowed in debug_outputs()]
+_ = os.environ.get("NO_PP") and setattr(Flagged, "to_pp_tensors", None)
+"""
+
+
+def test_what_a_call_does_under_a_condition_is_not_taken_for_certain(lint_project):
+    """A project editor called in a branch of ``a if c else b``, after ``and``, under an ``if``, past a
+    comprehension's filter may not run: what it sets to None is unknown, not missing; and a comprehension's own
+    variable (``for Shadowed in ...``) is not the module's class."""
+    lint_project({"pkg/outputs.py": MAYBE_HANDED})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    assert {info.fqn for info in analysis.unjudged()} == {"pkg.outputs.Flagged", "pkg.outputs.Guarded",
+                                                          "pkg.outputs.Filtered"}
 
 
 GLOBALS_LOOKUP = IMPORT_AUX + f"""
@@ -969,6 +1025,34 @@ class Unknown(DeviceAuxiliaryOutput):{COPY}
     assert info.fqn == "pkg.outputs.Unknown"
     assert info.unknown[0].what.startswith("`setattr` with a computed name (line 20)")
     assert Path(info.unknown[0].path).name == "fields.py"
+
+
+def test_set_name_runs_only_for_the_members_the_class_keeps(lint_project):
+    """A member deleted later in the body is not in the class Python makes: its ``__set_name__`` never runs (the
+    class lacks the method); one bound under a condition adds it under that condition."""
+    lint_project({
+        "pkg/fields.py": """
+class PPField:
+    def __set_name__(self, owner, name):
+        def to_pp_tensors(inst):
+            return {name: getattr(inst, "_" + name)}
+        owner.to_pp_tensors = to_pp_tensors
+""",
+        "pkg/outputs.py": IMPORT_AUX + f"""
+import os
+from pkg.fields import PPField
+
+
+class Deleted(DeviceAuxiliaryOutput):{COPY}
+    ids = PPField()
+    del ids
+
+
+class Maybe(DeviceAuxiliaryOutput):{COPY}
+    if os.environ.get("PP_FIELDS"):
+        ids = PPField()
+"""})
+    assert reported(lint()) == {("pkg.outputs.Deleted", "PPA001")}
 
 
 def test_a_classmethod_that_sets_a_transport_method_makes_it_unknown(lint_project):

@@ -38,7 +38,8 @@ class Import:
     target: str
     star: bool = False
     nested: bool = False  # made inside a function or class body rather than at module level
-    line: int = 0  # of the statement: a later ``from x import *`` rebinds a name an earlier import bound
+    certain: bool = True  # a star import at the module's top level, which certainly runs (not under an ``if``,
+    # in a ``try``, a loop): of two stars that bind a name, the later such one holds it
 
 
 @dataclass(frozen=True)
@@ -284,8 +285,9 @@ class ClassSummary:
     # than a parameter as it is) or a ``converter=`` makes, sorted (``summarize.classes``)
     unread: tuple[tuple[str, str, int], ...] = ()  # (name, what binds it, line): looked-up names its body or its
     # instances get in a form ``methods`` and ``assigns`` do not read (``summarize.unread_members``)
-    made: tuple[tuple[str, str, int], ...] = ()  # (name, callee as written, line): members whose value a call makes
-    # (``ids = PPField()``); were the callee a class with ``__set_name__``, that runs on this class as it is made
+    made: tuple[tuple[str, str, int, bool], ...] = ()  # (name, callee as written, line, under a condition): members
+    # whose value a call makes (``ids = PPField()``); were the callee a class with ``__set_name__``, that runs on this
+    # class as it is made
 
     def method(self, name: str) -> MethodSummary | None:
         for m in self.methods:

@@ -182,28 +182,27 @@ class Constants:
         cls = f"{module}.{head}"
         if cls in self.graph.classes:
             return self._in_class(cls, rest, depth + 1) if rest else None
-        imported = [i for i in summary.imports if i.local == head and not i.star and not i.nested]
-        stars = [i for i in summary.imports if i.star and not i.nested]
-        if imported:  # unless a star import after it may bind the name again
-            if len(imported) > 1 or any(s.line > imported[0].line and self._may_export(s.target, head) for s in stars):
-                return None
-            return self._absolute(_join(imported[0].target, rest), depth + 1)
+        targets = [i.target for i in summary.imports if i.local == head and not i.star and not i.nested]
+        if targets:
+            return self._absolute(_join(targets[0], rest), depth + 1) if len(targets) == 1 else None
         if head in summary.defs:
             return None
         if summary.is_package and f"{module}.{head}" in self.graph.known:
             return self._global(f"{module}.{head}", rest, depth + 1) if rest else None
-        exporting = [s for s in stars if self._may_export(s.target, head)]
-        if len(exporting) == 1 and exporting[0].target in self.graph.modules:
-            return self._global(exporting[0].target, name, depth + 1)
+        stars = [i.target for i in summary.imports if i.star and not i.nested]
+        exporting = [star for star in stars if self._exports(star, head)]
+        if len(exporting) == 1 and all(star in self.graph.known for star in stars):  # no other may bind it too
+            return self._global(exporting[0], name, depth + 1)
         return None
 
-    def _may_export(self, module: str, head: str) -> bool:
-        """Whether ``from module import *`` may bind ``head``: what its ``__all__`` lists, else its public names; a
-        module the project does not have may export anything."""
+    def _exports(self, module: str, head: str) -> bool:
+        """Whether ``from module import *`` binds ``head``: the project module binds it, and lists it in its
+        ``__all__`` (or has none and the name is public)."""
         if self.graph.load(module) is None:
-            return True
+            return False
         exported = self.graph.modules[module].all_names
-        return (head in exported) if exported is not None else not head.startswith("_")
+        return ((head in exported) if exported is not None else not head.startswith("_")) and \
+            self.graph.resolve(module, head) not in (None, f"builtins.{head}")
 
     def _absolute(self, dotted: str, depth: int) -> Where | None:
         """An absolute dotted name: the longest prefix that is a project module, the rest found in it."""

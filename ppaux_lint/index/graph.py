@@ -185,18 +185,15 @@ class ProjectGraph:
         return None
 
     def _star_binding(self, summary: FileSummary, head: str, seen: frozenset) -> Import | None:
-        """The ``from x import *`` that binds ``head`` last in the module, when it runs after the module's own
-        bindings of it (``from .legacy import *`` then ``from .modern import *``: the modern class); None when the
-        module's own binding stands, or its line is unknown (a ``def``, an assignment: that binding is taken)."""
+        """The ``from x import *`` that binds ``head`` in a module that does not bind it itself: of the stars that
+        certainly run (at the module's top level), the last that exports it (``from .legacy import *`` then ``from
+        .modern import *``: the modern class); else the first of any (one in a ``try``, as its body runs). A binding
+        of the module's own stands whatever star comes after it (which names a star really exports, a computed
+        ``__all__`` or a name under ``if TYPE_CHECKING:`` there, is not certain enough to replace it)."""
         stars = [i for i in summary.imports if i.star]
-        if not stars:
+        if not stars or self._binds_itself(summary, head):
             return None
-        after = self._bound_at(summary, head)
-        if after is None:
-            return None
-        for star in reversed(stars):
-            if star.line <= after:
-                return None
+        for star in (*(s for s in reversed(stars) if s.certain), *stars):
             if self._load(star.target) is None:
                 continue
             exported = self.modules[star.target].all_names
@@ -205,19 +202,13 @@ class ProjectGraph:
                 return star
         return None
 
-    def _bound_at(self, summary: FileSummary, head: str) -> int | None:
-        """The line of the module's own last binding of ``head``, 0 where it has none, None where it has one whose
-        line the summary does not keep."""
-        shadow = _shadow(summary, head)
-        if shadow is not None:
-            return shadow[3]
-        lines = [i.line for i in summary.imports if i.local == head and not i.star and not i.nested]
-        cls = self.classes.get(f"{summary.module}.{head}")
-        if cls is not None:
-            lines.append(cls.class_line)
-        if head in summary.defs or any(local == head for local, _ in summary.assignments):
-            return None
-        return max(lines, default=0)
+    def _binds_itself(self, summary: FileSummary, head: str) -> bool:
+        """Whether the module binds ``head`` by a statement of its own (or it is a submodule of the package)."""
+        module = summary.module
+        return (_shadow(summary, head) is not None or f"{module}.{head}" in self.classes or head in summary.defs
+                or any(local == head for local, _ in summary.assignments)
+                or any(i.local == head and not i.star for i in summary.imports)
+                or (summary.is_package and f"{module}.{head}" in self.known))
 
     @staticmethod
     def _import_targets(summary: FileSummary, local: str) -> list[str]:

@@ -26,7 +26,8 @@ This module knows the graph only through ``Resolver``: it sits below ``graph.py`
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 from typing import Protocol
 
@@ -128,6 +129,7 @@ class Namespaces:
         self._unattributed: dict[str, Touch] = {}
         self._editors: dict[str, dict[str, ClassEditor]] = {}
         self._functions: dict[str, dict[str, FunctionSummary]] = {}
+        self._maybe = False  # the edits being applied may not run (a call under a condition, ``_one_patch``)
 
     # -- questions -------------------------------------------------------------------------------------------
     def of(self, fqn: str) -> Namespace:
@@ -189,7 +191,7 @@ class Namespaces:
         if not cls.made:
             return
         module, scope = graph.class_module[fqn], cls.qualname.rpartition(".")[0]
-        for _name, callee, _line in cls.made:
+        for _name, callee, _line, conditional in cls.made:
             target = graph.resolve(module, callee, scope)
             if target not in graph.classes:
                 continue
@@ -200,7 +202,8 @@ class Namespaces:
             summary = graph.modules[graph.class_module[owner]]
             editor = self._editor_table(summary).get(f"{graph.classes[owner].qualname}.__set_name__")
             if editor is not None:
-                self._edit_with(namespace, summary, editor, f"{owner}.__set_name__", 0)
+                with self._possibly(conditional):
+                    self._edit_with(namespace, summary, editor, f"{owner}.__set_name__", 0)
 
     # -- building -------------------------------------------------------------------------------------------
     def _build(self, fqn: str) -> Namespace:
@@ -389,12 +392,13 @@ class Namespaces:
             namespace.unknown.append(Touch(f"{edit.how} (line {line}) changes its namespace in a way the analysis "
                                            "cannot follow", summary.path, line))
             return
-        if edit.conditional and (edit.kind == "delete" or edit.value == "none"):
+        conditional = edit.conditional or self._maybe
+        if conditional and (edit.kind == "delete" or edit.value == "none"):
             namespace.unknown_names[edit.name] = Touch(
                 f"`{edit.name}` is {'deleted' if edit.kind == 'delete' else 'set to None'} under a condition "
                 f"(line {line})", summary.path, line)
             return
-        origin = f"{origin}, under a condition" if edit.conditional else origin
+        origin = f"{origin}, under a condition" if conditional else origin
         site = Site(summary.path, summary.module, edit.scope)
         if edit.kind == "delete":
             namespace.added[edit.name] = Added(edit.name, None, None, origin, site, deleted=True)
@@ -442,13 +446,9 @@ class Namespaces:
             self._decorate(namespace, fqn, summary, edit.scope,
                            Decorator(edit.how[:-2] if called else edit.how, called, edit.span.line))
             return
-        factory = edit.how[:-2] if edit.how.endswith("()") else _factory_bound_to(summary, edit.how)
-        if edit.kind == "call" and factory:  # ``pp_fields("ids")(Out)`` or ``_deco(Out)`` (``_deco = pp_fields(..)``)
-            if self._is_project_function(summary.module, factory):  # an outside registry's leaves it alone
-                self._decorate(namespace, fqn, summary, edit.scope, Decorator(factory, True, edit.span.line))
-            return
         if edit.kind == "call":
-            self._handed(namespace, summary, edit)
+            with self._possibly(edit.conditional):
+                self._call_patch(namespace, fqn, summary, edit)
             return
         if edit.scope and edit.kind != "opaque":  # in a function: when it runs, and whether, is not known
             on = " on a class `globals()` looks up" if edit.target == GLOBALS else ""
@@ -457,6 +457,25 @@ class Namespaces:
                 "at any time", summary.path, edit.span.line)
             return
         self._set(namespace, summary, edit, where, "set")
+
+    @contextlib.contextmanager
+    def _possibly(self, conditional: bool) -> Iterator[None]:
+        """The edits applied inside may not run (``conditional``): ``_set`` marks what they add, and makes what
+        they delete or set to None unknown."""
+        self._maybe, before = self._maybe or conditional, self._maybe
+        try:
+            yield
+        finally:
+            self._maybe = before
+
+    def _call_patch(self, namespace: Namespace, fqn: str, summary: FileSummary, edit: NamespaceEdit) -> None:
+        """The class handed to a call at module level: a factory's decorator, or a project function."""
+        factory = edit.how[:-2] if edit.how.endswith("()") else _factory_bound_to(summary, edit.how)
+        if factory:  # ``pp_fields("ids")(Out)`` or ``_deco(Out)`` (``_deco = pp_fields(..)``)
+            if self._is_project_function(summary.module, factory):  # an outside registry's leaves it alone
+                self._decorate(namespace, fqn, summary, edit.scope, Decorator(factory, True, edit.span.line))
+            return
+        self._handed(namespace, summary, edit)
 
     def _is_project_function(self, module: str, name: str) -> bool:
         target = self._graph.resolve(module, name, "")

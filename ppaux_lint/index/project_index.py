@@ -20,7 +20,7 @@ from ppaux_lint.index.constants import Constants
 from ppaux_lint.index.empty_returns import EmptyReturns
 from ppaux_lint.index.generics import TypeArguments
 from ppaux_lint.index.graph import Member, ProjectGraph
-from ppaux_lint.index.inference import Inference
+from ppaux_lint.index.inference import NONE, UNKNOWN, Inference
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.parts import find_parts
 from ppaux_lint.index.routes import find_routes
@@ -161,8 +161,13 @@ class ProjectIndex(ProjectGraph):
         """The output class that the observer's ``after_sample`` certainly constructs, when it is one class only:
         what crosses the stage for this observer, whichever class its ``from_pp_tensors`` rebuilds (a subclass
         that returns another output and inherits the base's ``from_pp_tensors`` reads that one's keys)."""
-        certain = {target for target, declared in self._hook_output_classes(observer, AFTER_SAMPLE) if not declared}
-        return next(iter(certain)) if len(certain) == 1 else None
+        values = self.inference.hook_returns(observer, AFTER_SAMPLE)
+        if not values or UNKNOWN in values:  # a path that returns what the inference cannot follow: not certain
+            return None
+        instances = [v for v in values if v != NONE]
+        found = {target for target, _ in self.inference.classes(instances)}
+        certain = {target for target in found if self.is_output_class(target)}
+        return next(iter(certain)) if len(certain) == 1 and len(found) == len(instances) == 1 else None
 
     def hook_outputs(self, cls: str, hook: str) -> Iterator[str]:
         """The project output classes that the class's ``hook`` can return (``inference.py``), in a stable order:

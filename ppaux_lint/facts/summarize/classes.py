@@ -41,7 +41,7 @@ from ppaux_lint.facts.summary import ClassSummary, Decorator, Field, MemberAssig
 def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> ClassSummary:
     methods: list[MethodSummary] = []
     assigns: list[MemberAssign] = []
-    made: list[tuple[str, str, int]] = []
+    made: list[tuple[str, str, int, bool]] = []
     fields: list[Field] = []
     inits: list[ast.FunctionDef] = []
     conditional: set[int] = set()
@@ -60,12 +60,12 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
                     assigns.append(_member(target, stmt.value, positions))
-                    _made_by_call(target, stmt.value, made)
+                    _made_by_call(target, stmt.value, id(stmt) in conditional, made)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             fields.append(Field(stmt.target.id, source(stmt.annotation), stmt.value is not None))
             if stmt.value is not None:
                 assigns.append(_member(stmt.target, stmt.value, positions))
-                _made_by_call(stmt.target, stmt.value, made)
+                _made_by_call(stmt.target, stmt.value, id(stmt) in conditional, made)
     _detail_helpers(methods, statements, superseded, positions)
     _reach_up(methods, statements, positions.text)
     bases = [base for base in node.bases if dotted(base)]
@@ -90,7 +90,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         constructor=constructor_facts(node),
         unread=(*conditionally, *unread_members(statements, positions.text)),
         stores=tuple(sorted({*_instance_stores(statements, positions.text), *_converted(statements)})),
-        made=tuple(made),
+        made=tuple(_kept(made, statements)),
     )
 
 
@@ -321,14 +321,26 @@ def _member(target: ast.Name, value: ast.expr, positions: Positions) -> MemberAs
     return MemberAssign(target.id, text, positions.span(target), binding)
 
 
-def _made_by_call(target: ast.Name, value: ast.expr, made: list[tuple[str, str, int]]) -> None:
+def _made_by_call(target: ast.Name, value: ast.expr, conditional: bool,
+                  made: list[tuple[str, str, int, bool]]) -> None:
     """A member whose value a call to a named callable makes (``ids = PPField()``): Python calls the value's
     ``__set_name__`` with the class as it makes it, which may set anything on the class (the index follows a
-    project class's)."""
+    project class's); ``conditional``: the binding may not run."""
     if isinstance(value, ast.Call):
         callee = dotted(value.func)
         if callee:
-            made.append((target.id, callee, value.lineno))
+            made.append((target.id, callee, value.lineno, conditional))
+
+
+Made = tuple[str, str, int, bool]
+
+
+def _kept(made: list[Made], statements: Sequence[ast.stmt]) -> Iterator[Made]:
+    """``made`` less the members a ``del`` in the body removes (the class is made without them, so their
+    ``__set_name__`` never runs)."""
+    deleted = {t.id for stmt in statements if isinstance(stmt, ast.Delete) for t in stmt.targets
+               if isinstance(t, ast.Name)}
+    return (entry for entry in made if entry[0] not in deleted)
 
 
 def _class_level_statements(body: Sequence[ast.stmt], conditional: set[int] | None = None,

@@ -28,19 +28,20 @@ class Bindings:
     def import_(self, node: ast.Import, nested: bool) -> None:
         for alias in node.names:
             if alias.asname:
-                self.imports.append(Import(alias.asname, alias.name, nested=nested, line=node.lineno))
+                self.imports.append(Import(alias.asname, alias.name, nested=nested))
             else:
                 head = alias.name.split(".")[0]
-                self.imports.append(Import(head, head, nested=nested, line=node.lineno))
+                self.imports.append(Import(head, head, nested=nested))
 
-    def import_from(self, node: ast.ImportFrom, nested: bool) -> None:
+    def import_from(self, node: ast.ImportFrom, nested: bool, certain: bool = True) -> None:
+        """``certain``: the statement is at the module's top level, where it certainly runs."""
         base = self._absolute(node.level, node.module or "")
         for alias in node.names:
             if alias.name == "*":
-                self.imports.append(Import("*", base, star=True, nested=nested, line=node.lineno))
+                self.imports.append(Import("*", base, star=True, nested=nested, certain=certain))
             else:
                 target = f"{base}.{alias.name}" if base else alias.name
-                self.imports.append(Import(alias.asname or alias.name, target, nested=nested, line=node.lineno))
+                self.imports.append(Import(alias.asname or alias.name, target, nested=nested))
 
     def _absolute(self, level: int, module: str) -> str:
         if not level:

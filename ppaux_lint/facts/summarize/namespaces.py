@@ -35,7 +35,16 @@ from ppaux_lint.contract.names import (
 )
 from ppaux_lint.facts.summarize.flow import can_fall_through
 from ppaux_lint.facts.summarize.methods import summarize_method
-from ppaux_lint.facts.summarize.syntax import TRY_STATEMENTS, Scope, called_name, dotted, is_none, qualname, string
+from ppaux_lint.facts.summarize.syntax import (
+    TRY_STATEMENTS,
+    Scope,
+    called_name,
+    dotted,
+    is_none,
+    qualname,
+    stored_targets,
+    string,
+)
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import (
     GLOBALS,
@@ -50,8 +59,9 @@ from ppaux_lint.facts.summary import (
 from ppaux_lint.support.records import dataclass
 
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
-_SETATTR = {"setattr": "set", "delattr": "delete", "type.__setattr__": "set", "type.__delattr__": "delete",
-            "object.__setattr__": "set", "object.__delattr__": "delete"}
+_SETATTR = {"setattr": "set", "delattr": "delete", "type.__setattr__": "set", "type.__delattr__": "delete"}
+# (``object.__setattr__(Out, ...)`` raises TypeError on a class: it sets nothing there)
+_UNNAMED = "<comprehension>"  # an edit's target that no name resolves to: it may reach any class
 _PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _CONDITIONAL = frozenset({ast.If, ast.While, *TRY_STATEMENTS, ast.Match})
@@ -110,6 +120,7 @@ class Namespaces:
         self._wanted: set[str] = set()  # qualnames bound into a class somewhere in this file
         text = positions.text
         self._hidden = "__dict__" in text or "vars(" in text  # forms found only by walking expressions
+        self._masked: set[str] = set()  # the variables of the comprehensions being walked (``_comprehension``)
 
     # -- the walker's hooks ------------------------------------------------------------------------------
     def enter_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
@@ -255,9 +266,10 @@ class Namespaces:
         elif not scope:
             self._handed_inside(call, call, scope)
 
-    def _setattr(self, call: ast.Call, callee: str, scope: Scope, frame: _Frame | None) -> None:
-        """``setattr(Out, "to_pp_tensors", fn)``, ``delattr``, or the same through ``type.__setattr__``."""
-        target = dotted(call.args[0])
+    def _setattr(self, call: ast.Call, callee: str, scope: Scope, frame: _Frame | None, target: str = "") -> None:
+        """``setattr(Out, "to_pp_tensors", fn)``, ``delattr``, or the same through ``type.__setattr__``; ``target``
+        stands for the first argument where it is no name of the module's."""
+        target = target or dotted(call.args[0])
         kind = _SETATTR[callee]
         value = call.args[2] if kind == "set" and len(call.args) > 2 else None
         names = self._names(call.args[1], scope)
@@ -294,26 +306,62 @@ class Namespaces:
             if kind is ast.Lambda:
                 todo.extend(node.args.defaults)  # type: ignore[attr-defined]
                 continue
-            if kind in _COMPREHENSIONS and len(node.generators) == 1 and \
-                    type(node.generators[0].target) is ast.Name:  # type: ignore[attr-defined]
-                loop = node.generators[0]  # type: ignore[attr-defined]
-                values = self._literal(loop.iter, scope)
-                if values is not None:
-                    self._handed_inside(loop.iter, done, scope)
-                    region = _Region(scope, node.lineno - 1, node.end_lineno or node.lineno, loop.target.id, values)
-                    self._regions.append(region)
-                    results = (node.key, node.value) if kind is ast.DictComp else (node.elt,)  # type: ignore[attr-defined]
-                    for part in (*loop.ifs, *results):
-                        self._handed_inside(part, done, scope)
-                    self._regions.remove(region)
-                    continue
+            if kind in _COMPREHENSIONS:
+                self._comprehension(node, done, scope)  # type: ignore[arg-type]
+                continue
+            if kind is ast.IfExp or kind is ast.BoolOp:  # the test, or the first operand, always runs
+                first, rest = (node.test, (node.body, node.orelse)) if kind is ast.IfExp else \
+                    (node.values[0], node.values[1:])  # type: ignore[attr-defined]
+                todo.append(first)
+                self._under_a_condition(rest, done, scope, node)
+                continue
             if kind is ast.Call and node is not done and node.args:  # type: ignore[attr-defined]
                 callee = dotted(node.func)  # type: ignore[attr-defined]
+                # a comprehension's own variable is not the module's name (``for Out in registry()``): what a
+                # setattr sets on it reaches classes the analysis cannot name, and a call hands it nothing known
+                own = dotted(node.args[0]).partition(".")[0] in self._masked  # type: ignore[attr-defined]
                 if callee in _SETATTR and len(node.args) >= 2:  # type: ignore[attr-defined]
-                    self._setattr(node, callee, scope, None)  # type: ignore[arg-type]
-                else:
+                    self._setattr(node, callee, scope, None, _UNNAMED if own else "")  # type: ignore[arg-type]
+                elif not own:
                     self._handed(node, scope)  # type: ignore[arg-type]
             todo.extend(ast.iter_child_nodes(node))
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+                       done: ast.expr | None, scope: Scope) -> None:
+        """The first iterable always runs; the element runs once per item, only as far as the filters let it, and a
+        generator's only when something consumes it (all of which may not happen: a condition). A loop over a
+        literal tuple of classes hands each one; over anything else, the loop's variables are its own names."""
+        loops = node.generators
+        self._handed_inside(loops[0].iter, done, scope)
+        results = (node.key, node.value) if type(node) is ast.DictComp else (node.elt,)  # type: ignore[union-attr]
+        parts = [*(loop.iter for loop in loops[1:]), *(test for loop in loops for test in loop.ifs), *results]
+        values = self._literal(loops[0].iter, scope) if len(loops) == 1 and type(loops[0].target) is ast.Name \
+            else None
+        region = _Region(scope, node.lineno - 1, node.end_lineno or node.lineno, loops[0].target.id, values) \
+            if values is not None else None  # type: ignore[attr-defined]
+        masked = set() if region is not None else \
+            {leaf.id for loop in loops for leaf in stored_targets(loop.target) if isinstance(leaf, ast.Name)}
+        certain = region is not None and type(node) is not ast.GeneratorExp and not loops[0].ifs and bool(values)
+        if region is not None:
+            self._regions.append(region)
+        added, self._masked = masked - self._masked, self._masked | masked
+        if certain:
+            for part in parts:
+                self._handed_inside(part, done, scope)
+        else:
+            self._under_a_condition(parts, done, scope, node)
+        self._masked -= added
+        if region is not None:
+            self._regions.remove(region)
+
+    def _under_a_condition(self, parts: Sequence[ast.expr], done: ast.expr | None, scope: Scope,
+                           node: ast.expr) -> None:
+        """``parts`` as ``_handed_inside`` reads them, each edit marked as one that may not run."""
+        region = _Region(scope, node.lineno - 1, node.end_lineno or node.lineno)  # no loop: a condition
+        self._regions.append(region)
+        for part in parts:
+            self._handed_inside(part, done, scope)
+        self._regions.remove(region)
 
     def _edit(self, target: str, name: str, kind: str, value: ast.expr | None, node: ast.AST, scope: Scope,
               frame: _Frame | None, how: str = "") -> None:

@@ -45,6 +45,7 @@ class Collector:
         self.defs: list[str] = []
         self.deep = False
         self.forward = False
+        self._top: set[int] = set()
 
     def walk(self, tree: ast.Module, deep: bool, forward: bool = False) -> None:
         """``deep`` also visits every expression, for helper calls and prefix uses; files that spell
@@ -52,6 +53,7 @@ class Collector:
         ``forward`` likewise visits them for handoffs, in files that mention observers or transport methods."""
         self.deep = deep
         self.forward = forward
+        self._top = {id(stmt) for stmt in tree.body}  # the statements that certainly run (``Import.certain``)
         self._walk(tree.body, scope=(), frame=Frame())
         self.uses.settle()
         self.flows.finish()
@@ -122,7 +124,7 @@ class Collector:
             if kind is ast.Import:
                 self.bindings.import_(node, bool(scope))  # type: ignore[arg-type]
             else:
-                self.bindings.import_from(node, bool(scope))  # type: ignore[arg-type]
+                self.bindings.import_from(node, bool(scope), id(node) in self._top)  # type: ignore[arg-type]
             for imported in self.bindings.imports[before:]:
                 self._bind(frame, imported.local, NAMED)
         elif kind is ast.Assign or kind is ast.AnnAssign:
