@@ -170,9 +170,12 @@ class Planner:
     def _closes_a_cycle(self, target_module: str, module: str) -> bool:
         """Whether ``target_module`` imports ``module`` at import time, through the project's module-level imports:
         a cycle that a module-level import of ``target_module`` here would close (``ImportError: ... partially
-        initialized module``), which the module keeps out of import time by importing inside functions."""
-        seen = {target_module}
-        todo = [target_module]
+        initialized module``), which the module keeps out of import time by importing inside functions. Importing
+        ``target_module`` first runs the ``__init__`` of each package on its way, so their imports count too, except
+        a package ``module`` itself is in: that one is already initializing when ``module`` runs."""
+        todo = [name for name in _modules_of(target_module)
+                if name == target_module or (name in self.index.known and not f"{module}.".startswith(f"{name}."))]
+        seen = set(todo)
         while todo and len(seen) < _CYCLE_SEARCH:
             summary = self.index.load(todo.pop())
             for imported in summary.imports if summary is not None else ():

@@ -1,0 +1,110 @@
+"""``--fix`` where the generated code must not break the project or lose data: what the planner has to see before
+it offers a fix (import cycles through packages, names an annotation evaluates, what a rebuild passes back), and
+``--diff`` showing what ``--fix`` writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import run_cli
+from .test_fix import read
+
+
+def fixes_of(code: str) -> list:
+    """The ``fix`` of every finding of ``code`` in the project under the working directory."""
+    records = json.loads(run_cli("check", "--unsafe-fixes", "--output-format", "json", ".").stdout)
+    return [r["fix"] for r in records if r["code"] == code]
+
+
+def assert_no_fix(code: str) -> None:
+    found = fixes_of(code)
+    assert found and all(fix is None for fix in found), found
+
+
+def import_fresh(root: Path, module: str) -> None:
+    """Import ``module`` from ``root`` in a fresh interpreter, as a user would; fails on any error."""
+    result = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=root, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root)}, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_no_import_whose_target_package_imports_this_module(project) -> None:
+    """Importing ``pkgb.out`` first runs ``pkgb/__init__.py``, which imports ``pkga.obs``: a top-level
+    ``from pkgb.out import Out`` in ``pkga/obs.py`` would make that import fail (partially initialized module)."""
+    root = project({"pkga/__init__.py": "", "pkga/obs.py": """
+        from __future__ import annotations
+
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from pkgb.out import Out
+
+
+        class Obs:
+            def is_active(self, sampling_info):
+                return True
+
+            def after_sample(self, state, token_ids) -> Out:
+                import pkgb.out
+
+                return pkgb.out.Out(ids=token_ids)
+    """, "pkgb/__init__.py": "from pkga.obs import Obs\n", "pkgb/out.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class Out:
+            ids: torch.Tensor
+
+            def copy_to_host(self, copy_tensor):
+                return self
+
+            def to_pp_tensors(self):
+                return {"ids": self.ids}
+    """})
+    before = read(root, "pkga/obs.py")
+    assert_no_fix("PPA002")
+    run_cli("check", "--fix", "--unsafe-fixes", ".")
+    assert read(root, "pkga/obs.py") == before
+    import_fresh(root, "pkga.obs")
+
+
+def test_a_package_shared_with_the_target_does_not_count_as_a_cycle(project) -> None:
+    """``pkg/__init__.py`` imports ``pkg.obs``; by the time ``pkg.obs`` runs, ``pkg`` is initializing already, so
+    importing ``pkg.out`` from it does not run that ``__init__`` again: the fix and its import are offered."""
+    root = project({"pkg/__init__.py": "from pkg.obs import Obs\n", "pkg/obs.py": """
+        class Obs:
+            def is_active(self, sampling_info):
+                return True
+
+            def after_sample(self, state, token_ids):
+                import pkg.out as outputs
+
+                return outputs.Out(ids=token_ids)
+    """, "pkg/out.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class Out:
+            ids: torch.Tensor
+
+            def copy_to_host(self, copy_tensor):
+                return self
+
+            def to_pp_tensors(self):
+                return {"ids": self.ids}
+    """})
+    assert all(fix is not None for fix in fixes_of("PPA002"))
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    assert "from pkg.out import Out\n" in read(root, "pkg/obs.py")
+    import_fresh(root, "pkg.out")
+    import_fresh(root, "pkg")
