@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import run_cli
 from .test_fix import read
 
@@ -108,3 +110,92 @@ def test_a_package_shared_with_the_target_does_not_count_as_a_cycle(project) -> 
     assert "from pkg.out import Out\n" in read(root, "pkg/obs.py")
     import_fresh(root, "pkg.out")
     import_fresh(root, "pkg")
+
+
+TYPE_CHECKING_TENSOR = """
+    from typing import TYPE_CHECKING
+
+    if TYPE_CHECKING:
+        from torch import Tensor
+
+
+    class Out:
+        def __init__(self, ids: "Tensor") -> None:
+            self.ids = ids
+
+        def copy_to_host(self, copy_tensor) -> "Out":
+            return self
+"""
+
+TORCH_AT_THE_BOTTOM = """
+    class Out:
+        def __init__(self, ids: "torch.Tensor") -> None:
+            self.ids = ids
+
+        def copy_to_host(self, copy_tensor) -> "Out":
+            return self
+
+
+    import torch  # noqa: E402
+"""
+
+A_METHOD_CALLED_DICT = """
+    import torch
+
+
+    class Out:
+        def __init__(self, ids: torch.Tensor) -> None:
+            self.ids = ids
+
+        def dict(self) -> dict:
+            return {"ids": self.ids.tolist()}
+
+        def copy_to_host(self, copy_tensor) -> "Out":
+            return Out(copy_tensor(self.ids))
+"""
+
+
+@pytest.mark.parametrize("source, annotation", [
+    (TYPE_CHECKING_TENSOR, '"dict[str, Tensor]"'),  # bound for type checkers only: NameError at import
+    (TORCH_AT_THE_BOTTOM, '"dict[str, torch.Tensor]"'),  # bound after the class runs
+    (A_METHOD_CALLED_DICT, '"dict[str, torch.Tensor]"'),  # the class body's `dict` is a function: TypeError
+    (A_METHOD_CALLED_DICT.replace("def dict(", "def as_dict("), "dict[str, torch.Tensor]"),  # nothing in the way
+], ids=["type-checking-only", "imported-below", "class-binds-dict", "plain"])
+def test_a_generated_annotation_that_would_not_evaluate_is_quoted(project, source, annotation) -> None:
+    root = project({"m.py": source})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    assert f"    def to_pp_tensors(self) -> {annotation}:\n" in read(root, "m.py")
+    import_fresh(root, "m")
+
+
+def test_a_from_pp_annotation_the_class_body_shadows_is_quoted(project) -> None:
+    """The observer binds ``Out`` in its own body: ``-> Out`` on a method there would name that attribute."""
+    root = project({"m.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class Out:
+            ids: torch.Tensor
+
+            def copy_to_host(self, copy_tensor) -> "Out":
+                return self
+
+            def to_pp_tensors(self) -> dict:
+                return {"ids": self.ids}
+
+
+        class Obs:
+            Out = None
+
+            def is_active(self, sampling_info) -> bool:
+                return True
+
+            def after_sample(self, state, token_ids) -> Out:
+                return Out(token_ids)
+    """})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    assert '    def from_pp_tensors(self, tensors) -> "Out":\n' in read(root, "m.py")
+    import_fresh(root, "m")

@@ -14,7 +14,10 @@ misspelt ``from_pp_tensor`` on an observer (or ``to_pp_tensor`` here), which a r
 turn into the real one reading other keys, means no fix either. An output that sets
 ``to_pp_tensors = None`` on purpose, or deletes it after the class statement (which a method added to the body
 would not survive), gets no fix, nor one whose paired observer already reads another set of keys: that would
-only trade the finding for a key mismatch.
+only trade the finding for a key mismatch. The return annotation, where the class's methods have them, names the
+tensor type as the module binds it, quoted where it would not evaluate when the ``def`` runs (the name imported only
+for type checkers or below the class, or ``dict``, ``str`` or the name bound first by the class body or a function
+around the class).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes.plan import Plan, Planner, names_list
 from ppaux_lint.fixes.render import MethodSpec
-from ppaux_lint.fixes.syntax import annotates_returns
+from ppaux_lint.fixes.syntax import annotates_returns, annotation_evaluates
 
 KIND = "add-to-pp-tensors"
 
@@ -54,6 +57,8 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     if annotates_returns(node):  # the tensor type as this module names it (a base's file may say ``T.Tensor``)
         tensor = planner.tensor_name(module, planner.index.classes[fqn].qualname)
         annotation = f"dict[str, {tensor}]" if tensor else ""
+        if annotation and not annotation_evaluates(planner.sources.tree(found[1]), node, (tensor,), ("dict", "str")):
+            annotation = f'"{annotation}"'  # a string is never evaluated: no NameError, no class-scope `dict`
     spec = MethodSpec(TO_PP, ("self",), "dict", tuple((attr, attr) for attr in attrs), returns=annotation)
     return planner.base_plan(finding, fqn, node, method=spec,
                              description=f"Add `{TO_PP}` returning {names_list(attrs)}")
