@@ -62,8 +62,10 @@ class Constructors:
     def of(self, fqn: str) -> Constructor | None:
         """How ``fqn`` is constructed, found the way Python finds ``__init__``: along the MRO. A tensor attribute
         that a method stores to (``__post_init__``'s ``self.ids = self.ids.to(torch.int32)``), or that ``__init__``
-        stores again from something else than its parameter, would be transformed a second time when the rebuilt
-        instance is constructed: such a constructor is never ``whole``."""
+        stores again from something else than its parameter, or that a method changes otherwise
+        (``object.__setattr__(self, "ids", ...)``, ``self.ids.add_(1)``, ``self.ids[0] = 0``, ``out=self.ids``, the
+        instance's ``__dict__`` written: ``ConstructorFacts.alters``), would be transformed a second time when the
+        rebuilt instance is constructed: such a constructor is never ``whole``."""
         info = self.infos.get(fqn)
         if info is None:
             return None
@@ -71,7 +73,9 @@ class Constructors:
         if found is None:
             return None
         stored = {attr for cls in info.ancestry if cls in self.index.classes for attr in self.index.classes[cls].stores}
-        transformed = any(attr in stored for attr, _ in found.tensors)
+        stored |= {attr for cls in info.ancestry if cls in self.index.classes
+                   and (facts := self.index.classes[cls].constructor) is not None for attr in facts.alters}
+        transformed = "*" in stored or any(attr in stored for attr, _ in found.tensors)
         return replace(found, hidden=True) if transformed else found
 
     def _along_mro(self, info: ClassInfo) -> Constructor | None:
@@ -119,8 +123,8 @@ class Constructors:
         attr_to_param: dict[str, str] = {}
         tensors = []
         for target, value in init.stores:
-            if value not in annotations:
-                continue
+            if value not in annotations or value in init.altered:
+                continue  # a parameter rebound or changed in place (``ids = ids + 1``) is not stored as passed
             attr_to_param.setdefault(target, value)
             written, named = annotations[value]
             if (value not in none_defaults and self._resolves_to(module, scope, named, {TENSOR})

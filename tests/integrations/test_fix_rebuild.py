@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import run_cli
-from .test_fix import read
+from .test_fix import _output, read
 
 
 def fixes_of(code: str) -> list:
@@ -199,3 +199,37 @@ def test_a_from_pp_annotation_the_class_body_shadows_is_quoted(project) -> None:
     assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
     assert '    def from_pp_tensors(self, tensors) -> "Out":\n' in read(root, "m.py")
     import_fresh(root, "m")
+
+
+POST_INIT = "ids: torch.Tensor\n\ndef __post_init__(self):\n    {}"
+INIT = "def __init__(self, ids: torch.Tensor):\n    {}"
+
+
+@pytest.mark.parametrize("body, decorator", [
+    (POST_INIT.format('object.__setattr__(self, "ids", self.ids + 1)'), "@dataclass(frozen=True)"),
+    (POST_INIT.format('setattr(self, "ids", self.ids + 1)'), "@dataclass"),
+    (POST_INIT.format('super().__setattr__("ids", self.ids + 1)'), "@dataclass"),
+    (POST_INIT.format("self.ids.add_(1)"), "@dataclass"),
+    (POST_INIT.format("self.ids[0] = 0"), "@dataclass"),
+    (POST_INIT.format("torch.add(self.ids, 1, out=self.ids)"), "@dataclass"),
+    (POST_INIT.format("vars(self).update(ids=self.ids + 1)"), "@dataclass"),
+    (POST_INIT.format('self.__dict__["ids"] = self.ids + 1'), "@dataclass"),
+    (INIT.format("ids = ids + 1\n    self.ids = ids"), ""),
+    (INIT.format("self.ids = ids\n    ids += 1"), ""),
+    (INIT.format("ids.mul_(2)\n    self.ids = ids"), ""),
+    (INIT.format("self.ids = ids\n    self.ids.clamp_(min=0)"), ""),
+    (INIT.format("self.ids = ids\n    object.__setattr__(self, 'ids', ids + 1)"), ""),
+], ids=["object-setattr", "setattr", "super-setattr", "in-place-method", "subscript-store", "out-keyword",
+        "vars-update", "dict-store", "param-rebound-before", "param-rebound-after", "param-in-place",
+        "attribute-in-place", "init-object-setattr"])
+def test_no_fix_for_a_tensor_the_constructor_changes(project, body, decorator) -> None:
+    """Rebuilt through the constructor, the received tensor would be changed a second time."""
+    project({"m.py": _output(body, decorator=decorator, build="Out(t)")})
+    assert_no_fix("PPA001")
+    assert_no_fix("PPA002")
+
+
+def test_reading_the_instance_dict_still_gets_a_fix(project) -> None:
+    project({"m.py": _output("ids: torch.Tensor\n\ndef as_dict(self):\n    return dict(self.__dict__)",
+                             build="Out(t)")})
+    assert all(fix is not None for fix in fixes_of("PPA001"))
