@@ -17,9 +17,9 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 24  # 24: ``ConstructorFacts.alters``, ``InitFacts.altered``; 23: ``FunctionFlow.wraps``; 22: an
-# empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``; 20: ``up`` through any method;
-# 19: ``MemberAssign.binding``
+SUMMARY_FORMAT = 24  # 24: ``ConstructorFacts.alters``, ``InitFacts.altered`` and ``declared``; 23:
+# ``FunctionFlow.wraps``; 22: an empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``;
+# 20: ``up`` through any method; 19: ``MemberAssign.binding``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -226,6 +226,8 @@ class InitFacts:
     variadic: bool = False  # it takes ``*args`` or ``**kwargs``: what they carry no keyword rebuild passes back
     altered: tuple[str, ...] = ()  # parameters the body rebinds (``ids = ids + 1``) or changes in place
     # (``ids.add_(1)``, ``ids[0] = 0``, ``out=ids``): an attribute stored from one may not hold what was passed
+    declared: tuple[tuple[str, str], ...] = ()  # (attribute, annotation as written) of each ``self.<attribute>: T
+    # = ...`` anywhere in the body: one that may hold a tensor and is not stored from a parameter stays home
 
 
 @dataclass(frozen=True)

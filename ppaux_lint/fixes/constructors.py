@@ -90,7 +90,13 @@ class Constructors:
                 return None
             module, scope = self.index.class_module[cls], self.index.classes[cls].qualname
             if facts.init is not None:
-                return self._init_constructor(facts.init, module, scope)
+                found = self._init_constructor(facts.init, module, scope)
+                sent = {attr for attr, _ in found.tensors}
+                declared = [f for c in info.ancestry[position:] if c in self.index.classes
+                            for f in self.index.classes[c].fields if "ClassVar" not in f.annotation]
+                if any(_may_be_tensor(f.annotation) and f.name not in sent for f in declared):
+                    return replace(found, tensors_left=True)  # a tensor the class declares that no parameter sets
+                return found
             if self._is_dataclass(facts, module, scope):
                 if any(self._resolves_to(module, scope, name, _DATACLASS) for name in facts.no_init):
                     return None  # ``@dataclass(init=False)``: the ``__init__`` is a base's, built from other fields
@@ -134,6 +140,9 @@ class Constructors:
         sent = {attr_to_param[attr] for attr, _ in tensors}
         left = any(_may_be_tensor(written) and name not in sent
                    for name, (written, _) in annotations.items() if name in (*positional, *init.kwonly))
+        # ``self.logprobs: Optional[Tensor] = None``: a tensor set later (by the observer's hook), which a rebuild
+        # through ``__init__`` would reset
+        left = left or any(_may_be_tensor(written) and attr not in dict(tensors) for attr, written in init.declared)
         return Constructor(
             params=(*positional, *init.kwonly),
             required=frozenset(required),
@@ -148,7 +157,6 @@ class Constructors:
         fields: dict[str, tuple[bool, bool, bool, str]] = {}  # name -> (init, has_default, tensor, annotation)
         hidden = False  # an ``InitVar``: a parameter of ``__init__`` that no field keeps
         tensors_left = False
-        stored = {attr for cls in mro if cls in self.index.classes for attr in self.index.classes[cls].stores}
         for cls in reversed(mro):
             if cls not in self.index.classes:
                 continue
@@ -167,10 +175,9 @@ class Constructors:
                 # a field that may hold None would make the helper raise; one outside __init__ cannot be rebuilt
                 tensor = init and not none_default and self._resolves_to(module, scope, field.annotation_name,
                                                                           {TENSOR})
-                # a tensor field outside ``__init__`` with no default that no method computes is set by whoever made
-                # the instance (the observer's hook): a rebuild through ``__init__`` would lose it
-                tensors_left = tensors_left or (not tensor and _may_be_tensor(text)
-                                                and (init or (not has_default and field.name not in stored)))
+                # a tensor field outside ``__init__`` may be set by whoever made the instance (the observer's hook),
+                # default or not: a rebuild through ``__init__`` would lose it
+                tensors_left = tensors_left or (not tensor and _may_be_tensor(text))
                 fields[field.name] = (init, has_default, tensor, text)
         init_fields = [name for name, (init, _, _, _) in fields.items() if init]
         return Constructor(

@@ -233,3 +233,26 @@ def test_reading_the_instance_dict_still_gets_a_fix(project) -> None:
     project({"m.py": _output("ids: torch.Tensor\n\ndef as_dict(self):\n    return dict(self.__dict__)",
                              build="Out(t)")})
     assert all(fix is not None for fix in fixes_of("PPA001"))
+
+
+@pytest.mark.parametrize("body, decorator", [
+    ("ids: torch.Tensor\nlogprobs: torch.Tensor = field(init=False, default_factory=lambda: torch.empty(0))",
+     "@dataclass"),
+    ("ids: torch.Tensor\nlogprobs: torch.Tensor = field(init=False, default=None)", "@dataclass"),
+    ("ids: torch.Tensor\nlogprobs: torch.Tensor = field(init=False)\n\ndef __post_init__(self):\n"
+     "    self.logprobs = self.ids.float()", "@dataclass"),  # computed, yet the hook may set it again
+    ("def __init__(self, ids: torch.Tensor):\n    self.ids = ids\n    self.logprobs: Optional[torch.Tensor] = None",
+     ""),
+    ("def __init__(self, ids: torch.Tensor):\n    self.ids = ids\n    if ids.numel():\n"
+     "        self.logprobs: torch.Tensor = ids.float()", ""),
+    ("logprobs: Optional[torch.Tensor]\n\ndef __init__(self, ids: torch.Tensor):\n    self.ids = ids", ""),
+], ids=["init-false-factory", "init-false-none", "init-false-computed", "init-declared-optional",
+        "init-declared-nested", "class-level-annotation"])
+def test_no_fix_when_a_tensor_attribute_is_not_a_constructor_parameter(project, body, decorator) -> None:
+    """The hook sets ``out.logprobs`` after building ``Out(ids)``: sent without it and rebuilt through the
+    constructor, the logprobs would be lost without a word."""
+    source = _output(body, decorator=decorator, build="Out(t)").replace("import torch\n",
+                                                                       "from typing import Optional\n\nimport torch\n")
+    project({"m.py": source})
+    assert_no_fix("PPA001")
+    assert_no_fix("PPA002")

@@ -44,6 +44,9 @@ def _init(init: ast.FunctionDef) -> InitFacts:
         stores=tuple(store for statement in init.body if (store := _simple_store(statement)) is not None),
         variadic=args.vararg is not None or args.kwarg is not None,
         altered=_altered(init, {a.arg for a in [*positional[1:], *args.kwonlyargs]}),
+        declared=tuple((n.target.attr, source(n.annotation)) for n in ast.walk(init) if isinstance(n, ast.AnnAssign)
+                       and isinstance(n.target, ast.Attribute) and isinstance(n.target.value, ast.Name)
+                       and positional and n.target.value.id == positional[0].arg),
     )
 
 

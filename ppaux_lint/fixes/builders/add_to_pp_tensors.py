@@ -8,8 +8,9 @@ home (one defaulting to ``None`` would make the helper raise when sent, and be l
 parameter with a default stays home and is rebuilt with it; an ``InitVar``, or a required parameter stored
 transformed (``self.p = p.float()``) or handed to ``super().__init__``, means no fix. Nor does an output some of
 whose subclasses (in any file) would inherit the method while built from other parameters. Fields with
-``init=False`` stay home, since they cannot be passed back to the constructor; one that may hold a tensor, has
-no default and no method computes, is set by whoever made the instance, and means no fix (``constructors``). A
+``init=False`` stay home, since they cannot be passed back to the constructor; one that may hold a tensor (or an
+attribute ``__init__`` or the class body annotates as one without taking it from a parameter) may be set by
+whoever made the instance, and means no fix (``constructors``). A
 misspelt ``from_pp_tensor`` on an observer (or ``to_pp_tensor`` here), which a rename in the same ``--fix`` may
 turn into the real one reading other keys, means no fix either. An output that sets
 ``to_pp_tensors = None`` on purpose, or deletes it after the class statement (which a method added to the body
