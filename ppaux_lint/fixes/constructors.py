@@ -10,10 +10,12 @@ What each class statement's body says is in its summary (``ConstructorFacts``, r
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ppaux_lint.facts.summarize.syntax import plain_dotted
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 from ppaux_lint.index.known_bases import adds_no_fields
 from ppaux_lint.support.records import dataclass
@@ -38,20 +40,31 @@ class Constructor:
     positional_only: frozenset[str] = frozenset()
     hidden: bool = False  # it takes what ``params`` does not list (an ``InitVar``): no keyword rebuild is whole
     tensors_left: bool = False  # a tensor-annotated parameter that cannot travel (``Optional[Tensor] = None``)
+    opaque_defaults: bool = False  # a parameter with a default stays home while its value may matter: its annotation
+    # is no plain scalar (``top: Optional[TopPart] = None``, a container, none at all), rebuilt as its default
 
     @property
     def whole(self) -> bool:
         """Whether sending ``tensors`` and passing them back by keyword rebuilds the instance: every parameter
         without a default is stored, as it is, in an attribute that holds a tensor, and no tensor-annotated one
         stays home (one defaulting to ``None`` would make the helper raise when sent, and be lost when not). What
-        stays home is a non-tensor parameter with a default (a scale, a flag), rebuilt with that default.
+        stays home is a non-tensor parameter with a default annotated as a plain scalar (a scale, a flag), rebuilt with
+        that default; where a construction site passes it another value, the planner offers no fix
+        (``Planner.defaults_passed``).
         Otherwise a generated pair would drop a tensor, or fail to pass back what a parameter stored transformed
         (``self.p = p.float()``) or handed to ``super().__init__`` carries: no fix rather than one that does. A
         private name (``__ids``) is mangled with the class's name where the code is written, so code generated
         in another class, or a keyword of that name, would miss it."""
         sent = {self.attr_to_param[attr] for attr, _ in self.tensors if attr in self.attr_to_param}
         mangled = any(_mangled(name) for attr, _ in self.tensors for name in (attr, self.attr_to_param.get(attr, "")))
-        return bool(sent) and not self.hidden and not self.tensors_left and not mangled and self.required <= sent
+        return (bool(sent) and not self.hidden and not self.tensors_left and not self.opaque_defaults and not mangled
+                and self.required <= sent)
+
+    @property
+    def stays_home(self) -> tuple[str, ...]:
+        """The parameters with a default that no sent tensor carries: a rebuild passes them nothing."""
+        sent = {self.attr_to_param[attr] for attr, _ in self.tensors if attr in self.attr_to_param}
+        return tuple(p for p in self.params if p not in self.required and p not in sent)
 
 
 class Constructors:
@@ -143,7 +156,10 @@ class Constructors:
         # ``self.logprobs: Optional[Tensor] = None``: a tensor set later (by the observer's hook), which a rebuild
         # through ``__init__`` would reset
         left = left or any(_may_be_tensor(written) and attr not in dict(tensors) for attr, written in init.declared)
+        stays = set(positional) | set(init.kwonly)
+        stays -= required | sent
         return Constructor(
+            opaque_defaults=any(not _plain(annotations.get(name, ("", ""))[0]) for name in stays),
             params=(*positional, *init.kwonly),
             required=frozenset(required),
             attr_to_param=attr_to_param,
@@ -181,6 +197,7 @@ class Constructors:
                 fields[field.name] = (init, has_default, tensor, text)
         init_fields = [name for name, (init, _, _, _) in fields.items() if init]
         return Constructor(
+            opaque_defaults=any(fields[n][1] and not fields[n][2] and not _plain(fields[n][3]) for n in init_fields),
             params=tuple(init_fields),
             required=frozenset(n for n in init_fields if not fields[n][1]),
             attr_to_param={n: n for n in init_fields},
@@ -207,3 +224,37 @@ def _may_be_tensor(annotation: str) -> bool:
     """Whether an annotation as written may admit a tensor (``torch.Tensor``, ``Optional[Tensor]``, ``"Tensor"``):
     such a parameter left home would lose one."""
     return "Tensor" in annotation
+
+
+_PLAIN = frozenset({"int", "float", "bool", "str", "bytes", "complex", "None", "builtins.int", "builtins.float",
+                    "builtins.bool", "builtins.str", "builtins.bytes", "builtins.complex"})
+_OPTIONAL = frozenset({"Optional", "typing.Optional", "Union", "typing.Union", "t.Optional", "t.Union"})
+_LITERAL = frozenset({"Literal", "typing.Literal", "typing_extensions.Literal", "t.Literal"})
+
+
+def _plain(annotation: str) -> bool:
+    """Whether an annotation as written admits only plain scalars (``float``, ``str``, ``bool``, ``None``,
+    ``Optional[int]``, ``Literal["a"]``, ``int | None``): a value that such a parameter left home to its default
+    loses is at worst a setting, which a construction site passing another value shows (``Planner.defaults_passed``).
+    No annotation, a project class, a container or anything else may hold tensors or state: not plain."""
+    try:
+        node = ast.parse(annotation.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _plain(node.value)
+    return _plain_node(node)
+
+
+def _plain_node(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _plain_node(node.left) and _plain_node(node.right)
+    if isinstance(node, ast.Subscript):
+        head = plain_dotted(node.value)
+        if head in _LITERAL:
+            return True
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return head in _OPTIONAL and all(_plain_node(e) for e in elements)
+    return plain_dotted(node) in _PLAIN

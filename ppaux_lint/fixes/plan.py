@@ -107,6 +107,36 @@ class Planner:
             return None
         return list(shapes[0]) or None
 
+    def defaults_passed(self, fqn: str, constructor: Constructor, rebuilt: Iterable[str] | None = None) -> bool:
+        """Whether a construction site the index knows may pass ``fqn`` a parameter that stays home
+        (``Constructor.stays_home``: ``Out(lp, temperature=self.temperature)``): rebuilt with its default, the
+        output would lose that value. Only the files that could name the class are read (its own module, those
+        importing it or its module, those using its name as a value); there a call of the class (by any name they
+        import it as, ``module.Out``, ``cls``, ``type(self)``, ``self.__class__`` in its own module, through
+        ``functools.partial``, or ``replace``) passing one by keyword, by position, or through ``*``/``**``
+        counts; a file that cannot be read counts too. ``rebuilt``: the parameters a rebuild passes, when not
+        those ``to_pp_tensors`` would send as generated."""
+        home = set(constructor.stays_home) if rebuilt is None else \
+            {p for p in constructor.params if p not in constructor.required} - set(rebuilt)
+        summary = self.index.classes.get(fqn)
+        if not home or summary is None:
+            return False
+        name, own = summary.name, self.index.class_module.get(fqn, "")
+        for module, file in list(self.index.modules.items()):
+            aliases = {i.local for i in file.imports if i.target == fqn}
+            if module != own and not aliases and name not in file.value_names \
+                    and not any(i.target == own for i in file.imports):
+                continue
+            try:
+                tree = self.sources.tree(file.path)
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                return True
+            names = aliases | {name} | ({"cls"} if module == own else set())
+            if any(_passes(call, names, module == own, constructor.params, home) for call in ast.walk(tree)
+                   if isinstance(call, ast.Call)):
+                return True
+        return False
+
     def near_miss(self, fqn: str | None, method: str) -> bool:
         """Whether the class ``fqn``, or a class along its MRO, defines a near miss of ``method``
         (``to_pp_tensor``): a rename may give it that name, with whatever it sends or reads."""
@@ -191,6 +221,25 @@ class Planner:
 
 
 _CYCLE_SEARCH = 200  # modules an import-cycle search visits before it gives up
+
+
+def _passes(call: ast.Call, names: set[str], own: bool, params: tuple[str, ...], home: set[str]) -> bool:
+    """Whether ``call`` constructs a class called one of ``names`` (see ``Planner.defaults_passed``) and passes one
+    of the parameters in ``home``."""
+    func, args, keywords = call.func, list(call.args), list(call.keywords)
+    last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if last == "partial" and args:
+        func, args = args[0], args[1:]
+        last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    elif last == "replace":
+        return any(k.arg is None or k.arg in home for k in keywords)  # ``dataclasses.replace(out, scale=2.0)``
+    constructs = last in names or (own and (last == "__class__" or (
+        isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type")))
+    if not constructs:
+        return False
+    if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
+        return True
+    return any(k.arg in home for k in keywords) or any(params[i] in home for i in range(min(len(args), len(params))))
 
 
 def _modules_of(target: str) -> list[str]:

@@ -405,7 +405,7 @@ OUTS = """
         scores: torch.Tensor
         ids: torch.Tensor
         note: str = "x"
-        cache: list = field(default_factory=list)
+        count: int = field(default=0)
 
         def copy_to_host(self, copy_tensor):
             return self

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,50 @@ def test_no_fix_when_a_tensor_attribute_is_not_a_constructor_parameter(project, 
     project({"m.py": source})
     assert_no_fix("PPA001")
     assert_no_fix("PPA002")
+
+
+TOP_PART = """
+    @dataclass
+    class TopPart:
+        ids: torch.Tensor
+        logprobs: torch.Tensor
+
+
+"""
+
+
+@pytest.mark.parametrize("body, build", [
+    ("lp: torch.Tensor\ntemperature: float = 1.0", "Out(t, temperature=0.7)"),  # by keyword
+    ("lp: torch.Tensor\ntemperature: float = 1.0", "Out(t, 0.7)"),  # by position
+    ("lp: torch.Tensor\ntemperature: float = 1.0", "Out(t, **{'temperature': 0.7})"),
+    ("lp: torch.Tensor\ntemperature: float = 1.0", "functools.partial(Out, temperature=0.7)(t)"),
+    ("lp: torch.Tensor\ntemperature: float = 1.0\n\ndef scaled(self):\n    return dataclasses.replace(self, "
+     "temperature=2.0)", "Out(t)"),
+    ("def __init__(self, lp: torch.Tensor, temperature: float = 1.0):\n    self.lp = lp\n"
+     "    self.temperature = temperature", "Out(t, temperature=0.7)"),
+    ("lp: torch.Tensor\ntop: Optional[TopPart] = None", "Out(t)"),  # a container of tensors: lost if not passed
+    ("lp: torch.Tensor\nextra: dict = field(default_factory=dict)", "Out(t)"),
+    ("def __init__(self, lp: torch.Tensor, scale=1.0):\n    self.lp = lp\n    self.scale = scale", "Out(t)"),
+], ids=["keyword", "positional", "double-star", "partial", "replace", "init-keyword", "optional-project-class",
+        "container", "unannotated"])
+def test_no_fix_when_a_parameter_left_home_may_matter(project, body, build) -> None:
+    """Rebuilt with its default, ``temperature`` would be 1.0 on the last stage where the hook passed 0.7, and
+    ``top`` None where it held tensors."""
+    source = _output(body, build=build).replace(
+        "import torch\n", "import dataclasses\nimport functools\nfrom typing import Optional\n\nimport torch\n")
+    source = source.replace("\n\n@dataclass\nclass Out", "\n\n" + textwrap.dedent(TOP_PART) + "@dataclass\nclass Out")
+    source = source.replace("\n\nclass Out", "\n\n" + textwrap.dedent(TOP_PART) + "class Out")
+    project({"m.py": source})
+    assert_no_fix("PPA001")
+    assert_no_fix("PPA002")
+
+
+@pytest.mark.parametrize("body", ["lp: torch.Tensor\ntemperature: float = 1.0",
+                                  "lp: torch.Tensor\nlabel: Optional[str] = None",
+                                  "lp: torch.Tensor\nmode: Literal['a', 'b'] = 'a'"])
+def test_a_plain_setting_no_site_passes_is_rebuilt_with_its_default(project, body) -> None:
+    source = _output(body, build="Out(t)").replace("import torch\n",
+                                                   "from typing import Literal, Optional\n\nimport torch\n")
+    root = project({"m.py": source})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    assert "        return Out(lp=tensors[" in read(root, "m.py")

@@ -55,6 +55,8 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         items.append((param, key))
     if not constructor.whole or not constructor.required <= {param for param, _ in items}:
         return None  # an argument that does not travel: the rebuild would fail, or lose a tensor
+    if planner.defaults_passed(pair, constructor, [param for param, _ in items]):
+        return None  # a value some construction site passes would be rebuilt as the default
     name, add_import = planner.name_in_scope(pair, module, path, planner.index.classes[fqn].qualname)
     if name is None:
         return None

@@ -5,9 +5,10 @@ attributes, gets ``to_pp_tensors`` returning ``{"field": self.field, ...}`` (dat
 as ``dataclasses`` collects them: :mod:`ppaux_lint.fixes.constructors`), when that rebuilds the output
 (``Constructor.whole``): every parameter without a default is such a field, and no tensor-annotated one stays
 home (one defaulting to ``None`` would make the helper raise when sent, and be lost when not). A non-tensor
-parameter with a default stays home and is rebuilt with it; an ``InitVar``, or a required parameter stored
-transformed (``self.p = p.float()``) or handed to ``super().__init__``, means no fix. Nor does an output some of
-whose subclasses (in any file) would inherit the method while built from other parameters. Fields with
+parameter with a default stays home and is rebuilt with it, only when it is annotated as a plain scalar and no
+construction site the index knows passes it (``Planner.defaults_passed``); an ``InitVar``, or a required
+parameter stored transformed (``self.p = p.float()``) or handed to ``super().__init__``, means no fix. Nor does an
+output some of whose subclasses (in any file) would inherit the method while built from other parameters. Fields with
 ``init=False`` stay home, since they cannot be passed back to the constructor; one that may hold a tensor (or an
 attribute ``__init__`` or the class body annotates as one without taking it from a parameter) may be set by
 whoever made the instance, and means no fix (``constructors``). A
@@ -40,6 +41,8 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
     constructor = planner.constructors.of(fqn)
     if found is None or constructor is None or not constructor.whole or found[1] != finding.path:
         return None  # what would not travel would be lost, or make the rebuild fail
+    if planner.defaults_passed(fqn, constructor):
+        return None  # a value some construction site passes would be rebuilt as the default
     for subclass in planner.index.subclasses(fqn):
         if planner.index.lookup(subclass, TO_PP) is None and planner.constructors.of(subclass) != constructor:
             return None  # it would inherit a method that sends too little for its own instances
