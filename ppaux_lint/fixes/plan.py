@@ -23,7 +23,7 @@ from ppaux_lint.fixes.render import (
     configured_line_length,
 )
 from ppaux_lint.fixes.sources import Sources
-from ppaux_lint.fixes.syntax import returned_mapping, returns, typing_only_names
+from ppaux_lint.fixes.syntax import bound_names, returned_mapping, returns, typing_only_names
 from ppaux_lint.rules import by_code
 from ppaux_lint.rules.base import SAFE_FIX
 from ppaux_lint.support.records import dataclass
@@ -99,8 +99,8 @@ class Planner:
         found = self.sources.class_node(member.owner)
         if found is None:
             return None
-        function = next((d for d in found[0].body if isinstance(d, ast.FunctionDef) and d.name == TO_PP), None)
-        if function is None:
+        function = _last_binding(found[0], TO_PP)  # Python keeps the last: a second ``def`` replaces the first
+        if not isinstance(function, ast.FunctionDef):
             return None
         shapes = [returned_mapping(r) for r in returns(function)]
         if any(shape is None for shape in shapes) or len({frozenset(shape) for shape in shapes}) != 1:
@@ -221,6 +221,19 @@ class Planner:
 
 
 _CYCLE_SEARCH = 200  # modules an import-cycle search visits before it gives up
+
+
+def _last_binding(node: ast.ClassDef, name: str) -> ast.stmt | None:
+    """The last statement of the class body that binds ``name`` (a ``def``, a class, an assignment, an import), or
+    None; one under an ``if``, ``try``, ``with`` or loop at class level makes it unknown (None)."""
+    last = None
+    for statement in node.body:
+        if isinstance(statement, (ast.If, ast.Try, ast.With, ast.For, ast.While, ast.AsyncWith, ast.AsyncFor)) \
+                and name in bound_names([statement]):
+            return None
+        if name in bound_names([statement]):
+            last = statement
+    return last
 
 
 def _passes(call: ast.Call, names: set[str], own: bool, params: tuple[str, ...], home: set[str]) -> bool:

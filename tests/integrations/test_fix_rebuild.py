@@ -304,3 +304,19 @@ def test_a_plain_setting_no_site_passes_is_rebuilt_with_its_default(project, bod
     root = project({"m.py": source})
     assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
     assert "        return Out(lp=tensors[" in read(root, "m.py")
+
+
+def test_from_pp_reads_the_keys_of_the_last_to_pp_tensors(project) -> None:
+    """Python keeps the last ``def`` of a name in a class body: the output sends ``ids``, not ``old_ids``."""
+    root = project({"m.py": _output('ids: torch.Tensor\n\ndef to_pp_tensors(self):\n    return {"old_ids": self.ids}\n\n'
+                                    'def to_pp_tensors(self):  # noqa: F811\n    return {"ids": self.ids}',
+                                    build="Out(t)")})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    text = read(root, "m.py")
+    assert '        return Out(ids=tensors["ids"])\n' in text and "tensors[\"old_ids\"]" not in text
+
+
+def test_no_from_pp_fix_when_the_last_binding_of_to_pp_tensors_is_no_def(project) -> None:
+    project({"m.py": _output('ids: torch.Tensor\n\ndef to_pp_tensors(self):\n    return {"ids": self.ids}\n\n'
+                             "to_pp_tensors = lambda self: {'other': self.ids}", build="Out(t)")})
+    assert_no_fix("PPA002")
