@@ -320,3 +320,71 @@ def test_no_from_pp_fix_when_the_last_binding_of_to_pp_tensors_is_no_def(project
     project({"m.py": _output('ids: torch.Tensor\n\ndef to_pp_tensors(self):\n    return {"ids": self.ids}\n\n'
                              "to_pp_tensors = lambda self: {'other': self.ids}", build="Out(t)")})
     assert_no_fix("PPA002")
+
+
+BASE_WITH_NEAR_MISS = """
+    from dataclasses import dataclass
+
+    import torch
+
+
+    @dataclass
+    class Out:
+        ids: torch.Tensor
+
+        def copy_to_host(self, copy_tensor):
+            return self
+
+        def to_pp_tensor(self):
+            return {"ids": self.ids}
+"""
+
+OBSERVER_OF_OUT = """
+    from base import Out
+
+
+    class Obs:
+        def is_active(self, sampling_info):
+            return True
+
+        def after_sample(self, state, token_ids):
+            return Out(token_ids)
+
+        def from_pp_tensors(self, tensors):
+            return Out(tensors["ids"])
+"""
+
+
+@pytest.mark.parametrize("use", ["tensors = super().to_pp_tensor()", 'tensors = getattr(self, "to_pp_tensor")()'])
+def test_no_rename_when_another_file_uses_the_old_name(project, use) -> None:
+    """Renamed in base.py, ``super().to_pp_tensor()`` in sub.py raises AttributeError."""
+    root = project({"base.py": BASE_WITH_NEAR_MISS, "obs.py": OBSERVER_OF_OUT, "sub.py": f"""
+        from dataclasses import dataclass
+
+        import torch
+
+        from base import Out
+
+
+        @dataclass
+        class RichOut(Out):
+            extra: torch.Tensor
+
+            def to_pp_tensors(self):
+                {use}
+                tensors["extra"] = self.extra
+                return tensors
+    """})
+    before = read(root, "base.py")
+    assert_no_fix("PPA017")
+    run_cli("check", "--fix", ".")
+    assert read(root, "base.py") == before
+
+
+def test_a_rename_is_still_offered_when_other_files_only_spell_the_real_name(project) -> None:
+    root = project({"base.py": BASE_WITH_NEAR_MISS, "obs.py": OBSERVER_OF_OUT, "other.py": """
+        def send(out):
+            return out.to_pp_tensors()
+    """})
+    assert run_cli("check", "--fix", "base.py").exit_code == 0
+    assert "    def to_pp_tensors(self):\n" in read(root, "base.py")

@@ -1,7 +1,8 @@
 """``rename-near-miss``: rename a misspelt transport method to its real name, and nothing more.
 
 The ``def`` and the ``self.<old>``/``cls.<old>`` uses inside the same class are renamed, only when the old
-name is used nowhere else in the file, no subclass in the project defines it too (its override would be left
+name is used nowhere else in the file, nor spelt anywhere in the project's other files (``super().<old>()`` in a
+subclass elsewhere, ``getattr(out, "<old>")``), no subclass in the project defines it too (its override would be left
 overriding nothing), the class binds nothing under the new name (nor does code after it), the class's text
 spells its names as the parser reads them (no NFKC-folded identifier), and the method is neither ``async`` nor a
 generator: renamed, it would return no mapping, and the near miss would become a PPA016.
@@ -10,10 +11,12 @@ generator: renamed, it would return no mapping, and the near miss would become a
 from __future__ import annotations
 
 import ast
+import re
 import unicodedata
 
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes.plan import Plan, Planner
+from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.fixes.syntax import binds, intended_name, other_references
 
 KIND = "rename-near-miss"
@@ -41,8 +44,28 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         return None  # a fullwidth letter folds to ASCII for the parser, not for an edit of the text
     if other_references(planner.sources.tree(path), node, definition, old):
         return None  # renaming the def alone would break those uses
+    if _named_elsewhere(planner, path, old):
+        return None  # ``super().to_pp_tensor()`` in a subclass's file, ``getattr(out, "to_pp_tensor")`` would break
     return planner.base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`",
                              rename=(old, new, finding.span.line, finding.span.column))
+
+
+def _named_elsewhere(planner: Planner, path: str, name: str) -> bool:
+    """Whether any other file of the project spells ``name`` at all (as an attribute, in a string, in a comment: a
+    plain text search, which over-counts but misses no use). Only the project's own files are read, as the analysis
+    read them (an editor's buffer included); one that cannot be read counts as a use. ``to_pp_tensor`` inside
+    ``to_pp_tensors`` is another word, not a use."""
+    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    for source in planner.analysis.discovery.files:
+        if source.path == path:
+            continue
+        try:
+            text = read_source(source.path, planner.analysis.overlays)[0]
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            return True
+        if word.search(text):
+            return True
+    return False
 
 
 def _yields(definition: ast.FunctionDef) -> bool:
