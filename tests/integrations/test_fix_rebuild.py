@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ppaux_lint.fixes import apply as fix_apply
+
 from .conftest import run_cli
 from .test_fix import _output, read
 
@@ -386,5 +388,29 @@ def test_a_rename_is_still_offered_when_other_files_only_spell_the_real_name(pro
         def send(out):
             return out.to_pp_tensors()
     """})
+    assert run_cli("check", "--fix", "base.py").exit_code == 0
+    assert "    def to_pp_tensors(self):\n" in read(root, "base.py")
+
+
+def test_diff_shows_every_round_that_fix_applies(project) -> None:
+    """The rename of ``to_pp_tensor`` lets the observer's ``from_pp_tensors`` be generated in the next round:
+    ``--diff`` showed the first round only, while ``--fix`` wrote both."""
+    root = project({"m.py": _output('ids: torch.Tensor\n\ndef to_pp_tensor(self):\n    return {"ids": self.ids}',
+                                    build="Out(t)")})
+    before = read(root, "m.py")
+    shown = run_cli("check", "--diff", "--unsafe-fixes", ".")
+    assert shown.exit_code == 1 and read(root, "m.py") == before
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    after = read(root, "m.py")
+    assert "def to_pp_tensors(self)" in after and "def from_pp_tensors(self, tensors)" in after
+    expected = fix_apply.unified_diff([fix_apply.FileResult(str(root / "m.py"), "utf-8", before, after)])
+    assert shown.stdout == expected
+    assert "Would fix 2 errors." in shown.stderr
+
+
+def test_a_rename_is_still_offered_when_another_file_defines_its_own_near_miss(project) -> None:
+    """Another class's own ``def to_pp_tensor`` is no use of this one's; each file's rename goes in."""
+    root = project({"base.py": BASE_WITH_NEAR_MISS, "obs.py": OBSERVER_OF_OUT,
+                    "twin.py": BASE_WITH_NEAR_MISS.replace("class Out", "class Twin")})
     assert run_cli("check", "--fix", "base.py").exit_code == 0
     assert "    def to_pp_tensors(self):\n" in read(root, "base.py")
