@@ -121,6 +121,10 @@ def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None
             if any(edits == other for _, other in accepted):
                 accepted.append((plan, ()))  # the same change again (one def near-missed by two classes)
                 continue
+            edits = tuple(e for e in edits if e not in taken)  # a change an earlier plan makes too: the same import
+            if not edits:
+                accepted.append((plan, ()))
+                continue
             if any(overlaps(e, t) for e in edits for t in taken):
                 deferred.append(plan)
                 continue

@@ -414,3 +414,59 @@ def test_a_rename_is_still_offered_when_another_file_defines_its_own_near_miss(p
                     "twin.py": BASE_WITH_NEAR_MISS.replace("class Out", "class Twin")})
     assert run_cli("check", "--fix", "base.py").exit_code == 0
     assert "    def to_pp_tensors(self):\n" in read(root, "base.py")
+
+
+def test_two_fixes_in_a_file_that_need_the_same_import_add_it_once(project) -> None:
+    root = project({"out.py": """
+        from dataclasses import dataclass
+
+        import torch
+
+
+        @dataclass
+        class Out:
+            ids: torch.Tensor
+
+            def copy_to_host(self, copy_tensor):
+                return self
+
+            def to_pp_tensors(self):
+                return {"ids": self.ids}
+    """, "helpers.py": "from out import Out\n\n\ndef make(ids):\n    return Out(ids)\n", "obs.py": """
+        from typing import TYPE_CHECKING
+
+        from helpers import make
+
+        if TYPE_CHECKING:
+            from out import Out
+
+
+        class ObsA:
+            def is_active(self, sampling_info):
+                return True
+
+            def after_sample(self, state, token_ids) -> "Out":
+                return make(token_ids)
+
+
+        class ObsB:
+            def is_active(self, sampling_info):
+                return True
+
+            def after_sample(self, state, token_ids) -> "Out":
+                return make(token_ids + 1)
+    """})
+    assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
+    text = read(root, "obs.py")
+    assert text.splitlines().count("from out import Out") == 1 and text.count("def from_pp_tensors(") == 2
+    import_fresh(root, "obs")
+
+
+def test_an_import_the_file_already_has_is_not_added_again() -> None:
+    from ppaux_lint.fixes.codemod import transform
+    from ppaux_lint.fixes.plan import Plan
+
+    plan = Plan(finding=None, path="m.py", description="", safe=False, class_name="Nothing", class_line=0,
+                add_import=("out", "Out"))
+    assert transform([plan], "import os\nfrom out import Out\n", '"') == "import os\nfrom out import Out\n"
+    assert transform([plan], "import os\n", '"') == "import os\nfrom out import Out\n"
