@@ -79,7 +79,12 @@ def run(state: dict[str, object], paths: tuple[Path, ...], output_format: str, s
     warn(state, analysis.discovery.warnings)
     out = sys.stdout
     if show_diff:  # as ruff: the diff only, a count on stderr, exit 1 when something would change
-        preview = guarded(state, lambda: fixes.preview(analysis, unsafe=unsafe_fixes))
+        def again(overlays):  # each round analyses the previous one's result, in memory, as --fix would from disk
+            import dataclasses
+
+            return analyze(list(paths), dataclasses.replace(options, overlays=dict(overlays)))
+
+        preview = guarded(state, lambda: fixes.preview(analysis, unsafe=unsafe_fixes, reanalyze=again))
         warn(state, fixes.failure_warnings(preview.failed))
         out.write(_verbatim(fixes.unified_diff(preview.files.values()), output_format, out))
         out.flush()  # a diff that cannot be written fails here, before the count says it was shown

@@ -17,9 +17,10 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 24  # 24: ``ClassSummary.made``, calls inside module-level expressions; 23: ``FunctionFlow.wraps``;
-# 22: an empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``; 20: ``up`` through any
-# method; 19: ``MemberAssign.binding``
+SUMMARY_FORMAT = 24  # 24: ``ClassSummary.made``, calls inside module-level expressions, ``Import.certain``,
+# ``ConstructorFacts.alters``, ``InitFacts.altered`` and ``declared``; 23: ``FunctionFlow.wraps``; 22: an
+# empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``; 20: ``up`` through any method;
+# 19: ``MemberAssign.binding``
 """Bumped whenever a field changes meaning, so stale cache entries are never read."""
 
 
@@ -226,6 +227,10 @@ class InitFacts:
     # (a string annotation's too), "" when none) for each parameter but ``self``, annotated or not
     stores: tuple[tuple[str, str], ...]  # (attribute, parameter) of each ``self.<attribute> = <parameter>``
     variadic: bool = False  # it takes ``*args`` or ``**kwargs``: what they carry no keyword rebuild passes back
+    altered: tuple[str, ...] = ()  # parameters the body rebinds (``ids = ids + 1``) or changes in place
+    # (``ids.add_(1)``, ``ids[0] = 0``, ``out=ids``): an attribute stored from one may not hold what was passed
+    declared: tuple[tuple[str, str], ...] = ()  # (attribute, annotation as written) of each ``self.<attribute>: T
+    # = ...`` anywhere in the body: one that may hold a tensor and is not stored from a parameter stays home
 
 
 @dataclass(frozen=True)
@@ -253,6 +258,9 @@ class ConstructorFacts:
     fields: tuple[FieldFacts, ...]  # the body's annotated names, in order
     no_init: tuple[str, ...] = ()  # the decorators called with ``init=`` anything but ``True``
     # (``@dataclass(init=False)`` makes no ``__init__``)
+    alters: tuple[str, ...] = ()  # attributes the body's methods may change in ways ``ClassSummary.stores`` does
+    # not show (``object.__setattr__(self, "ids", ...)``, ``self.ids.add_(1)``, ``self.ids[0] = 0``, ``out=self.ids``),
+    # "*" for any (``vars(self).update(...)``, ``setattr(self, name, ...)``), sorted
 
 
 @dataclass(frozen=True)

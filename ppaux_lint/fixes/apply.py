@@ -121,6 +121,10 @@ def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None
             if any(edits == other for _, other in accepted):
                 accepted.append((plan, ()))  # the same change again (one def near-missed by two classes)
                 continue
+            edits = tuple(e for e in edits if e not in taken)  # a change an earlier plan makes too: the same import
+            if not edits:
+                accepted.append((plan, ()))
+                continue
             if any(overlaps(e, t) for e in edits for t in taken):
                 deferred.append(plan)
                 continue
@@ -230,9 +234,30 @@ def _to_disk(files: CheckedFiles) -> Callable[[FileResult], None]:
     return save
 
 
-def preview(analysis: Analysis, unsafe: bool = False) -> FixRound:
-    """``--diff``: one round in memory; nothing is written."""
-    return fix_round(applicable(plan_fixes(analysis), unsafe), analysis.overlays)
+def preview(analysis: Analysis, unsafe: bool = False,
+            reanalyze: Callable[[Mapping[str, bytes]], Analysis] | None = None) -> FixRound:
+    """``--diff``: what ``--fix`` would write, in memory; nothing is written. ``reanalyze`` analyses the project
+    again with the given overlays in place of the files: every round's result goes into them, and the next round
+    plans from that analysis, as ``fix_project`` does after writing, so fixes that an earlier one made possible
+    (a rename, then the method it lets a fix add) are shown too. Without it, one round."""
+    if reanalyze is None:
+        return fix_round(applicable(plan_fixes(analysis), unsafe), analysis.overlays)
+    current = dict(analysis.overlays)
+    files: dict[str, FileResult] = {}
+
+    def save(result: FileResult) -> None:
+        try:
+            data = result.fixed.encode(result.encoding)
+        except UnicodeEncodeError:
+            raise NotWritten(f"the fixed text cannot be written in the file's encoding, {result.encoding}") from None
+        current[result.path] = data
+        first = files.get(result.path)
+        files[result.path] = FileResult(result.path, result.encoding, first.original if first else result.original,
+                                        result.fixed, [*(first.applied if first else ()), *result.applied])
+
+    outcome = fix_project(analysis, lambda: reanalyze(current), unsafe=unsafe, save=save)
+    return FixRound({path: file for path, file in files.items() if file.changed}, outcome.fixed, [],
+                    outcome.failed)
 
 
 def _key(finding: Finding) -> tuple:

@@ -75,9 +75,14 @@ def transform(plans: Sequence[Plan], text: str, quote: str) -> str:
         def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
             if not imports:
                 return updated
-            statements = [cst.parse_statement(f"from {mod} import {name}{module.default_newline}",
-                                              config=module.config_for_parsing) for mod, name in sorted(set(imports))]
             body = list(updated.body)
+            present = {module.code_for_node(small).strip() for line in body if isinstance(line, cst.SimpleStatementLine)
+                       for small in line.body}
+            statements = [cst.parse_statement(f"from {mod} import {name}{module.default_newline}",
+                                              config=module.config_for_parsing) for mod, name in sorted(set(imports))
+                          if f"from {mod} import {name}" not in present]  # the file has that statement already
+            if not statements:
+                return updated
             at = _import_position(body)
             return updated.with_changes(body=[*body[:at], *statements, *body[at:]])
 

@@ -23,7 +23,7 @@ from ppaux_lint.fixes.render import (
     configured_line_length,
 )
 from ppaux_lint.fixes.sources import Sources
-from ppaux_lint.fixes.syntax import returned_mapping, returns, typing_only_names
+from ppaux_lint.fixes.syntax import bound_names, returned_mapping, returns, typing_only_names
 from ppaux_lint.rules import by_code
 from ppaux_lint.rules.base import SAFE_FIX
 from ppaux_lint.support.records import dataclass
@@ -99,13 +99,43 @@ class Planner:
         found = self.sources.class_node(member.owner)
         if found is None:
             return None
-        function = next((d for d in found[0].body if isinstance(d, ast.FunctionDef) and d.name == TO_PP), None)
-        if function is None:
+        function = _last_binding(found[0], TO_PP)  # Python keeps the last: a second ``def`` replaces the first
+        if not isinstance(function, ast.FunctionDef):
             return None
         shapes = [returned_mapping(r) for r in returns(function)]
         if any(shape is None for shape in shapes) or len({frozenset(shape) for shape in shapes}) != 1:
             return None
         return list(shapes[0]) or None
+
+    def defaults_passed(self, fqn: str, constructor: Constructor, rebuilt: Iterable[str] | None = None) -> bool:
+        """Whether a construction site the index knows may pass ``fqn`` a parameter that stays home
+        (``Constructor.stays_home``: ``Out(lp, temperature=self.temperature)``): rebuilt with its default, the
+        output would lose that value. Only the files that could name the class are read (its own module, those
+        importing it or its module, those using its name as a value); there a call of the class (by any name they
+        import it as, ``module.Out``, ``cls``, ``type(self)``, ``self.__class__`` in its own module, through
+        ``functools.partial``, or ``replace``) passing one by keyword, by position, or through ``*``/``**``
+        counts; a file that cannot be read counts too. ``rebuilt``: the parameters a rebuild passes, when not
+        those ``to_pp_tensors`` would send as generated."""
+        home = set(constructor.stays_home) if rebuilt is None else \
+            {p for p in constructor.params if p not in constructor.required} - set(rebuilt)
+        summary = self.index.classes.get(fqn)
+        if not home or summary is None:
+            return False
+        name, own = summary.name, self.index.class_module.get(fqn, "")
+        for module, file in list(self.index.modules.items()):
+            aliases = {i.local for i in file.imports if i.target == fqn}
+            if module != own and not aliases and name not in file.value_names \
+                    and not any(i.target == own for i in file.imports):
+                continue
+            try:
+                tree = self.sources.tree(file.path)
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                return True
+            names = aliases | {name} | ({"cls"} if module == own else set())
+            if any(_passes(call, names, module == own, constructor.params, home) for call in ast.walk(tree)
+                   if isinstance(call, ast.Call)):
+                return True
+        return False
 
     def near_miss(self, fqn: str | None, method: str) -> bool:
         """Whether the class ``fqn``, or a class along its MRO, defines a near miss of ``method``
@@ -170,9 +200,12 @@ class Planner:
     def _closes_a_cycle(self, target_module: str, module: str) -> bool:
         """Whether ``target_module`` imports ``module`` at import time, through the project's module-level imports:
         a cycle that a module-level import of ``target_module`` here would close (``ImportError: ... partially
-        initialized module``), which the module keeps out of import time by importing inside functions."""
-        seen = {target_module}
-        todo = [target_module]
+        initialized module``), which the module keeps out of import time by importing inside functions. Importing
+        ``target_module`` first runs the ``__init__`` of each package on its way, so their imports count too, except
+        a package ``module`` itself is in: that one is already initializing when ``module`` runs."""
+        todo = [name for name in _modules_of(target_module)
+                if name == target_module or (name in self.index.known and not f"{module}.".startswith(f"{name}."))]
+        seen = set(todo)
         while todo and len(seen) < _CYCLE_SEARCH:
             summary = self.index.load(todo.pop())
             for imported in summary.imports if summary is not None else ():
@@ -188,6 +221,38 @@ class Planner:
 
 
 _CYCLE_SEARCH = 200  # modules an import-cycle search visits before it gives up
+
+
+def _last_binding(node: ast.ClassDef, name: str) -> ast.stmt | None:
+    """The last statement of the class body that binds ``name`` (a ``def``, a class, an assignment, an import), or
+    None; one under an ``if``, ``try``, ``with`` or loop at class level makes it unknown (None)."""
+    last = None
+    for statement in node.body:
+        if isinstance(statement, (ast.If, ast.Try, ast.With, ast.For, ast.While, ast.AsyncWith, ast.AsyncFor)) \
+                and name in bound_names([statement]):
+            return None
+        if name in bound_names([statement]):
+            last = statement
+    return last
+
+
+def _passes(call: ast.Call, names: set[str], own: bool, params: tuple[str, ...], home: set[str]) -> bool:
+    """Whether ``call`` constructs a class called one of ``names`` (see ``Planner.defaults_passed``) and passes one
+    of the parameters in ``home``."""
+    func, args, keywords = call.func, list(call.args), list(call.keywords)
+    last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if last == "partial" and args:
+        func, args = args[0], args[1:]
+        last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    elif last == "replace":
+        return any(k.arg is None or k.arg in home for k in keywords)  # ``dataclasses.replace(out, scale=2.0)``
+    constructs = last in names or (own and (last == "__class__" or (
+        isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type")))
+    if not constructs:
+        return False
+    if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
+        return True
+    return any(k.arg in home for k in keywords) or any(params[i] in home for i in range(min(len(args), len(params))))
 
 
 def _modules_of(target: str) -> list[str]:

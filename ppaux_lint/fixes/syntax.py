@@ -131,6 +131,75 @@ def bound_before(tree: ast.Module, name: str, line: int) -> bool:
     return False
 
 
+def annotation_evaluates(tree: ast.Module, node: ast.ClassDef, names: Iterable[str], builtins: Iterable[str] = (),
+                         imported: bool = False) -> bool:
+    """Whether a return annotation spelling ``names`` (dotted, as ``torch.Tensor``) and the builtins ``builtins``
+    (``dict``, ``str``) can be written unquoted on a ``def`` added at the end of class ``node``: annotations are not
+    evaluated (``from __future__ import annotations``), or each name is bound at module level before the class
+    (``bound_before``) and not only for type checkers, and nothing closer binds any of them first. The ``def``'s
+    annotation is evaluated in the class body, where the class's own names (a method called ``dict``) come first,
+    then those of any function the class is defined in; a module-level binding of a builtin's name replaces it. Any
+    of these means the annotation must be a string, which is never evaluated. ``imported``: the fix adds a top-level
+    import of ``names`` (``import_lands_before`` says whether it runs before the class)."""
+    if bound_before(tree, "", 0):
+        return True
+    names = list(names)
+    heads = {name.split(".")[0] for name in names}
+    builtin_names = set(builtins)
+    if _enclosed_in_function(tree, node):
+        return False
+    if bound_names(node.body) & (heads | builtin_names) or bound_names(tree.body) & builtin_names:
+        return False
+    if imported:
+        return import_lands_before(tree, node.lineno)
+    typing_only = typing_only_names(tree)
+    return all(name.split(".")[0] not in typing_only and bound_before(tree, name, node.lineno) for name in names)
+
+
+def bound_names(statements: Sequence[ast.stmt]) -> set[str]:
+    """Every name the statements bind in their own scope, however (an assignment, a loop, ``with ... as``, an
+    import, a ``def``, a class, a walrus, ``del``), in any branch: nested functions' and classes' bodies are their
+    own scopes and are not searched."""
+    found: set[str] = set()
+    todo: list[ast.AST] = list(statements)
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(current.name)
+            todo.extend(current.decorator_list)
+            if not isinstance(current, ast.ClassDef):
+                todo.extend([*current.args.defaults, *(d for d in current.args.kw_defaults if d is not None)])
+            else:
+                todo.extend([*current.bases, *(k.value for k in current.keywords)])
+            continue
+        if isinstance(current, ast.Lambda):
+            continue
+        if isinstance(current, ast.Name) and isinstance(current.ctx, (ast.Store, ast.Del)):
+            found.add(current.id)
+        elif isinstance(current, ast.alias):
+            found.add(current.asname or current.name.split(".")[0])
+        elif isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and current.name:
+            found.add(current.name)
+        elif isinstance(current, ast.MatchMapping) and current.rest:
+            found.add(current.rest)
+        elif isinstance(current, (ast.Global, ast.Nonlocal)):
+            found.update(current.names)
+        todo.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _enclosed_in_function(tree: ast.Module, node: ast.ClassDef) -> bool:
+    """Whether the class statement is inside a function (whose names its body would see), at any depth."""
+    todo: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while todo:
+        current, in_function = todo.pop()
+        if current is node:
+            return in_function
+        inside = in_function or isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        todo.extend((child, inside) for child in ast.iter_child_nodes(current))
+    return True  # not found: nothing known of where it is
+
+
 def import_lands_before(tree: ast.Module, line: int) -> bool:
     """Whether an import the fix adds (after the last top-level import, else at the top: ``codemod``) runs before
     ``line``, or annotations are not evaluated."""

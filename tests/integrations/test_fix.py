@@ -405,7 +405,7 @@ OUTS = """
         scores: torch.Tensor
         ids: torch.Tensor
         note: str = "x"
-        cache: list = field(default_factory=list)
+        count: int = field(default=0)
 
         def copy_to_host(self, copy_tensor):
             return self
@@ -737,7 +737,7 @@ DATACLASS_MRO = """
 
     @dataclass
     class Child(Base):
-        d: torch.Tensor = field(init=False, default=None)
+        d: int = field(init=False, default=0)
         e: "torch.Tensor" = field(default_factory=lambda: torch.zeros(1))
         scale: float = 1.0
 
@@ -964,7 +964,7 @@ def test_constructors_along_the_mro_come_from_the_summaries(project, monkeypatch
             @dataclasses.dataclass
             class Level0:
                 a: th.Tensor
-                skip: "th.Tensor" = dataclasses.field(init=False, default=None)
+                skip: int = dataclasses.field(init=False, default=0)
         """,
         "pkg/middle.py": """
             from dataclasses import dataclass, field

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from ppaux_lint.facts.summarize.syntax import annotation_expression, is_none, plain_dotted, source
+from ppaux_lint.facts.summarize.syntax import annotation_expression, is_none, plain_dotted, source, string
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 
 
@@ -26,7 +26,8 @@ def constructor_facts(node: ast.ClassDef) -> ConstructorFacts:
         k.arg == "init" and not (isinstance(k.value, ast.Constant) and k.value.value is True) for k in d.keywords))
     return ConstructorFacts(decorators=tuple(plain_dotted(d.func if isinstance(d, ast.Call) else d)
                                              for d in node.decorator_list),
-                            init=_init(init) if init is not None else None, fields=fields, no_init=no_init)
+                            init=_init(init) if init is not None else None, fields=fields, no_init=no_init,
+                            alters=_alters(node))
 
 
 def _init(init: ast.FunctionDef) -> InitFacts:
@@ -42,7 +43,122 @@ def _init(init: ast.FunctionDef) -> InitFacts:
                            annotation_name(a.annotation)) for a in [*positional[1:], *args.kwonlyargs]),
         stores=tuple(store for statement in init.body if (store := _simple_store(statement)) is not None),
         variadic=args.vararg is not None or args.kwarg is not None,
+        altered=_altered(init, {a.arg for a in [*positional[1:], *args.kwonlyargs]}),
+        declared=tuple((n.target.attr, source(n.annotation)) for n in ast.walk(init) if isinstance(n, ast.AnnAssign)
+                       and isinstance(n.target, ast.Attribute) and isinstance(n.target.value, ast.Name)
+                       and positional and n.target.value.id == positional[0].arg),
     )
+
+
+_DICT_READS = frozenset({"items", "keys", "values", "get", "copy", "__contains__", "__getitem__"})
+_READERS = frozenset({"dict", "list", "len", "repr", "str", "sorted", "iter", "tuple", "set", "print", "id"})
+
+
+def _alters(node: ast.ClassDef) -> tuple[str, ...]:
+    """The attributes the class's methods (any of them, at any depth: rebuilt, an instance runs them again) may
+    change without a plain ``self.<attr> = ...``, which ``ClassSummary.stores`` already holds: a ``__setattr__`` or
+    ``setattr`` call, an in-place method (``self.ids.add_(1)``: a name ending in ``_``), a store into it
+    (``self.ids[0] = 0``), ``out=self.ids``; "*" for what may change any (the instance's ``__dict__`` or
+    ``vars(self)`` written or handed on, ``setattr`` of a name not written out)."""
+    receivers = {"self"}
+    receivers.update(f.args.args[0].arg for f in ast.walk(node)
+                     if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.args.args)
+    receivers.update(f.args.posonlyargs[0].arg for f in ast.walk(node)
+                     if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.args.posonlyargs)
+    found: set[str] = set()
+    parents: dict[int, ast.AST] = {}
+    for parent in ast.walk(node):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    for current in ast.walk(node):
+        if isinstance(current, ast.Call):
+            callee = plain_dotted(current.func)
+            if callee in ("setattr", "delattr") or (isinstance(current.func, ast.Attribute)
+                                                    and current.func.attr in ("__setattr__", "__delattr__")):
+                names = [name for a in current.args[:2] if (name := string(a)) is not None]
+                mine = any(isinstance(a, ast.Name) and a.id in receivers for a in current.args[:2]) or (
+                    isinstance(current.func, ast.Attribute) and not isinstance(current.func.value, ast.Name))
+                found.update(names or (["*"] if mine else []))
+            elif isinstance(current.func, ast.Attribute) and _in_place(current.func.attr):
+                found.update(_attribute_of(current.func.value, receivers))
+            found.update(attr for k in current.keywords if k.arg == "out"
+                         for attr in _attribute_of(k.value, receivers))
+        elif isinstance(current, ast.Subscript) and isinstance(current.ctx, (ast.Store, ast.Del)):
+            found.update(_attribute_of(current.value, receivers))
+        if _instance_dict(current, receivers) and not _only_read(current, parents):
+            found.add("*")
+    found.discard("")
+    return tuple(sorted(found))
+
+
+def _altered(init: ast.FunctionDef, params: set[str]) -> tuple[str, ...]:
+    """The parameters ``__init__`` rebinds or changes in place, anywhere in its body (see ``_alters``)."""
+    found: set[str] = set()
+    for current in ast.walk(init):
+        if current is init:
+            continue
+        if isinstance(current, ast.Name) and isinstance(current.ctx, (ast.Store, ast.Del)):
+            found.add(current.id)
+        elif isinstance(current, ast.ExceptHandler) and current.name:
+            found.add(current.name)
+        elif isinstance(current, (ast.Global, ast.Nonlocal)):
+            found.update(current.names)
+        elif isinstance(current, ast.Call):
+            if isinstance(current.func, ast.Attribute) and _in_place(current.func.attr):
+                found.add(_name_of(current.func.value))
+            found.update(_name_of(k.value) for k in current.keywords if k.arg == "out")
+        elif isinstance(current, ast.Subscript) and isinstance(current.ctx, (ast.Store, ast.Del)):
+            found.add(_name_of(current.value))
+    return tuple(sorted(found & params))
+
+
+def _in_place(method: str) -> bool:
+    """Whether a method name is torch's spelling of an in-place operation (``add_``, ``copy_``, ``masked_fill_``)."""
+    return method.endswith("_") and not method.startswith("_")
+
+
+def _base(node: ast.expr) -> ast.expr:
+    """What an expression reads into: ``self.ids`` of ``self.ids[0]``, ``self.ids.data`` or ``self.ids.T[1:]``."""
+    while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute)
+                                              and isinstance(node.value, (ast.Attribute, ast.Subscript))):
+        node = node.value
+    return node
+
+
+def _attribute_of(node: ast.expr, receivers: set[str]) -> list[str]:
+    node = _base(node)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in receivers:
+        return [node.attr]
+    return []
+
+
+def _name_of(node: ast.expr) -> str:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _instance_dict(node: ast.AST, receivers: set[str]) -> bool:
+    """``self.__dict__`` or ``vars(self)``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return isinstance(node.value, ast.Name) and node.value.id in receivers
+    return (isinstance(node, ast.Call) and plain_dotted(node.func) == "vars" and len(node.args) == 1
+            and isinstance(node.args[0], ast.Name) and node.args[0].id in receivers)
+
+
+def _only_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether the instance's ``__dict__`` is only read where it appears: a reading method's receiver
+    (``.items()``), a reader's argument (``dict(vars(self))``), subscripted for a load, or iterated."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Attribute) and parent.attr in _DICT_READS:
+        return True
+    if isinstance(parent, ast.Call) and node in parent.args and plain_dotted(parent.func) in _READERS:
+        return True
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Compare) and node in parent.comparators:
+        return True
+    return isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node
 
 
 def _field(statement: ast.AnnAssign) -> FieldFacts:

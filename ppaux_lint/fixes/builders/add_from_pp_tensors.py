@@ -11,7 +11,8 @@ keeps out of import time by importing the output inside a function. Not offered 
 inherit the method while its hooks return another output (it would rebuild the wrong class, and its PPA002 would
 vanish), or where either side has a misspelt transport method (a rename in the same ``--fix`` may read or send
 other keys). The return annotation, where the class's methods have them, is quoted when the output's name is not
-bound yet where the ``def`` runs (defined below, or imported by the fix after the class).
+bound yet where the ``def`` runs (defined below, or imported by the fix after the class), or when the class body (or
+a function the class is defined in) binds that name first.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes.plan import Plan, Planner, names_list
 from ppaux_lint.fixes.render import MethodSpec
-from ppaux_lint.fixes.syntax import annotates_returns, bound_before, import_lands_before
+from ppaux_lint.fixes.syntax import annotates_returns, annotation_evaluates
 
 KIND = "add-from-pp-tensors"
 
@@ -54,14 +55,15 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         items.append((param, key))
     if not constructor.whole or not constructor.required <= {param for param, _ in items}:
         return None  # an argument that does not travel: the rebuild would fail, or lose a tensor
+    if planner.defaults_passed(pair, constructor, [param for param, _ in items]):
+        return None  # a value some construction site passes would be rebuilt as the default
     name, add_import = planner.name_in_scope(pair, module, path, planner.index.classes[fqn].qualname)
     if name is None:
         return None
     annotation = ""
     if annotates_returns(node):  # quoted where the name is not bound yet when the ``def`` runs (defined below it)
-        tree = planner.sources.tree(path)
-        bound = bound_before(tree, name, node.lineno) if add_import is None else import_lands_before(tree, node.lineno)
-        annotation = name if bound else f'"{name}"'
+        evaluates = annotation_evaluates(planner.sources.tree(path), node, (name,), imported=add_import is not None)
+        annotation = name if evaluates else f'"{name}"'
     spec = MethodSpec(FROM_PP, ("self", "tensors"), "construct", tuple(items), constructor=name,
                       returns=annotation)
     description = f"Add `{FROM_PP}` rebuilding `{name}` from {names_list(k for k, _ in keys)}"

@@ -1,7 +1,8 @@
 """``rename-near-miss``: rename a misspelt transport method to its real name, and nothing more.
 
 The ``def`` and the ``self.<old>``/``cls.<old>`` uses inside the same class are renamed, only when the old
-name is used nowhere else in the file, no subclass in the project defines it too (its override would be left
+name is used nowhere else in the file, nor spelt anywhere in the project's other files (``super().<old>()`` in a
+subclass elsewhere, ``getattr(out, "<old>")``), no subclass in the project defines it too (its override would be left
 overriding nothing), the class binds nothing under the new name (nor does code after it), the class's text
 spells its names as the parser reads them (no NFKC-folded identifier), and the method is neither ``async`` nor a
 generator: renamed, it would return no mapping, and the near miss would become a PPA016.
@@ -10,10 +11,14 @@ generator: renamed, it would return no mapping, and the near miss would become a
 from __future__ import annotations
 
 import ast
+import os
+import re
 import unicodedata
+import warnings
 
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes.plan import Plan, Planner
+from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.fixes.syntax import binds, intended_name, other_references
 
 KIND = "rename-near-miss"
@@ -41,8 +46,64 @@ def build(planner: Planner, finding: Finding) -> Plan | None:
         return None  # a fullwidth letter folds to ASCII for the parser, not for an edit of the text
     if other_references(planner.sources.tree(path), node, definition, old):
         return None  # renaming the def alone would break those uses
+    if _named_elsewhere(planner, path, old):
+        return None  # ``super().to_pp_tensor()`` in a subclass's file, ``getattr(out, "to_pp_tensor")`` would break
     return planner.base_plan(finding, owner, node, description=f"Rename `{old}` to `{new}`",
                              rename=(old, new, finding.span.line, finding.span.column))
+
+
+def _named_elsewhere(planner: Planner, path: str, name: str) -> bool:
+    """Whether any other file of the project uses ``name``: as an attribute (``super().to_pp_tensor()``), a name,
+    an import, a string (``getattr(out, "to_pp_tensor")``), a keyword, anything but the ``def`` of a method of
+    that name in a class of its own. Only the project's own files are read, as the analysis read them (an editor's
+    buffer included), and only those that spell the name as a word are parsed; one that cannot be read or parsed
+    counts as a use. A link to the renamed file itself is renamed with it."""
+    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    for source in planner.analysis.discovery.files:
+        if source.path == path:
+            continue
+        try:
+            text = read_source(source.path, planner.analysis.overlays)[0]
+            if not word.search(text) or _same_file(source.path, path):
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
+            return True
+        if _uses(tree, name):
+            return True
+    return False
+
+
+def _uses(tree: ast.Module, name: str) -> bool:
+    methods = {id(d) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for d in c.body
+               if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.name == name}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name \
+                and id(node) not in methods:
+            return True
+        if (isinstance(node, ast.Attribute) and node.attr == name) or (isinstance(node, ast.Name) and node.id == name):
+            return True
+        if isinstance(node, ast.alias) and name in (node.name.split(".")[-1], node.asname):
+            return True
+        if isinstance(node, ast.keyword) and node.arg == name:
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _word_in(node.value, name):
+            return True
+    return False
+
+
+def _word_in(text: str, name: str) -> bool:
+    """Whether ``text`` (a string constant) holds ``name`` as a word: ``"to_pp_tensor"``, ``"obj.to_pp_tensor"``."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def _yields(definition: ast.FunctionDef) -> bool:
