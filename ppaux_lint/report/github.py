@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ppaux_lint.facts.findings import Finding
-from ppaux_lint.report.paths import display_path, printable
+from ppaux_lint.report.paths import display_path, inert
 from ppaux_lint.rules import by_code
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice", "note": "notice"}
@@ -48,7 +48,7 @@ def annotation(f: Finding) -> str:
         ("title", title),
     ]
     props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)  # the path as it is: a link
-    return f"::{_COMMANDS.get(f.severity, 'error')} {props}::{escape_data(printable(f'{f.code} {f.message}'))}"
+    return f"::{_COMMANDS.get(f.severity, 'error')} {props}::{escape_data(inert(f'{f.code} {f.message}'))}"
 
 
 def render(findings: Sequence[Finding], out: TextIO) -> None:

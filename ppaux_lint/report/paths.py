@@ -10,7 +10,15 @@ from pathlib import Path
 # What a terminal or a log reader takes for something other than one character: control characters (a line
 # break, an escape sequence that recolours or retitles the terminal), line and paragraph separators, and
 # the bidirectional controls that reorder what is shown ("Trojan Source").
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ACTS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_UNPRINTABLE = re.compile(f"[\t\n\r{_ACTS}]")
+_ACTING = re.compile(f"[{_ACTS}]")  # the same, a line break and a tab excepted
+
+
+def inert(text: str) -> str:
+    """``text`` with what a terminal would act on as its escape, as :func:`printable` writes it, but its line
+    breaks and tabs kept: for a format that carries them in its own escaping (a GitHub annotation's message)."""
+    return _ACTING.sub(lambda match: _escape(match.group()), text) if _ACTING.search(text) else text
 
 
 def display_path(path: str) -> str:
