@@ -201,8 +201,8 @@ class Constants:
         if self.graph.load(module) is None:
             return False
         exported = self.graph.modules[module].all_names
-        return ((head in exported) if exported is not None else not head.startswith("_")) and \
-            self.graph.resolve(module, head) not in (None, f"builtins.{head}")
+        return ((head in exported) if exported is not None else not head.startswith("_")) and (
+            head in self._table(module) or self.graph.resolve(module, head) not in (None, f"builtins.{head}"))
 
     def _absolute(self, dotted: str, depth: int) -> Where | None:
         """An absolute dotted name: the longest prefix that is a project module, the rest found in it."""
