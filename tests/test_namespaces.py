@@ -464,6 +464,12 @@ class Filtered(DeviceAuxiliaryOutput):{COPY}
 class Shadowed(DeviceAuxiliaryOutput):{COPY}
     to_pp_tensors = _pack
 
+class Looped(DeviceAuxiliaryOutput):{COPY}
+    to_pp_tensors = _pack
+
+class Compared(DeviceAuxiliaryOutput):{COPY}
+    to_pp_tensors = _pack
+
 
 def debug_outputs():
     return []
@@ -474,6 +480,9 @@ if os.environ.get("NO_PP"):
     without_pp(Guarded)
 DEBUG = [without_pp(c) for c in (Filtered,) if c.__name__.startswith("Debug")]
 LOCAL = [without_pp(Shadowed) for Shadowed in debug_outputs()]
+for _ in ():
+    NEVER = without_pp(Looped)
+SHORT = 1 < 0 < without_pp(Compared)
 _ = os.environ.get("NO_PP") and setattr(Flagged, "to_pp_tensors", None)
 """
 
@@ -486,7 +495,8 @@ def test_what_a_call_does_under_a_condition_is_not_taken_for_certain(lint_projec
     analysis = run_analysis()
     assert reported(analysis.findings) == set()
     assert {info.fqn for info in analysis.unjudged()} == {"pkg.outputs.Flagged", "pkg.outputs.Guarded",
-                                                          "pkg.outputs.Filtered"}
+                                                          "pkg.outputs.Filtered", "pkg.outputs.Looped",
+                                                          "pkg.outputs.Compared"}
 
 
 GLOBALS_LOOKUP = IMPORT_AUX + f"""
@@ -1051,6 +1061,18 @@ class Deleted(DeviceAuxiliaryOutput):{COPY}
 class Maybe(DeviceAuxiliaryOutput):{COPY}
     if os.environ.get("PP_FIELDS"):
         ids = PPField()
+
+
+class Rebound(DeviceAuxiliaryOutput):{COPY}
+    ids = 1
+    del ids
+    ids = PPField()
+
+
+class MaybeDeleted(DeviceAuxiliaryOutput):{COPY}
+    ids = PPField()
+    if os.environ.get("NO_PP"):
+        del ids
 """})
     assert reported(lint()) == {("pkg.outputs.Deleted", "PPA001")}
 

@@ -410,8 +410,10 @@ class Out(Base, DeviceAuxiliaryOutput):
     "try:\n    from pkg.pp import *\nexcept ImportError:\n    from pkg.plain import *\n",
     "from pkg.pp import *\nif TYPE_CHECKING:\n    from pkg.plain import *\n",
     "from pkg.pp import Base\nimport os\nif os.environ.get('LEGACY'):\n    from pkg.plain import *\n",
+    "from pkg.pp import *\n\n\ndef legacy():\n    from pkg.plain import Base\n    return Base\n",
 ], ids=["type-checking-else", "not-type-checking", "try-fallback-assignment", "try-fallback-import",
-        "import-twice", "alias-twice", "star-then-star", "star-in-try", "star-type-checking", "star-under-if"])
+        "import-twice", "alias-twice", "star-then-star", "star-in-try", "star-type-checking", "star-under-if",
+        "star-beside-a-function-s-import"])
 def test_a_name_bound_twice_is_what_the_module_binds_last(lint_project, binding):
     """``Out``'s base is the one with ``to_pp_tensors`` when the module has run: no finding, whichever binding the
     source shows first."""

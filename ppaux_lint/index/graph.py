@@ -207,7 +207,7 @@ class ProjectGraph:
         module = summary.module
         return (_shadow(summary, head) is not None or f"{module}.{head}" in self.classes or head in summary.defs
                 or any(local == head for local, _ in summary.assignments)
-                or any(i.local == head and not i.star for i in summary.imports)
+                or any(i.local == head and not i.star and not i.nested for i in summary.imports)
                 or (summary.is_package and f"{module}.{head}" in self.known))
 
     @staticmethod

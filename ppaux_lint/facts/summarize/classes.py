@@ -61,6 +61,8 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
                 if isinstance(target, ast.Name):
                     assigns.append(_member(target, stmt.value, positions))
                     _made_by_call(target, stmt.value, id(stmt) in conditional, made)
+        elif isinstance(stmt, ast.Delete):
+            _deleted(stmt, id(stmt) in conditional, made)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             fields.append(Field(stmt.target.id, source(stmt.annotation), stmt.value is not None))
             if stmt.value is not None:
@@ -90,7 +92,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         constructor=constructor_facts(node),
         unread=(*conditionally, *unread_members(statements, positions.text)),
         stores=tuple(sorted({*_instance_stores(statements, positions.text), *_converted(statements)})),
-        made=tuple(_kept(made, statements)),
+        made=tuple(made),
     )
 
 
@@ -332,15 +334,14 @@ def _made_by_call(target: ast.Name, value: ast.expr, conditional: bool,
             made.append((target.id, callee, value.lineno, conditional))
 
 
-Made = tuple[str, str, int, bool]
-
-
-def _kept(made: list[Made], statements: Sequence[ast.stmt]) -> Iterator[Made]:
-    """``made`` less the members a ``del`` in the body removes (the class is made without them, so their
-    ``__set_name__`` never runs)."""
-    deleted = {t.id for stmt in statements if isinstance(stmt, ast.Delete) for t in stmt.targets
-               if isinstance(t, ast.Name)}
-    return (entry for entry in made if entry[0] not in deleted)
+def _deleted(stmt: ast.Delete, conditional: bool, made: list[tuple[str, str, int, bool]]) -> None:
+    """``del name`` in the body: the member made before it is not in the class Python makes, so its
+    ``__set_name__`` never runs (a later binding of the name is another member); under a condition, it may run."""
+    names = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    if conditional:
+        made[:] = [(name, callee, line, maybe or name in names) for name, callee, line, maybe in made]
+    else:
+        made[:] = [entry for entry in made if entry[0] not in names]
 
 
 def _class_level_statements(body: Sequence[ast.stmt], conditional: set[int] | None = None,

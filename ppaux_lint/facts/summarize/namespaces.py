@@ -309,10 +309,15 @@ class Namespaces:
             if kind in _COMPREHENSIONS:
                 self._comprehension(node, done, scope)  # type: ignore[arg-type]
                 continue
-            if kind is ast.IfExp or kind is ast.BoolOp:  # the test, or the first operand, always runs
+            if kind is ast.IfExp or kind is ast.BoolOp or (kind is ast.Compare and len(node.comparators) > 1):  # type: ignore[attr-defined]
+                # the test, the first operand, the first comparison always run; the rest only as it goes
                 first, rest = (node.test, (node.body, node.orelse)) if kind is ast.IfExp else \
-                    (node.values[0], node.values[1:])  # type: ignore[attr-defined]
+                    (node.values[0], node.values[1:]) if kind is ast.BoolOp else \
+                    (node.left, node.comparators)  # type: ignore[attr-defined]
                 todo.append(first)
+                if kind is ast.Compare:
+                    todo.append(rest[0])
+                    rest = rest[1:]
                 self._under_a_condition(rest, done, scope, node)
                 continue
             if kind is ast.Call and node is not done and node.args:  # type: ignore[attr-defined]
@@ -381,7 +386,8 @@ class Namespaces:
             return  # an object's attribute (``config.debug = True``), unless it is one the rules ask about (the
             # index cannot tell which classes such an edit reaches)
         span = self.positions.span(node)  # what is kept is worked out only now: most stores are dropped above
-        conditional = any(r.scope == scope and r.start < line <= r.end and not r.loop for r in self._regions)
+        conditional = any(r.scope == scope and r.start < line <= r.end and (not r.loop or not r.values)
+                          for r in self._regions)  # a loop over an empty literal never runs its body
         text, function = self._value(value, scope, frame) if kind == "set" else ("", "")
         if own:
             frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,  # type: ignore[union-attr]
