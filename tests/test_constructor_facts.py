@@ -11,9 +11,10 @@ from ppaux_lint.facts.summary import FieldFacts
 
 
 def facts(source: str):
-    node = ast.parse(textwrap.dedent(source)).body[-1]
+    text = textwrap.dedent(source)
+    node = ast.parse(text).body[-1]
     assert isinstance(node, ast.ClassDef)
-    return constructor_facts(node)
+    return constructor_facts(node, text)
 
 
 def test_init_parameters_defaults_annotations_and_stores() -> None:

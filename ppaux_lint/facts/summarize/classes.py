@@ -89,7 +89,7 @@ def summarize_class(node: ast.ClassDef, scope: Scope, positions: Positions) -> C
         opaque_line=opaque[1] if opaque else 0,
         base_args=base_args if any(base_args) else (),
         type_params=tuple(p.name for p in getattr(node, "type_params", ()) if type(p).__name__ == "TypeVar"),
-        constructor=constructor_facts(node),
+        constructor=constructor_facts(node, positions.text),
         unread=(*conditionally, *unread_members(statements, positions.text)),
         stores=tuple(sorted({*_instance_stores(statements, positions.text), *_converted(statements)})),
         made=tuple(made),
