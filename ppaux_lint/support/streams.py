@@ -88,6 +88,7 @@ def prepare() -> None:
     """Hold the closed standard descriptors, and put :class:`_Output` in place of the interpreter's standard
     output and error (for ``main``, before anything is read or written). Either way a file name that is not
     UTF-8 prints escaped, never raises."""
+    _LOST.clear()  # a run in this process before this one (a test's) said its own failure
     for fd in (STDIN, STDOUT, STDERR):
         _hold_if_closed(fd)
     if sys.stdin is None:
