@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 
+from ppaux_lint.project.excludes import is_within
+
 VERSION_CONTROL = (".git", ".hg", ".svn", ".jj")  # the directories that mark a repository's top
 
 
@@ -16,15 +18,8 @@ def repository(root: str) -> str:
     """The top of the version-controlled tree ``root`` is in (the nearest directory above it, or itself, that holds
     ``.git`` or another tool's), else ``root``; ``root`` too where that top is the home directory (a repository of
     dotfiles holds everything of the user's)."""
-    home = os.path.realpath(os.path.expanduser("~"))
-    here = root
-    while True:
-        if any(os.path.lexists(os.path.join(here, marker)) for marker in VERSION_CONTROL):
-            return root if here == home and here != root else here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return root
-        here = parent
+    top = _marked(root)
+    return root if top is None or (top == _home() and top != root) else top
 
 
 def linked_out(path: str) -> bool:
@@ -38,21 +33,24 @@ def linked_out(path: str) -> bool:
         here = os.sep.join(parts[:cut])
         if not os.path.islink(here):
             continue
-        top = _holding(os.path.realpath(os.path.dirname(here)))
-        if top is not None and not (real == top or real.startswith(top.rstrip(os.sep) + os.sep)):
+        top = _marked(os.path.realpath(os.path.dirname(here)))
+        if top is not None and top != _home() and not is_within(real, top):
             return True
     return False
 
 
-def _holding(directory: str) -> str | None:
-    """The repository ``directory`` is in (the nearest directory, itself or above, with a version-control
-    marker), None where there is none or it is the home directory."""
-    home = os.path.realpath(os.path.expanduser("~"))
+def _marked(directory: str) -> str | None:
+    """The nearest directory, ``directory`` itself or above, that holds a version-control marker; None where none
+    does."""
     here = directory
     while True:
         if any(os.path.lexists(os.path.join(here, marker)) for marker in VERSION_CONTROL):
-            return None if here == home else here
+            return here
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
+
+
+def _home() -> str:
+    return os.path.realpath(os.path.expanduser("~"))
