@@ -14,7 +14,7 @@ import ast
 import functools
 import re
 
-from ppaux_lint.facts.summarize.syntax import annotation_expression, is_none, plain_dotted, source, string
+from ppaux_lint.facts.summarize.syntax import annotation_expression, children, is_none, plain_dotted, source, string
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 
 
@@ -76,16 +76,21 @@ def _alters(node: ast.ClassDef) -> tuple[str, ...]:
     (``self.ids[0] = 0``), ``out=self.ids``; "*" for what may change any (the instance's ``__dict__`` or
     ``vars(self)`` written or handed on, ``setattr`` of a name not written out)."""
     receivers = {"self"}
-    receivers.update(f.args.args[0].arg for f in ast.walk(node)
-                     if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.args.args)
-    receivers.update(f.args.posonlyargs[0].arg for f in ast.walk(node)
-                     if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.args.posonlyargs)
+    met: list[tuple[ast.AST, ast.AST | None]] = []  # the nodes that may alter, each with its parent
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(node, None)]
+    pop, push = stack.pop, stack.append
+    while stack:  # one walk: four, and a map of every node's parent, were 7% of the summarizer's time
+        current, parent = pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = current.args
+            receivers.update(a[0].arg for a in (arguments.args, arguments.posonlyargs) if a)
+        elif isinstance(current, ast.Call) or (isinstance(current, ast.Subscript) and type(current.ctx) is not ast.Load
+                                               ) or (isinstance(current, ast.Attribute) and current.attr == "__dict__"):
+            met.append((current, parent))
+        for child in children(current):
+            push((child, current))
     found: set[str] = set()
-    parents: dict[int, ast.AST] = {}
-    for parent in ast.walk(node):
-        for child in ast.iter_child_nodes(parent):
-            parents[id(child)] = parent
-    for current in ast.walk(node):
+    for current, parent in met:
         if isinstance(current, ast.Call):
             callee = plain_dotted(current.func)
             if callee in ("setattr", "delattr") or (isinstance(current.func, ast.Attribute)
@@ -98,9 +103,9 @@ def _alters(node: ast.ClassDef) -> tuple[str, ...]:
                 found.update(_attribute_of(current.func.value, receivers))
             found.update(attr for k in current.keywords if k.arg == "out"
                          for attr in _attribute_of(k.value, receivers))
-        elif isinstance(current, ast.Subscript) and isinstance(current.ctx, (ast.Store, ast.Del)):
+        elif isinstance(current, ast.Subscript):
             found.update(_attribute_of(current.value, receivers))
-        if _instance_dict(current, receivers) and not _only_read(current, parents):
+        if _instance_dict(current, receivers) and not _only_read(current, parent):
             found.add("*")
     found.discard("")
     return tuple(sorted(found))
@@ -161,10 +166,9 @@ def _instance_dict(node: ast.AST, receivers: set[str]) -> bool:
             and isinstance(node.args[0], ast.Name) and node.args[0].id in receivers)
 
 
-def _only_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
-    """Whether the instance's ``__dict__`` is only read where it appears: a reading method's receiver
-    (``.items()``), a reader's argument (``dict(vars(self))``), subscripted for a load, or iterated."""
-    parent = parents.get(id(node))
+def _only_read(node: ast.AST, parent: ast.AST | None) -> bool:
+    """Whether the instance's ``__dict__`` is only read where it appears (under ``parent``): a reading method's
+    receiver (``.items()``), a reader's argument (``dict(vars(self))``), subscripted for a load, or iterated."""
     if isinstance(parent, ast.Attribute) and parent.attr in _DICT_READS:
         return True
     if isinstance(parent, ast.Call) and node in parent.args and plain_dotted(parent.func) in _READERS:
