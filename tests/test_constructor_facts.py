@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from ppaux_lint.facts.summarize.constructors import constructor_facts
 from ppaux_lint.facts.summary import FieldFacts
 
@@ -107,3 +109,30 @@ def test_a_string_annotation_too_deep_for_the_parser_names_nothing_wherever_it_i
     assert [(name, named) for name, _, named in cls.constructor.init.annotations] == [("a", ""),
                                                                                         ("b", "torch.Tensor")]
     assert cls.method("__init__").return_type == ""
+
+
+@pytest.mark.parametrize(("body", "altered"), [
+    ("self.ids.add_(1)", ("ids",)),
+    ("self.ids.add_ (1)", ("ids",)),
+    ("torch.add(x, 1, out=self.ids)", ("ids",)),
+    ("self.ids[0] = 0", ("ids",)),
+    ("self.ids[0] += 1", ("ids",)),
+    ("del self.ids[0]", ("ids",)),
+    ("del(self.ids[0])", ("ids",)),
+    ("setattr(self, 'ids', 0)", ("ids",)),
+    ("self.__setattr__('ids', 0)", ("ids",)),
+    ("delattr(self, name)", ("*",)),
+    ("vars(self).update(x)", ("*",)),
+    ("self.__dict__.update(x)", ("*",)),
+    ("return dict(vars(self))", ()),
+    ("return self.ids[0] == 0", ()),
+    ("self.model = self.layout = self.about = 0", ()),
+])
+def test_what_the_methods_may_change_besides_plain_stores(body: str, altered: tuple[str, ...]) -> None:
+    """Each form ``_alters`` reads is found whatever else the file holds (the file's text is searched for the
+    forms before any class is walked: a form the search misses is an alteration the fix never sees)."""
+    assert facts(f"""
+        class Out:
+            def touch(self, x):
+                {body}
+        """).alters == altered

@@ -17,7 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 24  # 24: ``ClassSummary.made``, calls inside module-level expressions, ``Import.certain``,
+SUMMARY_FORMAT = 25  # 25: ``alters`` read in a file that holds only ``del(``; 24: ``ClassSummary.made``,
+# calls inside module-level expressions, ``Import.certain``,
 # ``ConstructorFacts.alters``, ``InitFacts.altered`` and ``declared``; 23: ``FunctionFlow.wraps``; 22: an
 # empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``; 20: ``up`` through any method;
 # 19: ``MemberAssign.binding``
