@@ -11,6 +11,7 @@ Names are kept as written (dotted, unresolved), since what they name is the inde
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import re
 
@@ -36,6 +37,8 @@ def constructor_facts(node: ast.ClassDef, text: str) -> ConstructorFacts:
 def _init(init: ast.FunctionDef) -> InitFacts:
     args = init.args
     positional = [*args.posonlyargs, *args.args]
+    altered, declared = _body_facts(init, {a.arg for a in [*positional[1:], *args.kwonlyargs]},
+                                    positional[0].arg if positional else None)
     return InitFacts(
         positional=tuple(a.arg for a in positional),
         posonly=len(args.posonlyargs),
@@ -46,10 +49,8 @@ def _init(init: ast.FunctionDef) -> InitFacts:
                            annotation_name(a.annotation)) for a in [*positional[1:], *args.kwonlyargs]),
         stores=tuple(store for statement in init.body if (store := _simple_store(statement)) is not None),
         variadic=args.vararg is not None or args.kwarg is not None,
-        altered=_altered(init, {a.arg for a in [*positional[1:], *args.kwonlyargs]}),
-        declared=tuple((n.target.attr, source(n.annotation)) for n in ast.walk(init) if isinstance(n, ast.AnnAssign)
-                       and isinstance(n.target, ast.Attribute) and isinstance(n.target.value, ast.Name)
-                       and positional and n.target.value.id == positional[0].arg),
+        altered=altered,
+        declared=declared,
     )
 
 
@@ -114,12 +115,17 @@ def _alters(node: ast.ClassDef) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _altered(init: ast.FunctionDef, params: set[str]) -> tuple[str, ...]:
-    """The parameters ``__init__`` rebinds or changes in place, anywhere in its body (see ``_alters``)."""
+def _body_facts(init: ast.FunctionDef, params: set[str],
+                receiver: str | None) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """``altered``: the parameters ``__init__`` rebinds or changes in place, anywhere in its body (see ``_alters``);
+    ``declared``: the attributes of ``receiver`` it annotates (``self.ids: Tensor = ...``), with their annotations,
+    in the order ``ast.walk`` meets them. One walk of the body finds both."""
     found: set[str] = set()
-    for current in ast.walk(init):
-        if current is init:
-            continue
+    declared: list[tuple[str, str]] = []
+    queue = collections.deque(children(init))
+    while queue:
+        current = queue.popleft()
+        queue.extend(children(current))
         if isinstance(current, ast.Name) and isinstance(current.ctx, (ast.Store, ast.Del)):
             found.add(current.id)
         elif isinstance(current, ast.ExceptHandler) and current.name:
@@ -132,7 +138,10 @@ def _altered(init: ast.FunctionDef, params: set[str]) -> tuple[str, ...]:
             found.update(_name_of(k.value) for k in current.keywords if k.arg == "out")
         elif isinstance(current, ast.Subscript) and isinstance(current.ctx, (ast.Store, ast.Del)):
             found.add(_name_of(current.value))
-    return tuple(sorted(found & params))
+        elif (isinstance(current, ast.AnnAssign) and isinstance(current.target, ast.Attribute)
+              and isinstance(current.target.value, ast.Name) and current.target.value.id == receiver):
+            declared.append((current.target.attr, source(current.annotation)))
+    return tuple(sorted(found & params)), tuple(declared)
 
 
 def _in_place(method: str) -> bool:
