@@ -88,6 +88,10 @@ class ProjectGraph:
         self._sites: dict[str, Site] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
+        self._jumps: dict[str, int] = {}  # class -> where its MRO's tail is another class's whole MRO (_find_jump)
+        self._afters: dict[object, dict[str, object]] = {}  # what _after found, by the question's key, per class
+        self._unresolved: dict[str, tuple[str, ...]] = {}  # class -> unresolved_bases
+        self._paths: dict[tuple[str, str], str | None] = {}  # (class, ancestor) -> _path_text
         self._bases: dict[str, list[tuple[str, str | None]]] = {}
         self._looked_up: dict[tuple[str, str, bool], Member | None] = {}  # every rule asks the same few names
         self._classified: dict[str, ClassInfo] = {}  # in the order first asked: the order infos are listed in
@@ -295,39 +299,167 @@ class ProjectGraph:
 
     def mro(self, fqn: str) -> tuple[str, ...]:
         """C3 linearisation over what resolves; external bases appear as leaves, cycles are cut."""
-        return self._linearize(fqn, frozenset())[0]
+        found = self._mro.get(fqn)
+        return found if found is not None else self._linearize(fqn)[0]
 
-    def _linearize(self, fqn: str, active: frozenset) -> tuple[tuple[str, ...], bool]:
+    def _linearize(self, fqn: str) -> tuple[tuple[str, ...], bool]:
         """The MRO, and whether a cycle was cut on the way (such results depend on the entry point,
-        so only uncut ones are memoised)."""
-        if fqn in self._mro:
-            return self._mro[fqn], False
-        if fqn not in self.classes:
-            return (fqn,), False
-        if fqn in active:
-            return (), True
-        active = active | {fqn}
-        parents = [target for _, target in self.bases(fqn) if target is not None and target != fqn]
-        linearized = [self._linearize(p, active) for p in parents]
+        so only uncut ones are memoised). A depth-first walk with a stack of its own, not recursion: a chain of
+        10,000 classes would exceed Python's recursion limit (a crash, or a lost finding). ``on_path`` holds the
+        classes being linearised, the way a frozenset passed down each call did (copied at each level, that was
+        quadratic in the chain's depth too)."""
+        stack: list[tuple[str, list[str], list[tuple[tuple[str, ...], bool]]]] = []  # (class, parents, done)
+        on_path: set[str] = set()
+        current = fqn
+        while True:
+            value: tuple[tuple[str, ...], bool] | None
+            if current in self._mro:
+                value = self._mro[current], False
+            elif current not in self.classes:
+                value = (current,), False
+            elif current in on_path:
+                value = (), True
+            else:
+                on_path.add(current)
+                stack.append((current, [t for _, t in self.bases(current) if t is not None and t != current], []))
+                value = None
+            while True:
+                if value is not None:
+                    if not stack:
+                        return value
+                    stack[-1][2].append(value)
+                cls, parents, done = stack[-1]
+                if len(done) < len(parents):
+                    current = parents[len(done)]
+                    break
+                stack.pop()
+                on_path.discard(cls)
+                value = self._merged(cls, parents, done)
+
+    def _merged(self, fqn: str, parents: list[str], linearized: list[tuple[tuple[str, ...], bool]]) \
+            -> tuple[tuple[str, ...], bool]:
+        """The MRO of ``fqn`` from its parents' (and whether a cut was met), memoised when uncut, with where its
+        tail is a whole class's MRO (``_jumps``)."""
         cut = any(c for _, c in linearized)
         sequences = [list(seq) for seq, _ in linearized if seq]
-        if len(sequences) == 1 and parents == sequences[0][:1]:
+        single = len(sequences) == 1 and parents == sequences[0][:1]
+        if single:
             merged: list[str] | None = sequences[0]  # one base: its MRO, as the merge would give it
         else:
             merged = _c3_merge([*sequences, [p for p in parents if any(p == s[0] for s in sequences)]])
         if merged is None:  # inconsistent order (Python would raise TypeError): fall back to depth-first
             merged = []
+            seen: set[str] = set()
             for seq in sequences:
-                merged.extend(c for c in seq if c not in merged)
+                merged.extend(c for c in seq if c not in seen)
+                seen.update(seq)
         result = (fqn, *merged)
         if not cut:
             self._mro[fqn] = result
+            jump = 1 if single and parents[0] in self._mro else self._find_jump(result)
+            if jump is not None:
+                self._jumps[fqn] = jump
         return result, cut
+
+    def _find_jump(self, mro: tuple[str, ...]) -> int | None:
+        """The first position after the class itself from which its MRO is the MRO of the class there (memoised
+        whole): what is found along the MRO from there on is what that class finds along its own (``_after``).
+        Along a diamond (``D(L, R)``, both below ``B``) that is ``R``, whose MRO is ``R, B, ...``."""
+        length = len(mro)
+        for position in range(1, length):
+            found = self._mro.get(mro[position])
+            if found is not None and len(found) == length - position and found == mro[position:]:
+                return position
+        return None
+
+    def _after(self, fqn: str, key: object, step: Callable[[str], object]) -> object:
+        """The first answer ``step`` gives (not None) along the MRO of ``fqn`` after ``fqn`` itself, or None.
+        ``step`` must depend on the class it is given only, never on ``fqn``; ``key`` names it. Memoised per
+        class: where the MRO's tail is another class's whole MRO (``_jumps``: a single base's, always), the answer
+        there is that class's own answer or its ``_after``, so a chain of n classes costs n steps, where a walk
+        of every class's MRO cost n * n / 2. A loop, not recursion, for chains deeper than the recursion limit.
+        A class whose MRO was cut by a cycle is walked whole and not memoised (its MRO depends on the entry)."""
+        memo = self._afters.setdefault(key, {})
+        pending: list[str] = []
+        current = fqn
+        result: object = None
+        while True:
+            if current in memo:
+                result = memo[current]
+                break
+            mro = self.mro(current)
+            jump = self._jumps.get(current)
+            for cls in mro[1:jump]:
+                result = step(cls)
+                if result is not None:
+                    break
+            if result is not None or jump is None:
+                if current in self._mro:
+                    memo[current] = result
+                break
+            pending.append(current)
+            current = mro[jump]
+            result = step(current)
+            if result is not None:
+                break
+        for cls in pending:
+            memo[cls] = result
+        return result
 
     def path_to(self, fqn: str, ancestor: str) -> list[str]:
         """The classes between ``fqn`` and ``ancestor`` along the shortest chain of bases as written (the first
         such chain in base order): the classes the inheritance really goes through, where the MRO would also
         list unrelated mixins."""
+        text = self._path_text(fqn, ancestor)
+        return text.split(" -> ") if text else []
+
+    def _path_text(self, fqn: str, ancestor: str) -> str | None:
+        """``path_to`` as the text a reason shows ("a -> b"): "" where ``ancestor`` is a base of ``fqn`` or ``fqn``
+        itself, None where it is not above. A class with one base has one way up, through that base: its text is
+        the base's, the base in front, memoised per class (a breadth-first walk from each class of a chain of n
+        cost n * n / 2 steps). From a class with several bases on, the walk is breadth-first. A loop, not
+        recursion: chains deeper than the recursion limit. The text, not a list: it is what a reason keeps."""
+        if fqn == ancestor:
+            return ""
+        memo = self._paths
+        pending: list[tuple[str, str]] = []
+        met: set[str] = set()
+        current = fqn
+        text: str | None
+        while True:
+            key = (current, ancestor)
+            if key in memo:
+                text = memo[key]
+                break
+            if current in met:  # a cycle of single bases: the ancestor is not above any class in it
+                text = None
+                break
+            met.add(current)
+            base = self._single_base(current)
+            if base is None:
+                found = self._breadth_first(current, ancestor)
+                text = memo[key] = None if found is None else " -> ".join(found)
+                break
+            if base == ancestor:
+                text = memo[key] = ""
+                break
+            pending.append((current, base))
+            current = base
+        for cls, base in reversed(pending):
+            text = None if text is None else f"{base} -> {text}" if text else base
+            memo[(cls, ancestor)] = text
+        return text
+
+    def _single_base(self, cls: str) -> str | None:
+        """The one base of the project class ``cls`` when it has exactly one, resolved; else None."""
+        if cls not in self.classes:
+            return None
+        found = self._bases.get(cls)
+        bases = found if found is not None else self.bases(cls)
+        return bases[0][1] if len(bases) == 1 else None
+
+    def _breadth_first(self, fqn: str, ancestor: str) -> list[str] | None:
+        """``path_to`` from ``fqn`` by a breadth-first walk of the bases; None where ``ancestor`` is not above."""
         parents: dict[str, str] = {fqn: ""}
         todo = [fqn]
         while todo:
@@ -345,24 +477,41 @@ class ProjectGraph:
                         return chain[::-1]
                     following.append(target)
             todo = following
-        return []
+        return None
 
     def is_interface(self, fqn: str) -> bool:
         """A class that lists Protocol itself among its bases declares an interface, not an implementation."""
         return any(target in PROTOCOL_NAMES for _, target in self.bases(fqn))
 
     def unresolved_bases(self, fqn: str) -> tuple[str, ...]:
-        """Bases anywhere in the MRO that could bring in methods we cannot see."""
+        """Bases anywhere in the MRO that could bring in methods we cannot see. Memoised along the MRO the way
+        ``_after`` is: a class's own, then those of the class its MRO's tail belongs to (``_jumps``)."""
+        chain: list[tuple[str, list[str]]] = []
+        current: str | None = fqn
+        tail: tuple[str, ...] = ()
+        while current is not None:
+            if current in self._unresolved:
+                tail = self._unresolved[current]
+                break
+            mro = self.mro(current)
+            jump = self._jumps.get(current)
+            chain.append((current, [b for cls in mro[:jump] for b in self._own_unresolved(cls)]))
+            current = mro[jump] if jump is not None else None
+        for cls, own in reversed(chain):
+            tail = (*own, *tail) if own else tail
+            if cls in self._mro:
+                self._unresolved[cls] = tail
+        return tail
+
+    def _own_unresolved(self, cls: str) -> list[str]:
+        """The bases of ``cls`` itself that could bring in methods we cannot see (none for an outside class)."""
         unknown = []
-        for cls in self.mro(fqn):
-            if cls not in self.classes:
-                continue
-            for written, target in self.bases(cls):
-                if target is None:
-                    unknown.append(written)
-                elif target not in self.classes and not self._is_known(target):
-                    unknown.append(target)
-        return tuple(unknown)
+        for written, target in self.bases(cls) if cls in self.classes else ():
+            if target is None:
+                unknown.append(written)
+            elif target not in self.classes and not self._is_known(target):
+                unknown.append(target)
+        return unknown
 
     def _is_known(self, external: str) -> bool:
         """An outside class whose members are known: a protocol root, or a well-known library base."""
@@ -391,24 +540,32 @@ class ProjectGraph:
             touch = self._namespaces.unattributed(name) or self._shadow_touch(fqn)
             if touch is not None:
                 return Member(fqn, None, None, False, unknown=touch)
-        for cls in self.mro(fqn):
-            if cls in self._roots_pp and (
-                (name == TO_PP and cls in self.protocols.pp_output)
-                or (name == FROM_PP and cls in self.protocols.pp_observer)
-            ) and cls not in self.classes:
-                return Member(cls, None, None, stub_of_protocol=True)
-            summary = self.classes.get(cls)
-            if summary is None:
-                if name in (known_bases.members(cls) or ()):
-                    return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
-                continue
-            if (cls, name, seen) in self._holds_nothing:
-                continue
-            found = self._member(fqn, cls, summary, name, seen)
-            if found is not None:
-                return found
+        found = self._step(fqn, fqn, name, seen)
+        if found is not None:
+            return found
+        found = self._after(fqn, ("lookup", name, seen), lambda cls: self._step("", cls, name, seen))
+        assert found is None or isinstance(found, Member)
+        return found
+
+    def _step(self, fqn: str, cls: str, name: str, seen: bool) -> Member | None:
+        """``name`` where the lookup from ``fqn`` meets ``cls`` on its MRO (None: look further); "" for ``fqn``
+        when ``cls`` is met from below, whichever subclass asks (all of them find the same there)."""
+        if cls in self._roots_pp and (
+            (name == TO_PP and cls in self.protocols.pp_output)
+            or (name == FROM_PP and cls in self.protocols.pp_observer)
+        ) and cls not in self.classes:
+            return Member(cls, None, None, stub_of_protocol=True)
+        summary = self.classes.get(cls)
+        if summary is None:
+            if name in (known_bases.members(cls) or ()):
+                return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
+            return None
+        if (cls, name, seen) in self._holds_nothing:
+            return None
+        found = self._member(fqn, cls, summary, name, seen)
+        if found is None:
             self._holds_nothing.add((cls, name, seen))
-        return None
+        return found
 
     def _member(self, fqn: str, cls: str, summary: ClassSummary, name: str, seen: bool) -> Member | None:
         """``name`` in the final namespace of the project class ``cls`` itself (None: look further along the
@@ -447,8 +604,19 @@ class ProjectGraph:
         """What a base's ``__init_subclass__`` did to ``cls`` as it was made."""
         found = self._hooked.get(cls)
         if found is None:
-            found = self._hooked[cls] = self._namespaces.hooks(cls, self.mro(cls)[1:])
+            first = self._after(cls, "__init_subclass__", self._has_init_subclass)  # the first along the MRO runs
+            found = self._hooked[cls] = self._namespaces.hooks(cls, (first,) if isinstance(first, str) else ())
         return found
+
+    def first_along(self, fqn: str, key: object, step: Callable[[str], object]) -> object:
+        """The first answer ``step`` gives (not None) along the MRO of ``fqn``, the class itself first; ``step``
+        depends on the class it is given only, and ``key`` names it (memoised along the MRO: ``_after``)."""
+        found = step(fqn)
+        return found if found is not None else self._after(fqn, key, step)
+
+    def _has_init_subclass(self, cls: str) -> str | None:
+        summary = self.classes.get(cls)
+        return cls if summary is not None and summary.method("__init_subclass__") is not None else None
 
     def _site(self, cls: str) -> Site:
         """Where the members of the class statement ``cls`` are written: its file, module, and enclosing scope."""
@@ -514,14 +682,14 @@ class ProjectGraph:
         mro = self.mro(fqn)
         interface = self.is_interface(fqn)
         recognized: dict[str, str] = {}
-        output_root = next((c for c in mro if c in self._roots_output), None)
-        observer_root = next((c for c in mro if c in self._roots_observer), None)
+        output_root = self._first_root(fqn, self._roots_output)
+        observer_root = self._first_root(fqn, self._roots_observer)
         if output_root is not None:
-            recognized[OUTPUT] = _via("subclass of", output_root, self.path_to(fqn, output_root), fqn)
+            recognized[OUTPUT] = _via("subclass of", output_root, self._path_text(fqn, output_root), fqn)
         elif self.structural and self.fits(fqn, COPY_TO_HOST_CALL):
             recognized[OUTPUT] = self._structural_reason(fqn, (COPY_TO_HOST_CALL.name,))
         if observer_root is not None:
-            recognized[OBSERVER] = _via("subclass of", observer_root, self.path_to(fqn, observer_root), fqn)
+            recognized[OBSERVER] = _via("subclass of", observer_root, self._path_text(fqn, observer_root), fqn)
         elif self.structural and self.fits(fqn, AFTER_SAMPLE_CALL) and any(
             self.defines(fqn, hook) for hook in OBSERVER_HOOKS
         ):
@@ -543,6 +711,13 @@ class ProjectGraph:
             unknown=self.unknowns(fqn, needed),
         )
 
+    def _first_root(self, fqn: str, roots: frozenset[str]) -> str | None:
+        """The first of ``roots`` along the MRO of ``fqn``, the class itself first (memoised along it: ``_after``)."""
+        if fqn in roots:
+            return fqn
+        found = self._after(fqn, roots, lambda cls: cls if cls in roots else None)
+        return found if isinstance(found, str) else None
+
     def unknowns(self, fqn: str, names: Iterable[str]) -> tuple[Touch, ...]:
         """What makes the class's own namespace unknown, and what makes each of ``names`` unknown on it (a touch
         of a base the lookup passes, or of the name anywhere)."""
@@ -558,9 +733,9 @@ class ProjectGraph:
 
     def _forward_reason(self, fqn: str, mro: tuple[str, ...]) -> str | None:
         """How the class is a forward observer, or None. Not a role: forward observers never meet the PP helpers."""
-        root = next((c for c in mro if c in self._roots_forward), None)
+        root = self._first_root(fqn, self._roots_forward)
         if root is not None:
-            return _via("subclass of", root, self.path_to(fqn, root), fqn)
+            return _via("subclass of", root, self._path_text(fqn, root), fqn)
         if self.structural and self.fits(fqn, AFTER_FORWARD_CALL):
             return self._structural_reason(fqn, (AFTER_FORWARD_CALL.name,))
         return None
@@ -609,10 +784,10 @@ def _join(base: str, rest: str) -> str:
     return f"{base}.{rest}" if rest else base
 
 
-def _via(prefix: str, root: str, chain: list[str], fqn: str) -> str:
+def _via(prefix: str, root: str, chain: str | None, fqn: str) -> str:
     if root == fqn:
         return "the protocol root itself"
-    via = f" via {' -> '.join(chain)}" if chain else ""
+    via = f" via {chain}" if chain else ""
     return f"{prefix} {root}{via}"
 
 
