@@ -756,6 +756,84 @@ class ProjectGraph:
         return "structural: " + ", ".join(parts)
 
 
+class Below:
+    """The classes of a list (``infos``, in its order) below each class: those whose MRO holds it after
+    themselves, what ``ProjectIndex.subclasses`` answers. Listed by walking every class's MRO, that was
+    n * n / 2 entries for a chain of n classes. Here each class is filed under the class its MRO's tail belongs
+    to (``ProjectGraph._jumps``: its single base, mostly) and under the classes before that point only, so the
+    classes below a class are those filed under it, and everything filed under them, transitively: each class
+    is filed a few times, and a question costs what it answers."""
+
+    def __init__(self, graph: ProjectGraph, infos: Iterable[ClassInfo]) -> None:
+        self._order: dict[str, int] = {}
+        self._tails: dict[str, list[str]] = {}  # class -> the classes whose MRO's tail is its MRO
+        self._direct: dict[str, list[str]] = {}  # class -> the classes that hold it before their tail
+        self._of: dict[str, tuple[str, ...]] = {}
+        self._firsts: dict[str, tuple[str, ...]] = {}  # class -> _FIRST least names in its tail's tree (itself in)
+        todo: list[tuple[str, tuple[str, ...]]] = []
+        for info in infos:
+            self._order.setdefault(info.fqn, len(self._order))
+            todo.append((info.fqn, info.ancestry))
+        filed = {fqn for fqn, _ in todo}
+        while todo:
+            fqn, ancestry = todo.pop()
+            jump = graph._jumps.get(fqn) if graph._mro.get(fqn) is ancestry else None
+            for cls in ancestry[1:jump]:
+                self._direct.setdefault(cls, []).append(fqn)
+            if jump is not None:
+                tail = ancestry[jump]
+                self._tails.setdefault(tail, []).append(fqn)
+                if tail not in filed:  # not in the list, but what is below it may be
+                    filed.add(tail)
+                    todo.append((tail, graph._mro[tail]))
+
+    def of(self, fqn: str) -> tuple[str, ...]:
+        """The classes of the list that have ``fqn`` in their MRO after themselves, in the list's order."""
+        found = self._of.get(fqn)
+        if found is None:
+            met: set[str] = set()
+            todo = [*self._tails.get(fqn, ()), *self._direct.get(fqn, ())]
+            while todo:
+                cls = todo.pop()
+                if cls not in met:
+                    met.add(cls)
+                    todo.extend(self._tails.get(cls, ()))
+            order = self._order
+            found = self._of[fqn] = tuple(sorted((c for c in met if c in order), key=order.__getitem__))
+        return found
+
+    def least(self, fqn: str) -> tuple[str, ...]:
+        """The first four names, sorted, of ``of(fqn)`` (all of them where there are fewer): what tells whether a
+        class has subclasses, names three and says whether there are more, without listing them all. Each class
+        of a tree under ``fqn`` keeps its own tree's four least, made once from those of the trees under it."""
+        names = set(self._direct.get(fqn, ()))  # a class filed here directly, and its tree
+        parts = [self._first(cls) for cls in (*self._tails.get(fqn, ()), *names)]
+        return tuple(sorted({n for part in parts for n in part})[:_FIRST])
+
+    def _first(self, fqn: str) -> tuple[str, ...]:
+        """The ``_FIRST`` least names of the list in the tree of ``fqn`` (itself, what is filed under it as its
+        tail, and so on), each tree's made once from its children's; a loop, for trees deeper than the recursion
+        limit."""
+        stack = [(fqn, False)]
+        while stack:
+            cls, ready = stack.pop()
+            if cls in self._firsts:
+                continue
+            children = self._tails.get(cls, ())
+            if not ready:
+                stack.append((cls, True))
+                stack.extend((c, False) for c in children if c not in self._firsts)
+                continue
+            names = {n for c in children for n in self._firsts[c]}
+            if cls in self._order:
+                names.add(cls)
+            self._firsts[cls] = tuple(sorted(names)[:_FIRST])
+        return self._firsts[fqn]
+
+
+_FIRST = 4  # names Below.least keeps: three to show, and one to tell there are more
+
+
 _SHADOWED = {  # by ``FileSummary.shadowed`` kind: why a class statement's name does not reach it
     "import": "its name `{name}` is bound by an import at line {line}, which the rest of the project gets instead",
     "alias": "its name `{name}` is bound to another class at line {line}, which the rest of the project gets instead",
