@@ -148,7 +148,7 @@ def test_a_cycle_of_bases_gives_each_class_the_answer_it_gives_alone() -> None:
 
 
 def test_classes_below_a_class_are_those_whose_mro_holds_it() -> None:
-    source, namespace = _random_source(7, size=30)
+    source, _ = _random_source(7, size=30)
     index = _index(source)
     infos = index.infos()
     for fqn in [*infos, OUTPUT]:

@@ -22,7 +22,7 @@ from ppaux_lint.contract.names import AFTER_SAMPLE, DYNAMIC_LOOKUP, FROM_PP, OBS
 from ppaux_lint.facts.summary import ClassSummary, FileSummary, Import, MemberAssign, MethodSummary
 from ppaux_lint.index import known_bases
 from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
-from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo, Touch
+from ppaux_lint.index.model import OBSERVER, OUTPUT, Chain, ClassInfo, Reasons, Touch, Via
 from ppaux_lint.index.namespaces import Namespace, Namespaces, Site
 from ppaux_lint.project.config import Protocols
 from ppaux_lint.support.records import dataclass
@@ -91,7 +91,7 @@ class ProjectGraph:
         self._jumps: dict[str, int] = {}  # class -> where its MRO's tail is another class's whole MRO (_find_jump)
         self._afters: dict[object, dict[str, object]] = {}  # what _after found, by the question's key, per class
         self._unresolved: dict[str, tuple[str, ...]] = {}  # class -> unresolved_bases
-        self._paths: dict[tuple[str, str], str | None] = {}  # (class, ancestor) -> _path_text
+        self._paths: dict[tuple[str, str], Chain | None] = {}  # (class, ancestor) -> _path_chain
         self._bases: dict[str, list[tuple[str, str | None]]] = {}
         self._looked_up: dict[tuple[str, str, bool], Member | None] = {}  # every rule asks the same few names
         self._classified: dict[str, ClassInfo] = {}  # in the order first asked: the order infos are listed in
@@ -410,45 +410,54 @@ class ProjectGraph:
         """The classes between ``fqn`` and ``ancestor`` along the shortest chain of bases as written (the first
         such chain in base order): the classes the inheritance really goes through, where the MRO would also
         list unrelated mixins."""
-        text = self._path_text(fqn, ancestor)
-        return text.split(" -> ") if text else []
+        names = []
+        chain = self._path_chain(fqn, ancestor) or ()
+        while chain:
+            name, chain = chain
+            names.append(name)
+        return names
 
-    def _path_text(self, fqn: str, ancestor: str) -> str | None:
-        """``path_to`` as the text a reason shows ("a -> b"): "" where ``ancestor`` is a base of ``fqn`` or ``fqn``
-        itself, None where it is not above. A class with one base has one way up, through that base: its text is
-        the base's, the base in front, memoised per class (a breadth-first walk from each class of a chain of n
-        cost n * n / 2 steps). From a class with several bases on, the walk is breadth-first. A loop, not
-        recursion: chains deeper than the recursion limit. The text, not a list: it is what a reason keeps."""
+    def _path_chain(self, fqn: str, ancestor: str) -> Chain | None:
+        """``path_to`` as a ``Chain`` (model.py): () where ``ancestor`` is a base of ``fqn`` or ``fqn`` itself,
+        None where it is not above. A class with one base has one way up, through that base: its chain is the
+        base's with the base in front, sharing it, memoised per class (a breadth-first walk from each class of a
+        chain of n cost n * n / 2 steps, and each its own list). From a class with several bases on, the walk is
+        breadth-first. A loop, not recursion: chains deeper than the recursion limit."""
         if fqn == ancestor:
-            return ""
+            return ()
         memo = self._paths
         pending: list[tuple[str, str]] = []
         met: set[str] = set()
         current = fqn
-        text: str | None
+        chain: Chain | None
         while True:
             key = (current, ancestor)
             if key in memo:
-                text = memo[key]
+                chain = memo[key]
                 break
             if current in met:  # a cycle of single bases: the ancestor is not above any class in it
-                text = None
+                chain = None
                 break
             met.add(current)
             base = self._single_base(current)
             if base is None:
                 found = self._breadth_first(current, ancestor)
-                text = memo[key] = None if found is None else " -> ".join(found)
+                chain = None
+                if found is not None:
+                    chain = ()
+                    for name in reversed(found):
+                        chain = (name, chain)
+                memo[key] = chain
                 break
             if base == ancestor:
-                text = memo[key] = ""
+                chain = memo[key] = ()
                 break
             pending.append((current, base))
             current = base
         for cls, base in reversed(pending):
-            text = None if text is None else f"{base} -> {text}" if text else base
-            memo[(cls, ancestor)] = text
-        return text
+            chain = None if chain is None else (base, chain)
+            memo[(cls, ancestor)] = chain
+        return chain
 
     def _single_base(self, cls: str) -> str | None:
         """The one base of the project class ``cls`` when it has exactly one, resolved; else None."""
@@ -681,15 +690,15 @@ class ProjectGraph:
     def _classify(self, fqn: str) -> ClassInfo:
         mro = self.mro(fqn)
         interface = self.is_interface(fqn)
-        recognized: dict[str, str] = {}
+        recognized: dict[str, str | Via] = {}
         output_root = self._first_root(fqn, self._roots_output)
         observer_root = self._first_root(fqn, self._roots_observer)
         if output_root is not None:
-            recognized[OUTPUT] = _via("subclass of", output_root, self._path_text(fqn, output_root), fqn)
+            recognized[OUTPUT] = _via("subclass of", output_root, self._path_chain(fqn, output_root), fqn)
         elif self.structural and self.fits(fqn, COPY_TO_HOST_CALL):
             recognized[OUTPUT] = self._structural_reason(fqn, (COPY_TO_HOST_CALL.name,))
         if observer_root is not None:
-            recognized[OBSERVER] = _via("subclass of", observer_root, self._path_text(fqn, observer_root), fqn)
+            recognized[OBSERVER] = _via("subclass of", observer_root, self._path_chain(fqn, observer_root), fqn)
         elif self.structural and self.fits(fqn, AFTER_SAMPLE_CALL) and any(
             self.defines(fqn, hook) for hook in OBSERVER_HOOKS
         ):
@@ -706,7 +715,7 @@ class ProjectGraph:
             unresolved_bases=self.unresolved_bases(fqn),
             is_interface=interface,
             roles=frozenset(recognized),
-            recognized=recognized,
+            recognized=Reasons(recognized),
             forward_observer=self._forward_reason(fqn, mro),
             unknown=self.unknowns(fqn, needed),
         )
@@ -735,7 +744,8 @@ class ProjectGraph:
         """How the class is a forward observer, or None. Not a role: forward observers never meet the PP helpers."""
         root = self._first_root(fqn, self._roots_forward)
         if root is not None:
-            return _via("subclass of", root, self._path_text(fqn, root), fqn)
+            reason = _via("subclass of", root, self._path_chain(fqn, root), fqn)
+            return reason.text() if isinstance(reason, Via) else reason  # a field of its own, not a Reasons
         if self.structural and self.fits(fqn, AFTER_FORWARD_CALL):
             return self._structural_reason(fqn, (AFTER_FORWARD_CALL.name,))
         return None
@@ -862,11 +872,10 @@ def _join(base: str, rest: str) -> str:
     return f"{base}.{rest}" if rest else base
 
 
-def _via(prefix: str, root: str, chain: str | None, fqn: str) -> str:
+def _via(prefix: str, root: str, chain: Chain | None, fqn: str) -> str | Via:
     if root == fqn:
         return "the protocol root itself"
-    via = f" via {chain}" if chain else ""
-    return f"{prefix} {root}{via}"
+    return Via(prefix, root, chain) if chain else f"{prefix} {root}"  # a path: made into text only if read
 
 
 def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
