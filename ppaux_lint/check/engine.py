@@ -24,7 +24,7 @@ from ppaux_lint.project.discover import Discovery, SourceFile, file_key
 from ppaux_lint.project.loading import Options, Project, asked, discover_files, load_project, selection_sources
 from ppaux_lint.rules import CheckContext, run_checks
 from ppaux_lint.scan.lookahead import Graph, reach
-from ppaux_lint.scan.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
+from ppaux_lint.scan.prefilter import Bound, Uncovered, initial_tokens, possibly_relevant, uncovered
 from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
@@ -203,6 +203,7 @@ def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Pr
     guessed = False
     guess: frozenset[str] = frozenset()
     candidates: list[SourceFile] = []  # the remaining files that hold a guessed token
+    fresh = Uncovered(tokens)  # added tokens hold none held before them: ``settle`` adds only new names
     while new_tokens:
         hits = store.scan(candidates if new_tokens <= guess else remaining, new_tokens, graph)
         found = store.summarize(hits)
@@ -214,7 +215,7 @@ def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Pr
         tokens = tokens | added
         # A token containing an older one can only match files that older one already matched: what those files
         # bind to it is in ``added`` already, since ``settle`` followed every binding of the summaries read.
-        new_tokens = uncovered(added, tokens - added)
+        new_tokens = fresh(added)
         if graph is not None:
             guess = reach(tokens, graph, bound.waiting_edges())
             candidates = store.scan(remaining, uncovered(guess - initial, initial)) if new_tokens else []
