@@ -14,6 +14,7 @@ from ppaux_lint.scan.search import (
     MAX_OCCURRENCES,
     REGEX_MIN_NEEDLES,
     Anchored,
+    Held,
     Substrings,
     _cover,
     _widened,
@@ -98,6 +99,21 @@ def test_substrings_grown_by_add_answer_as_made_whole() -> None:
             added = {"".join(rng.choice("abAB_") for _ in range(rng.randint(1, 6))) for _ in range(4)} - held
             assert fresh(added) == uncovered(added, held), (added, held)
             held |= added
+
+
+def test_held_texts_hold_what_searching_each_finds() -> None:
+    """Texts joined for a later round's few tokens (``Held``): the keys of those a search of each would find, an
+    empty text and an empty needle included, and no match across the join (a needle is never split by NUL)."""
+    rng = random.Random(5454)
+    alphabet = b"abAB_0\0"
+    for _ in range(1000):
+        texts = [bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(0, 6))]
+        keys = [f"f{i}" for i in range(len(texts))]
+        held = Held(keys, texts)
+        for _ in range(5):
+            needles = {bytes(rng.choice(alphabet[:-1]) for _ in range(rng.randint(0, 4))) for _ in range(3)}
+            assert held.holding(needles) == {k for k, t in zip(keys, texts, strict=True)
+                                             if any(n in t for n in needles)}, (texts, needles)
 
 
 def _families(rng: random.Random, count: int) -> list[bytes]:

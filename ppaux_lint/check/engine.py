@@ -203,9 +203,11 @@ def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Pr
     guessed = False
     guess: frozenset[str] = frozenset()
     candidates: list[SourceFile] = []  # the remaining files that hold a guessed token
+    held = store.held(candidates)  # the candidates whose bytes the store holds, searched together (search.Held)
     fresh = Uncovered(tokens)  # added tokens hold none held before them: ``settle`` adds only new names
     while new_tokens:
-        hits = store.scan(candidates if new_tokens <= guess else remaining, new_tokens, graph)
+        hits = store.scan_held(held, candidates, new_tokens) if new_tokens <= guess \
+            else store.scan(remaining, new_tokens, graph)
         found = store.summarize(hits)
         relevant.update(found)
         hit_paths = {h.path for h in hits}
@@ -219,6 +221,7 @@ def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Pr
         if graph is not None:
             guess = reach(tokens, graph, bound.waiting_edges())
             candidates = store.scan(remaining, uncovered(guess - initial, initial)) if new_tokens else []
+            held = store.held(candidates)
             graph, guessed = None, True
         elif not guessed:
             graph = {}
