@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from ppaux_lint.contract.names import is_near_miss
 from ppaux_lint.facts.summarize.source import summarize_source
 from ppaux_lint.index import instances
 from ppaux_lint.index.project_index import ProjectIndex
@@ -20,6 +21,7 @@ from ppaux_lint.project.config import Config
 OUTPUT = "sglang.srt.managers.auxiliary_output.DeviceAuxiliaryOutput"
 OPENING = "from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n\n"
 NAMES = ("to_pp_tensors", "copy_to_host", "helper")
+NEAR = ("to_pp_tensor", "from_pp_tensor")  # likely misspellings of the transport methods
 
 
 def _index(source: str) -> ProjectIndex:
@@ -38,7 +40,7 @@ def _random_source(seed: int, size: int = 14) -> tuple[str, dict[str, type]]:
             + [f"Mystery{i % 2}"] * (i % 5 == 2)
         bases = rng.sample(pool, min(len(pool), rng.choice((0, 1, 1, 1, 2, 2, 3))))
         body = "".join(f"    def {name}(self, copy_tensor):\n        return {{}}\n"
-                       for name in NAMES if rng.random() < 0.2) or "    pass\n"
+                       for name in (*NAMES, *NEAR) if rng.random() < 0.2) or "    pass\n"
         statement = f"class C{i}({', '.join(bases)}):\n{body}"
         try:
             exec(statement, namespace)  # the test's own generated class statements
@@ -66,6 +68,12 @@ def _unresolved(index: ProjectIndex, fqn: str) -> tuple[str, ...]:
                  or (target not in index.classes and target != OUTPUT))
 
 
+def _near_miss(index: ProjectIndex, fqn: str, name: str) -> tuple[str, str] | None:
+    """The first likely misspelling of ``name`` along the MRO, walked whole."""
+    return next(((cls, m.name) for cls in index.mro(fqn) if cls in index.classes
+                 for m in index.classes[cls].methods if m.name != name and is_near_miss(m.name, name)), None)
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_answers_asked_in_any_order_are_those_of_a_fresh_index(seed: int) -> None:
     source, namespace = _random_source(seed)
@@ -75,6 +83,9 @@ def test_answers_asked_in_any_order_are_those_of_a_fresh_index(seed: int) -> Non
     for fqn in classes:
         assert _answers(shared, fqn) == _answers(_index(source), fqn), fqn
         assert shared.unresolved_bases(fqn) == _unresolved(shared, fqn), fqn
+        for name in ("to_pp_tensors", "from_pp_tensors"):
+            found = shared.near_miss(fqn, name)
+            assert ((found[0], found[1].name) if found else None) == _near_miss(shared, fqn, name), (fqn, name)
         for name in NAMES:
             member = shared.lookup(fqn, name)
             assert (member.owner if member else None) == _owner(namespace[fqn[2:]], name), (fqn, name)

@@ -661,17 +661,22 @@ class ProjectGraph:
     def near_miss(self, fqn: str, name: str) -> tuple[str, MethodSummary] | None:
         """The first method along the MRO whose name is a likely misspelling of ``name``, with its owner: one
         its statement defines, or one that code around it adds from a function in the owner's own file (where a
-        finding about it can point)."""
-        for owner in self.mro(fqn):
-            cls = self.classes.get(owner)
-            if cls is None:
-                continue
-            path = self.modules[self.class_module[owner]].path
-            added = [replace(a.method, name=a.name) for a in self.namespace(owner).added.values()
-                     if a.method is not None and a.site.path == path and not a.deleted]
-            for candidate in (*cls.methods, *added):
-                if candidate.name != name and is_near_miss(candidate.name, name):
-                    return owner, candidate
+        finding about it can point). Memoised along the MRO (``first_along``): inventory asks it of every class
+        that lacks the method, each of a chain's walking the rest of the chain."""
+        found = self.first_along(fqn, ("near_miss", name), lambda owner: self._near_miss_in(owner, name))
+        return found if isinstance(found, tuple) else None
+
+    def _near_miss_in(self, owner: str, name: str) -> tuple[str, MethodSummary] | None:
+        """``near_miss`` in the class ``owner`` itself."""
+        cls = self.classes.get(owner)
+        if cls is None:
+            return None
+        path = self.modules[self.class_module[owner]].path
+        added = [replace(a.method, name=a.name) for a in self.namespace(owner).added.values()
+                 if a.method is not None and a.site.path == path and not a.deleted]
+        for candidate in (*cls.methods, *added):
+            if candidate.name != name and is_near_miss(candidate.name, name):
+                return owner, candidate
         return None
 
     # -- classification --------------------------------------------------------------------
