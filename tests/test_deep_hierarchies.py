@@ -15,8 +15,12 @@ import pytest
 from ppaux_lint.contract.names import is_near_miss
 from ppaux_lint.facts.summarize.source import summarize_source
 from ppaux_lint.index import instances
+from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.project_index import ProjectIndex
 from ppaux_lint.project.config import Config
+from ppaux_lint.rules import base as base_rules
+from ppaux_lint.rules import ppa012_non_tensor_pp_value as ppa012
+from ppaux_lint.rules.base import CheckContext
 
 OUTPUT = "sglang.srt.managers.auxiliary_output.DeviceAuxiliaryOutput"
 OPENING = "from sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n\n"
@@ -181,3 +185,91 @@ def test_a_chain_deeper_than_the_recursion_limit_is_judged_whole() -> None:
         f"m.C{i}" for i in range(depth - 2, -1, -1))
     assert len(index.subclasses("m.C0")) == depth - 1
     assert info.not_instantiated == "" and index.info("m.C0").not_instantiated.startswith("a base only")
+
+
+def _fielded_source(seed: int, size: int = 24) -> str:
+    """Outputs in a random hierarchy, every one constructed: some declare ``ids`` (a field, an ``__init__`` store,
+    a method of that name), some store to it in a method, some define ``to_pp_tensors`` (calling up or not)."""
+    rng = random.Random(seed)
+    lines = [OPENING, "import torch\n\n"]
+    names: list[str] = []
+    namespace: dict[str, type] = {}
+    for i in range(size):
+        bases = rng.sample(names, min(len(names), rng.choice((1, 1, 1, 2)))) if names else ["DeviceAuxiliaryOutput"]
+        try:
+            namespace[f"C{i}"] = type(f"C{i}", tuple(namespace[b] for b in bases if b in namespace) or (object,), {})
+        except TypeError:  # no consistent order
+            continue
+        body = []
+        kind = rng.random()
+        if kind < 0.15:
+            body.append("    ids: list[int]\n")
+        elif kind < 0.25:
+            body.append("    def __init__(self, ids: list[int]):\n        self.ids = ids\n")
+        elif kind < 0.3:
+            body.append("    def ids(self):\n        return 1\n")
+        if rng.random() < 0.15:
+            body.append("    def refresh(self):\n        self.ids = torch.zeros(1)\n")
+        if rng.random() < 0.2:
+            call = rng.choice(("{**super().to_pp_tensors(), 'x': self.x}", "{'ids': self.ids}",
+                               "super().to_pp_tensors()"))
+            body.append(f"    def to_pp_tensors(self):\n        return {call}\n")
+        lines.append(f"class C{i}({', '.join(bases)}):\n" + ("".join(body) or "    pass\n") + "\n\n")
+        names.append(f"C{i}")
+    lines.append("def make():\n    return [" + ", ".join(f"{n}()" for n in names) + "]\n")
+    return "".join(lines)
+
+
+def _declared_walked(context: CheckContext, info: ClassInfo, attribute: str) -> str:
+    """``ppa012._declared`` as a walk of the whole MRO, the way it was written before it was memoised."""
+    if not attribute or info.unresolved_bases:
+        return ""
+    stored = False
+    for owner in info.ancestry:
+        cls = context.index.classes.get(owner)
+        if cls is None:
+            continue
+        stored = stored or attribute in cls.stores
+        declared = next((f for f in cls.fields if f.name == attribute), None)
+        if declared is not None:
+            return "" if stored else ppa012._described(context, info.fqn, owner, declared.annotation,
+                                                       f"field `{attribute}: {{}}`")
+        if cls.method(attribute) is not None or cls.assign(attribute) is not None:
+            return ""
+        initialised = next((f for f in cls.init_fields if f.name == attribute), None)
+        if initialised is not None:
+            return ppa012._described(context, info.fqn, owner, initialised.annotation,
+                                     f"`__init__` stores `self.{attribute}` as `{{}}`")
+    return ""
+
+
+def _runs_walked(context: CheckContext) -> dict[str, base_rules.Run]:
+    """``CheckContext._runs`` with each class's walk whole, the way it was written before it was memoised."""
+    found: dict[str, set[base_rules.Run]] = {}
+    passed: set[str] = set()
+    for info in context.sending():
+        run = base_rules._own_run(info)
+        for position, cls in enumerate(info.ancestry):
+            found.setdefault(cls, set()).add(run)
+            run = context._above(cls, run)
+            if run is None:
+                passed.update(info.ancestry[position + 1:])
+                break
+    for info in context.index.iter_infos():
+        if info.fqn not in found and info.fqn not in passed and not info.is_interface and info.not_instantiated:
+            found[info.fqn] = {base_rules.Run(alone=True)}
+    return {cls: next(iter(runs)) if len(runs) == 1 else base_rules.Run(
+        any(r.alone for r in runs), base_rules._joined(r.merged_into for r in runs),
+        base_rules._joined(r.renamed_by for r in runs)) for cls, runs in found.items()}
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_what_classes_declare_and_how_their_methods_run_are_those_of_whole_walks(seed: int) -> None:
+    source = _fielded_source(seed)
+    index = _index(source)
+    context = CheckContext(index=index, summaries=tuple(index.summaries))
+    infos = list(index.infos().values())
+    random.Random(seed).shuffle(infos)
+    for info in infos:
+        assert ppa012._declared(context, info, "ids") == _declared_walked(context, info, "ids"), info.fqn
+    assert context._runs == _runs_walked(context)

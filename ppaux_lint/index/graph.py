@@ -617,6 +617,12 @@ class ProjectGraph:
             found = self._hooked[cls] = self._namespaces.hooks(cls, (first,) if isinstance(first, str) else ())
         return found
 
+    def tail_at(self, fqn: str, ancestry: tuple[str, ...]) -> int | None:
+        """Where the MRO ``ancestry`` of ``fqn`` (as ``mro`` gave it) goes on as the whole MRO of the class there
+        (``_jumps``), so that a walk of it can stop where one from that class has gone on already; None when it
+        does not, or when ``ancestry`` is not the memoised MRO (one a cycle cut)."""
+        return self._jumps.get(fqn) if self._mro.get(fqn) is ancestry else None
+
     def first_along(self, fqn: str, key: object, step: Callable[[str], object]) -> object:
         """The first answer ``step`` gives (not None) along the MRO of ``fqn``, the class itself first; ``step``
         depends on the class it is given only, and ``key`` names it (memoised along the MRO: ``_after``)."""
