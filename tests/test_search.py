@@ -7,13 +7,14 @@ import random
 import pytest
 
 import ppaux_lint.scan.search as search_module
-from ppaux_lint.scan.prefilter import uncovered
+from ppaux_lint.scan.prefilter import Uncovered, uncovered
 from ppaux_lint.scan.search import (
     ANCHOR_LENGTH,
     MAX_ANCHORS,
     MAX_OCCURRENCES,
     REGEX_MIN_NEEDLES,
     Anchored,
+    Held,
     Substrings,
     _cover,
     _widened,
@@ -74,6 +75,45 @@ def test_substrings_answer_as_testing_every_needle() -> None:
             text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
             assert contains.any_in(text) == any(n in text for n in needles), (needles, text)
             assert contains.other_in(text) == any(len(n) < len(text) and n in text for n in needles), (needles, text)
+
+
+def test_substrings_grown_by_add_answer_as_made_whole() -> None:
+    """A fixpoint files each round's tokens into the index it already holds (``Uncovered``): the same answers as
+    an index made of all of them at once, and as ``uncovered`` against everything held before, round by round."""
+    rng = random.Random(54)
+    alphabet = b"abAB_0"
+    for _ in range(500):
+        rounds = [{bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 6))) for _ in range(rng.randint(0, 8))}
+                  for _ in range(rng.randint(1, 5))]
+        grown = Substrings(rounds[0])
+        for added in rounds[1:]:
+            grown.add(added)
+        whole = Substrings(set().union(*rounds))
+        for _ in range(10):
+            text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+            assert grown.any_in(text) == whole.any_in(text) and grown.other_in(text) == whole.other_in(text)
+    for _ in range(300):
+        held = {"".join(rng.choice("abAB_") for _ in range(rng.randint(1, 5))) for _ in range(3)}
+        fresh = Uncovered(held)
+        for _ in range(4):
+            added = {"".join(rng.choice("abAB_") for _ in range(rng.randint(1, 6))) for _ in range(4)} - held
+            assert fresh(added) == uncovered(added, held), (added, held)
+            held |= added
+
+
+def test_held_texts_hold_what_searching_each_finds() -> None:
+    """Texts joined for a later round's few tokens (``Held``): the keys of those a search of each would find, an
+    empty text and an empty needle included, and no match across the join (a needle is never split by NUL)."""
+    rng = random.Random(5454)
+    alphabet = b"abAB_0\0"
+    for _ in range(1000):
+        texts = [bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 10))) for _ in range(rng.randint(0, 6))]
+        keys = [f"f{i}" for i in range(len(texts))]
+        held = Held(keys, texts)
+        for _ in range(5):
+            needles = {bytes(rng.choice(alphabet[:-1]) for _ in range(rng.randint(0, 4))) for _ in range(3)}
+            assert held.holding(needles) == {k for k, t in zip(keys, texts, strict=True)
+                                             if any(n in t for n in needles)}, (texts, needles)
 
 
 def _families(rng: random.Random, count: int) -> list[bytes]:

@@ -24,7 +24,7 @@ from ppaux_lint.project.discover import SourceFile
 from ppaux_lint.project.python_versions import DEFAULT_TARGET
 from ppaux_lint.scan import lookahead
 from ppaux_lint.scan.prefilter import encoded, searchable
-from ppaux_lint.scan.search import searcher
+from ppaux_lint.scan.search import Held, searcher
 from ppaux_lint.support.fileio import read_regular_file_stat
 from ppaux_lint.support.workers import ChildFailed, Failed, Workers, in_child
 
@@ -36,6 +36,7 @@ PARALLEL_MIN_FILES = 48  # below this, one task: splitting the work costs more t
 # anyway, and each keeps what it read for the next rounds (``_Held``): at 1,000 files, 0.86x the wall time of
 # one process's scan (it was 1500 while each round in the workers read the tree again).
 PARALLEL_MIN_SCAN = 300
+HELD_MAX_TOKENS = 8  # past this many, one search of each held file for them all beats a find per token
 KEEP_BYTES = 32 << 20  # of files a scan read and found nothing in, kept for the next rounds (``SummaryStore``)
 HOLD_BYTES = 64 << 20  # of the same, kept by each scan worker (``_Held``)
 CHUNK_SIZE = 16
@@ -159,6 +160,30 @@ class SummaryStore:
             if stat is not None and hit is not None:
                 disk.remember_scan(source.path, stat, tokens, found)
         return hits
+
+    def held(self, files: Iterable[SourceFile]) -> Held:
+        """The files whose bytes this store holds and whose scans record nothing (no stamp kept for the scan
+        index), to be searched again by ``scan_held``."""
+        keys, texts = [], []
+        for source in files:
+            data = self.overlays.get(source.path, self._bytes.get(source.path))
+            if data is not None and source.path not in self._kept_stamps:
+                keys.append(source.path)
+                texts.append(searchable(data))
+        return Held(keys, texts)
+
+    def scan_held(self, held: Held, files: Sequence[SourceFile], tokens: frozenset[str]) -> list[SourceFile]:
+        """``scan(files, tokens)``, the files ``held`` holds searched there (when ``tokens`` are few), in the order
+        ``scan`` gives: the files in memory in their order, then those read from disk."""
+        if len(tokens) > HELD_MAX_TOKENS:
+            return self.scan(files, tokens)
+        keys = set(held.keys)
+        found = held.holding(encoded(tokens))
+        rest = [f for f in files if f.path not in keys]
+        in_memory = [f for f in rest if self.overlays.get(f.path, self._bytes.get(f.path)) is not None]
+        found.update(f.path for f in self.scan(in_memory, tokens))
+        on_disk = [f for f in rest if self.overlays.get(f.path, self._bytes.get(f.path)) is None]
+        return [f for f in files if f.path in found] + self.scan(on_disk, tokens)
 
     def forget_unsummarized(self) -> None:
         """Drop the bytes that scans kept of files never summarized: the fixpoint is over."""

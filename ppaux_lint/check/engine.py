@@ -24,7 +24,7 @@ from ppaux_lint.project.discover import Discovery, SourceFile, file_key
 from ppaux_lint.project.loading import Options, Project, asked, discover_files, load_project, selection_sources
 from ppaux_lint.rules import CheckContext, run_checks
 from ppaux_lint.scan.lookahead import Graph, reach
-from ppaux_lint.scan.prefilter import Bound, initial_tokens, possibly_relevant, uncovered
+from ppaux_lint.scan.prefilter import Bound, Uncovered, initial_tokens, possibly_relevant, uncovered
 from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
@@ -203,8 +203,11 @@ def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Pr
     guessed = False
     guess: frozenset[str] = frozenset()
     candidates: list[SourceFile] = []  # the remaining files that hold a guessed token
+    held = store.held(candidates)  # the candidates whose bytes the store holds, searched together (search.Held)
+    fresh = Uncovered(tokens)  # added tokens hold none held before them: ``settle`` adds only new names
     while new_tokens:
-        hits = store.scan(candidates if new_tokens <= guess else remaining, new_tokens, graph)
+        hits = store.scan_held(held, candidates, new_tokens) if new_tokens <= guess \
+            else store.scan(remaining, new_tokens, graph)
         found = store.summarize(hits)
         relevant.update(found)
         hit_paths = {h.path for h in hits}
@@ -214,10 +217,11 @@ def _relevant_summaries(store: SummaryStore, discovery: Discovery, protocols: Pr
         tokens = tokens | added
         # A token containing an older one can only match files that older one already matched: what those files
         # bind to it is in ``added`` already, since ``settle`` followed every binding of the summaries read.
-        new_tokens = uncovered(added, tokens - added)
+        new_tokens = fresh(added)
         if graph is not None:
             guess = reach(tokens, graph, bound.waiting_edges())
             candidates = store.scan(remaining, uncovered(guess - initial, initial)) if new_tokens else []
+            held = store.held(candidates)
             graph, guessed = None, True
         elif not guessed:
             graph = {}

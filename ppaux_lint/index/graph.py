@@ -22,7 +22,7 @@ from ppaux_lint.contract.names import AFTER_SAMPLE, DYNAMIC_LOOKUP, FROM_PP, OBS
 from ppaux_lint.facts.summary import ClassSummary, FileSummary, Import, MemberAssign, MethodSummary
 from ppaux_lint.index import known_bases
 from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
-from ppaux_lint.index.model import OBSERVER, OUTPUT, ClassInfo, Touch
+from ppaux_lint.index.model import OBSERVER, OUTPUT, Chain, ClassInfo, Reasons, Touch, Via
 from ppaux_lint.index.namespaces import Namespace, Namespaces, Site
 from ppaux_lint.project.config import Protocols
 from ppaux_lint.support.records import dataclass
@@ -88,6 +88,10 @@ class ProjectGraph:
         self._sites: dict[str, Site] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._mro: dict[str, tuple[str, ...]] = {}
+        self._jumps: dict[str, int] = {}  # class -> where its MRO's tail is another class's whole MRO (_find_jump)
+        self._afters: dict[object, dict[str, object]] = {}  # what _after found, by the question's key, per class
+        self._unresolved: dict[str, tuple[str, ...]] = {}  # class -> unresolved_bases
+        self._paths: dict[tuple[str, str], Chain | None] = {}  # (class, ancestor) -> _path_chain
         self._bases: dict[str, list[tuple[str, str | None]]] = {}
         self._looked_up: dict[tuple[str, str, bool], Member | None] = {}  # every rule asks the same few names
         self._classified: dict[str, ClassInfo] = {}  # in the order first asked: the order infos are listed in
@@ -295,39 +299,176 @@ class ProjectGraph:
 
     def mro(self, fqn: str) -> tuple[str, ...]:
         """C3 linearisation over what resolves; external bases appear as leaves, cycles are cut."""
-        return self._linearize(fqn, frozenset())[0]
+        found = self._mro.get(fqn)
+        return found if found is not None else self._linearize(fqn)[0]
 
-    def _linearize(self, fqn: str, active: frozenset) -> tuple[tuple[str, ...], bool]:
+    def _linearize(self, fqn: str) -> tuple[tuple[str, ...], bool]:
         """The MRO, and whether a cycle was cut on the way (such results depend on the entry point,
-        so only uncut ones are memoised)."""
-        if fqn in self._mro:
-            return self._mro[fqn], False
-        if fqn not in self.classes:
-            return (fqn,), False
-        if fqn in active:
-            return (), True
-        active = active | {fqn}
-        parents = [target for _, target in self.bases(fqn) if target is not None and target != fqn]
-        linearized = [self._linearize(p, active) for p in parents]
+        so only uncut ones are memoised). A depth-first walk with a stack of its own, not recursion: a chain of
+        10,000 classes would exceed Python's recursion limit (a crash, or a lost finding). ``on_path`` holds the
+        classes being linearised, the way a frozenset passed down each call did (copied at each level, that was
+        quadratic in the chain's depth too)."""
+        stack: list[tuple[str, list[str], list[tuple[tuple[str, ...], bool]]]] = []  # (class, parents, done)
+        on_path: set[str] = set()
+        current = fqn
+        while True:
+            value: tuple[tuple[str, ...], bool] | None
+            if current in self._mro:
+                value = self._mro[current], False
+            elif current not in self.classes:
+                value = (current,), False
+            elif current in on_path:
+                value = (), True
+            else:
+                on_path.add(current)
+                stack.append((current, [t for _, t in self.bases(current) if t is not None and t != current], []))
+                value = None
+            while True:
+                if value is not None:
+                    if not stack:
+                        return value
+                    stack[-1][2].append(value)
+                cls, parents, done = stack[-1]
+                if len(done) < len(parents):
+                    current = parents[len(done)]
+                    break
+                stack.pop()
+                on_path.discard(cls)
+                value = self._merged(cls, parents, done)
+
+    def _merged(self, fqn: str, parents: list[str], linearized: list[tuple[tuple[str, ...], bool]]) \
+            -> tuple[tuple[str, ...], bool]:
+        """The MRO of ``fqn`` from its parents' (and whether a cut was met), memoised when uncut, with where its
+        tail is a whole class's MRO (``_jumps``)."""
         cut = any(c for _, c in linearized)
         sequences = [list(seq) for seq, _ in linearized if seq]
-        if len(sequences) == 1 and parents == sequences[0][:1]:
+        single = len(sequences) == 1 and parents == sequences[0][:1]
+        if single:
             merged: list[str] | None = sequences[0]  # one base: its MRO, as the merge would give it
         else:
             merged = _c3_merge([*sequences, [p for p in parents if any(p == s[0] for s in sequences)]])
         if merged is None:  # inconsistent order (Python would raise TypeError): fall back to depth-first
             merged = []
+            seen: set[str] = set()
             for seq in sequences:
-                merged.extend(c for c in seq if c not in merged)
+                merged.extend(c for c in seq if c not in seen)
+                seen.update(seq)
         result = (fqn, *merged)
         if not cut:
             self._mro[fqn] = result
+            jump = 1 if single and parents[0] in self._mro else self._find_jump(result)
+            if jump is not None:
+                self._jumps[fqn] = jump
         return result, cut
+
+    def _find_jump(self, mro: tuple[str, ...]) -> int | None:
+        """The first position after the class itself from which its MRO is the MRO of the class there (memoised
+        whole): what is found along the MRO from there on is what that class finds along its own (``_after``).
+        Along a diamond (``D(L, R)``, both below ``B``) that is ``R``, whose MRO is ``R, B, ...``."""
+        length = len(mro)
+        for position in range(1, length):
+            found = self._mro.get(mro[position])
+            if found is not None and len(found) == length - position and found == mro[position:]:
+                return position
+        return None
+
+    def _after(self, fqn: str, key: object, step: Callable[[str], object]) -> object:
+        """The first answer ``step`` gives (not None) along the MRO of ``fqn`` after ``fqn`` itself, or None.
+        ``step`` must depend on the class it is given only, never on ``fqn``; ``key`` names it. Memoised per
+        class: where the MRO's tail is another class's whole MRO (``_jumps``: a single base's, always), the answer
+        there is that class's own answer or its ``_after``, so a chain of n classes costs n steps, where a walk
+        of every class's MRO cost n * n / 2. A loop, not recursion, for chains deeper than the recursion limit.
+        A class whose MRO was cut by a cycle is walked whole and not memoised (its MRO depends on the entry)."""
+        memo = self._afters.setdefault(key, {})
+        pending: list[str] = []
+        current = fqn
+        result: object = None
+        while True:
+            if current in memo:
+                result = memo[current]
+                break
+            mro = self.mro(current)
+            jump = self._jumps.get(current)
+            for cls in mro[1:jump]:
+                result = step(cls)
+                if result is not None:
+                    break
+            if result is not None or jump is None:
+                if current in self._mro:
+                    memo[current] = result
+                break
+            pending.append(current)
+            current = mro[jump]
+            result = step(current)
+            if result is not None:
+                break
+        for cls in pending:
+            memo[cls] = result
+        return result
 
     def path_to(self, fqn: str, ancestor: str) -> list[str]:
         """The classes between ``fqn`` and ``ancestor`` along the shortest chain of bases as written (the first
         such chain in base order): the classes the inheritance really goes through, where the MRO would also
         list unrelated mixins."""
+        names = []
+        chain = self._path_chain(fqn, ancestor) or ()
+        while chain:
+            name, chain = chain
+            names.append(name)
+        return names
+
+    def _path_chain(self, fqn: str, ancestor: str) -> Chain | None:
+        """``path_to`` as a ``Chain`` (model.py): () where ``ancestor`` is a base of ``fqn`` or ``fqn`` itself,
+        None where it is not above. A class with one base has one way up, through that base: its chain is the
+        base's with the base in front, sharing it, memoised per class (a breadth-first walk from each class of a
+        chain of n cost n * n / 2 steps, and each its own list). From a class with several bases on, the walk is
+        breadth-first. A loop, not recursion: chains deeper than the recursion limit."""
+        if fqn == ancestor:
+            return ()
+        memo = self._paths
+        pending: list[tuple[str, str]] = []
+        met: set[str] = set()
+        current = fqn
+        chain: Chain | None
+        while True:
+            key = (current, ancestor)
+            if key in memo:
+                chain = memo[key]
+                break
+            if current in met:  # a cycle of single bases: the ancestor is not above any class in it
+                chain = None
+                break
+            met.add(current)
+            base = self._single_base(current)
+            if base is None:
+                found = self._breadth_first(current, ancestor)
+                chain = None
+                if found is not None:
+                    chain = ()
+                    for name in reversed(found):
+                        chain = (name, chain)
+                memo[key] = chain
+                break
+            if base == ancestor:
+                chain = memo[key] = ()
+                break
+            pending.append((current, base))
+            current = base
+        for cls, base in reversed(pending):
+            chain = None if chain is None else (base, chain)
+            memo[(cls, ancestor)] = chain
+        return chain
+
+    def _single_base(self, cls: str) -> str | None:
+        """The one base of the project class ``cls`` when it has exactly one, resolved; else None."""
+        if cls not in self.classes:
+            return None
+        found = self._bases.get(cls)
+        bases = found if found is not None else self.bases(cls)
+        return bases[0][1] if len(bases) == 1 else None
+
+    def _breadth_first(self, fqn: str, ancestor: str) -> list[str] | None:
+        """``path_to`` from ``fqn`` by a breadth-first walk of the bases; None where ``ancestor`` is not above."""
         parents: dict[str, str] = {fqn: ""}
         todo = [fqn]
         while todo:
@@ -345,24 +486,41 @@ class ProjectGraph:
                         return chain[::-1]
                     following.append(target)
             todo = following
-        return []
+        return None
 
     def is_interface(self, fqn: str) -> bool:
         """A class that lists Protocol itself among its bases declares an interface, not an implementation."""
         return any(target in PROTOCOL_NAMES for _, target in self.bases(fqn))
 
     def unresolved_bases(self, fqn: str) -> tuple[str, ...]:
-        """Bases anywhere in the MRO that could bring in methods we cannot see."""
+        """Bases anywhere in the MRO that could bring in methods we cannot see. Memoised along the MRO the way
+        ``_after`` is: a class's own, then those of the class its MRO's tail belongs to (``_jumps``)."""
+        chain: list[tuple[str, list[str]]] = []
+        current: str | None = fqn
+        tail: tuple[str, ...] = ()
+        while current is not None:
+            if current in self._unresolved:
+                tail = self._unresolved[current]
+                break
+            mro = self.mro(current)
+            jump = self._jumps.get(current)
+            chain.append((current, [b for cls in mro[:jump] for b in self._own_unresolved(cls)]))
+            current = mro[jump] if jump is not None else None
+        for cls, own in reversed(chain):
+            tail = (*own, *tail) if own else tail
+            if cls in self._mro:
+                self._unresolved[cls] = tail
+        return tail
+
+    def _own_unresolved(self, cls: str) -> list[str]:
+        """The bases of ``cls`` itself that could bring in methods we cannot see (none for an outside class)."""
         unknown = []
-        for cls in self.mro(fqn):
-            if cls not in self.classes:
-                continue
-            for written, target in self.bases(cls):
-                if target is None:
-                    unknown.append(written)
-                elif target not in self.classes and not self._is_known(target):
-                    unknown.append(target)
-        return tuple(unknown)
+        for written, target in self.bases(cls) if cls in self.classes else ():
+            if target is None:
+                unknown.append(written)
+            elif target not in self.classes and not self._is_known(target):
+                unknown.append(target)
+        return unknown
 
     def _is_known(self, external: str) -> bool:
         """An outside class whose members are known: a protocol root, or a well-known library base."""
@@ -391,24 +549,32 @@ class ProjectGraph:
             touch = self._namespaces.unattributed(name) or self._shadow_touch(fqn)
             if touch is not None:
                 return Member(fqn, None, None, False, unknown=touch)
-        for cls in self.mro(fqn):
-            if cls in self._roots_pp and (
-                (name == TO_PP and cls in self.protocols.pp_output)
-                or (name == FROM_PP and cls in self.protocols.pp_observer)
-            ) and cls not in self.classes:
-                return Member(cls, None, None, stub_of_protocol=True)
-            summary = self.classes.get(cls)
-            if summary is None:
-                if name in (known_bases.members(cls) or ()):
-                    return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
-                continue
-            if (cls, name, seen) in self._holds_nothing:
-                continue
-            found = self._member(fqn, cls, summary, name, seen)
-            if found is not None:
-                return found
+        found = self._step(fqn, fqn, name, seen)
+        if found is not None:
+            return found
+        found = self._after(fqn, ("lookup", name, seen), lambda cls: self._step("", cls, name, seen))
+        assert found is None or isinstance(found, Member)
+        return found
+
+    def _step(self, fqn: str, cls: str, name: str, seen: bool) -> Member | None:
+        """``name`` where the lookup from ``fqn`` meets ``cls`` on its MRO (None: look further); "" for ``fqn``
+        when ``cls`` is met from below, whichever subclass asks (all of them find the same there)."""
+        if cls in self._roots_pp and (
+            (name == TO_PP and cls in self.protocols.pp_output)
+            or (name == FROM_PP and cls in self.protocols.pp_observer)
+        ) and cls not in self.classes:
+            return Member(cls, None, None, stub_of_protocol=True)
+        summary = self.classes.get(cls)
+        if summary is None:
+            if name in (known_bases.members(cls) or ()):
+                return Member(cls, None, None, stub_of_protocol=False)  # a known base provides it
+            return None
+        if (cls, name, seen) in self._holds_nothing:
+            return None
+        found = self._member(fqn, cls, summary, name, seen)
+        if found is None:
             self._holds_nothing.add((cls, name, seen))
-        return None
+        return found
 
     def _member(self, fqn: str, cls: str, summary: ClassSummary, name: str, seen: bool) -> Member | None:
         """``name`` in the final namespace of the project class ``cls`` itself (None: look further along the
@@ -447,8 +613,25 @@ class ProjectGraph:
         """What a base's ``__init_subclass__`` did to ``cls`` as it was made."""
         found = self._hooked.get(cls)
         if found is None:
-            found = self._hooked[cls] = self._namespaces.hooks(cls, self.mro(cls)[1:])
+            first = self._after(cls, "__init_subclass__", self._has_init_subclass)  # the first along the MRO runs
+            found = self._hooked[cls] = self._namespaces.hooks(cls, (first,) if isinstance(first, str) else ())
         return found
+
+    def tail_at(self, fqn: str, ancestry: tuple[str, ...]) -> int | None:
+        """Where the MRO ``ancestry`` of ``fqn`` (as ``mro`` gave it) goes on as the whole MRO of the class there
+        (``_jumps``), so that a walk of it can stop where one from that class has gone on already; None when it
+        does not, or when ``ancestry`` is not the memoised MRO (one a cycle cut)."""
+        return self._jumps.get(fqn) if self._mro.get(fqn) is ancestry else None
+
+    def first_along(self, fqn: str, key: object, step: Callable[[str], object]) -> object:
+        """The first answer ``step`` gives (not None) along the MRO of ``fqn``, the class itself first; ``step``
+        depends on the class it is given only, and ``key`` names it (memoised along the MRO: ``_after``)."""
+        found = step(fqn)
+        return found if found is not None else self._after(fqn, key, step)
+
+    def _has_init_subclass(self, cls: str) -> str | None:
+        summary = self.classes.get(cls)
+        return cls if summary is not None and summary.method("__init_subclass__") is not None else None
 
     def _site(self, cls: str) -> Site:
         """Where the members of the class statement ``cls`` are written: its file, module, and enclosing scope."""
@@ -484,17 +667,22 @@ class ProjectGraph:
     def near_miss(self, fqn: str, name: str) -> tuple[str, MethodSummary] | None:
         """The first method along the MRO whose name is a likely misspelling of ``name``, with its owner: one
         its statement defines, or one that code around it adds from a function in the owner's own file (where a
-        finding about it can point)."""
-        for owner in self.mro(fqn):
-            cls = self.classes.get(owner)
-            if cls is None:
-                continue
-            path = self.modules[self.class_module[owner]].path
-            added = [replace(a.method, name=a.name) for a in self.namespace(owner).added.values()
-                     if a.method is not None and a.site.path == path and not a.deleted]
-            for candidate in (*cls.methods, *added):
-                if candidate.name != name and is_near_miss(candidate.name, name):
-                    return owner, candidate
+        finding about it can point). Memoised along the MRO (``first_along``): inventory asks it of every class
+        that lacks the method, each of a chain's walking the rest of the chain."""
+        found = self.first_along(fqn, ("near_miss", name), lambda owner: self._near_miss_in(owner, name))
+        return found if isinstance(found, tuple) else None
+
+    def _near_miss_in(self, owner: str, name: str) -> tuple[str, MethodSummary] | None:
+        """``near_miss`` in the class ``owner`` itself."""
+        cls = self.classes.get(owner)
+        if cls is None:
+            return None
+        path = self.modules[self.class_module[owner]].path
+        added = [replace(a.method, name=a.name) for a in self.namespace(owner).added.values()
+                 if a.method is not None and a.site.path == path and not a.deleted]
+        for candidate in (*cls.methods, *added):
+            if candidate.name != name and is_near_miss(candidate.name, name):
+                return owner, candidate
         return None
 
     # -- classification --------------------------------------------------------------------
@@ -513,15 +701,15 @@ class ProjectGraph:
     def _classify(self, fqn: str) -> ClassInfo:
         mro = self.mro(fqn)
         interface = self.is_interface(fqn)
-        recognized: dict[str, str] = {}
-        output_root = next((c for c in mro if c in self._roots_output), None)
-        observer_root = next((c for c in mro if c in self._roots_observer), None)
+        recognized: dict[str, str | Via] = {}
+        output_root = self._first_root(fqn, self._roots_output)
+        observer_root = self._first_root(fqn, self._roots_observer)
         if output_root is not None:
-            recognized[OUTPUT] = _via("subclass of", output_root, self.path_to(fqn, output_root), fqn)
+            recognized[OUTPUT] = _via("subclass of", output_root, self._path_chain(fqn, output_root), fqn)
         elif self.structural and self.fits(fqn, COPY_TO_HOST_CALL):
             recognized[OUTPUT] = self._structural_reason(fqn, (COPY_TO_HOST_CALL.name,))
         if observer_root is not None:
-            recognized[OBSERVER] = _via("subclass of", observer_root, self.path_to(fqn, observer_root), fqn)
+            recognized[OBSERVER] = _via("subclass of", observer_root, self._path_chain(fqn, observer_root), fqn)
         elif self.structural and self.fits(fqn, AFTER_SAMPLE_CALL) and any(
             self.defines(fqn, hook) for hook in OBSERVER_HOOKS
         ):
@@ -538,10 +726,17 @@ class ProjectGraph:
             unresolved_bases=self.unresolved_bases(fqn),
             is_interface=interface,
             roles=frozenset(recognized),
-            recognized=recognized,
+            recognized=Reasons(recognized),
             forward_observer=self._forward_reason(fqn, mro),
             unknown=self.unknowns(fqn, needed),
         )
+
+    def _first_root(self, fqn: str, roots: frozenset[str]) -> str | None:
+        """The first of ``roots`` along the MRO of ``fqn``, the class itself first (memoised along it: ``_after``)."""
+        if fqn in roots:
+            return fqn
+        found = self._after(fqn, roots, lambda cls: cls if cls in roots else None)
+        return found if isinstance(found, str) else None
 
     def unknowns(self, fqn: str, names: Iterable[str]) -> tuple[Touch, ...]:
         """What makes the class's own namespace unknown, and what makes each of ``names`` unknown on it (a touch
@@ -558,9 +753,10 @@ class ProjectGraph:
 
     def _forward_reason(self, fqn: str, mro: tuple[str, ...]) -> str | None:
         """How the class is a forward observer, or None. Not a role: forward observers never meet the PP helpers."""
-        root = next((c for c in mro if c in self._roots_forward), None)
+        root = self._first_root(fqn, self._roots_forward)
         if root is not None:
-            return _via("subclass of", root, self.path_to(fqn, root), fqn)
+            reason = _via("subclass of", root, self._path_chain(fqn, root), fqn)
+            return reason.text() if isinstance(reason, Via) else reason  # a field of its own, not a Reasons
         if self.structural and self.fits(fqn, AFTER_FORWARD_CALL):
             return self._structural_reason(fqn, (AFTER_FORWARD_CALL.name,))
         return None
@@ -579,6 +775,84 @@ class ProjectGraph:
             inherited = (f"{' and '.join(own)} from {owner}" for owner, own in by_owner.items())
             parts.append(f"inherits {', '.join(inherited)}")
         return "structural: " + ", ".join(parts)
+
+
+class Below:
+    """The classes of a list (``infos``, in its order) below each class: those whose MRO holds it after
+    themselves, what ``ProjectIndex.subclasses`` answers. Listed by walking every class's MRO, that was
+    n * n / 2 entries for a chain of n classes. Here each class is filed under the class its MRO's tail belongs
+    to (``ProjectGraph._jumps``: its single base, mostly) and under the classes before that point only, so the
+    classes below a class are those filed under it, and everything filed under them, transitively: each class
+    is filed a few times, and a question costs what it answers."""
+
+    def __init__(self, graph: ProjectGraph, infos: Iterable[ClassInfo]) -> None:
+        self._order: dict[str, int] = {}
+        self._tails: dict[str, list[str]] = {}  # class -> the classes whose MRO's tail is its MRO
+        self._direct: dict[str, list[str]] = {}  # class -> the classes that hold it before their tail
+        self._of: dict[str, tuple[str, ...]] = {}
+        self._firsts: dict[str, tuple[str, ...]] = {}  # class -> _FIRST least names in its tail's tree (itself in)
+        todo: list[tuple[str, tuple[str, ...]]] = []
+        for info in infos:
+            self._order.setdefault(info.fqn, len(self._order))
+            todo.append((info.fqn, info.ancestry))
+        filed = {fqn for fqn, _ in todo}
+        while todo:
+            fqn, ancestry = todo.pop()
+            jump = graph._jumps.get(fqn) if graph._mro.get(fqn) is ancestry else None
+            for cls in ancestry[1:jump]:
+                self._direct.setdefault(cls, []).append(fqn)
+            if jump is not None:
+                tail = ancestry[jump]
+                self._tails.setdefault(tail, []).append(fqn)
+                if tail not in filed:  # not in the list, but what is below it may be
+                    filed.add(tail)
+                    todo.append((tail, graph._mro[tail]))
+
+    def of(self, fqn: str) -> tuple[str, ...]:
+        """The classes of the list that have ``fqn`` in their MRO after themselves, in the list's order."""
+        found = self._of.get(fqn)
+        if found is None:
+            met: set[str] = set()
+            todo = [*self._tails.get(fqn, ()), *self._direct.get(fqn, ())]
+            while todo:
+                cls = todo.pop()
+                if cls not in met:
+                    met.add(cls)
+                    todo.extend(self._tails.get(cls, ()))
+            order = self._order
+            found = self._of[fqn] = tuple(sorted((c for c in met if c in order), key=order.__getitem__))
+        return found
+
+    def least(self, fqn: str) -> tuple[str, ...]:
+        """The first four names, sorted, of ``of(fqn)`` (all of them where there are fewer): what tells whether a
+        class has subclasses, names three and says whether there are more, without listing them all. Each class
+        of a tree under ``fqn`` keeps its own tree's four least, made once from those of the trees under it."""
+        names = set(self._direct.get(fqn, ()))  # a class filed here directly, and its tree
+        parts = [self._first(cls) for cls in (*self._tails.get(fqn, ()), *names)]
+        return tuple(sorted({n for part in parts for n in part})[:_FIRST])
+
+    def _first(self, fqn: str) -> tuple[str, ...]:
+        """The ``_FIRST`` least names of the list in the tree of ``fqn`` (itself, what is filed under it as its
+        tail, and so on), each tree's made once from its children's; a loop, for trees deeper than the recursion
+        limit."""
+        stack = [(fqn, False)]
+        while stack:
+            cls, ready = stack.pop()
+            if cls in self._firsts:
+                continue
+            children = self._tails.get(cls, ())
+            if not ready:
+                stack.append((cls, True))
+                stack.extend((c, False) for c in children if c not in self._firsts)
+                continue
+            names = {n for c in children for n in self._firsts[c]}
+            if cls in self._order:
+                names.add(cls)
+            self._firsts[cls] = tuple(sorted(names)[:_FIRST])
+        return self._firsts[fqn]
+
+
+_FIRST = 4  # names Below.least keeps: three to show, and one to tell there are more
 
 
 _SHADOWED = {  # by ``FileSummary.shadowed`` kind: why a class statement's name does not reach it
@@ -609,11 +883,10 @@ def _join(base: str, rest: str) -> str:
     return f"{base}.{rest}" if rest else base
 
 
-def _via(prefix: str, root: str, chain: list[str], fqn: str) -> str:
+def _via(prefix: str, root: str, chain: Chain | None, fqn: str) -> str | Via:
     if root == fqn:
         return "the protocol root itself"
-    via = f" via {' -> '.join(chain)}" if chain else ""
-    return f"{prefix} {root}{via}"
+    return Via(prefix, root, chain) if chain else f"{prefix} {root}"  # a path: made into text only if read
 
 
 def _c3_merge(sequences: list[list[str]]) -> list[str] | None:

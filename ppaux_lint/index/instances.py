@@ -42,9 +42,10 @@ def is_abstract(method: MethodSummary) -> bool:
 
 def abstract_left(index: ProjectGraph, fqn: str) -> tuple[str, ...]:
     """The abstract methods a class leaves unimplemented, when its metaclass enforces them; else ()."""
-    mro = index.mro(fqn)
-    if not any(cls in ABC_BASES or _has_abc_meta(index, cls) for cls in mro):
+    if index.first_along(fqn, abstract_left, lambda cls: True if cls in ABC_BASES or _has_abc_meta(index, cls)
+                         else None) is None:  # memoised along the MRO: a chain's classes each walked all of it
         return ()
+    mro = index.mro(fqn)
     declared = {m.name for cls in mro if cls in index.classes for m in index.classes[cls].methods if is_abstract(m)}
     left = []
     for name in sorted(declared):

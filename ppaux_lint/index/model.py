@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from ppaux_lint.facts.summary import ClassSummary
 from ppaux_lint.support.records import dataclass
 
@@ -17,6 +19,55 @@ class Touch:
     what: str
     path: str
     line: int
+
+
+Chain = tuple  # () or (name, Chain): the classes of an inheritance path, each path sharing the rest of its base's
+
+
+class Via:
+    """A reason that names the path up to a root ("subclass of <root> via a -> b"), made into text only when
+    read. The path of a class with one base is its base's, one class longer, and shares it (``Chain``): the text
+    of every class's path, made for each class of a chain of n, was n * n / 2 names (a gigabyte of text for
+    10,000 classes, of which a check reads one finding's). Never compared or hashed itself (``Reasons`` compares
+    the text): a ``Chain`` thousands deep is too deep for the recursion those would take."""
+
+    __slots__ = ("chain", "prefix", "root")
+
+    def __init__(self, prefix: str, root: str, chain: Chain) -> None:
+        self.prefix, self.root, self.chain = prefix, root, chain
+
+    def text(self) -> str:
+        names = []
+        chain = self.chain
+        while chain:
+            name, chain = chain
+            names.append(name)
+        return f"{self.prefix} {self.root} via {' -> '.join(names)}"
+
+
+class Reasons(Mapping[str, str]):
+    """``ClassInfo.recognized``: role -> how the class was recognised, in words; a ``Via`` becomes its text the
+    first time it is read. Equal to any mapping with the same texts (a dict in a test)."""
+
+    __slots__ = ("_reasons",)
+
+    def __init__(self, reasons: Mapping[str, str | Via]) -> None:
+        self._reasons = dict(reasons)
+
+    def __getitem__(self, role: str) -> str:
+        reason = self._reasons[role]
+        if isinstance(reason, Via):
+            reason = self._reasons[role] = reason.text()
+        return reason
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._reasons)
+
+    def __len__(self) -> int:
+        return len(self._reasons)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 @dataclass(frozen=True)
@@ -62,7 +113,7 @@ class ClassInfo:
     unresolved_bases: tuple[str, ...]  # bases that could not be resolved to a known class
     is_interface: bool  # lists Protocol among its own bases
     roles: frozenset[str]
-    recognized: dict[str, str]  # role -> how it was recognised
+    recognized: Mapping[str, str]  # role -> how it was recognised (``Reasons``, or a dict)
     pair: str | None = None
     forward_observer: str | None = None  # how it was recognised as a forward observer
     forward_only_by: tuple[str, ...] = ()

@@ -19,7 +19,7 @@ from ppaux_lint.index import instances
 from ppaux_lint.index.constants import Constants
 from ppaux_lint.index.empty_returns import EmptyReturns
 from ppaux_lint.index.generics import TypeArguments
-from ppaux_lint.index.graph import Member, ProjectGraph
+from ppaux_lint.index.graph import Below, Member, ProjectGraph
 from ppaux_lint.index.inference import NONE, UNKNOWN, Inference
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.index.parts import find_parts
@@ -40,7 +40,7 @@ class ProjectIndex(ProjectGraph):
                          owners=owners)
         self._focus = list(self.classes) if focus is None else [c for c in focus if c in self.classes]
         self._infos: dict[str, ClassInfo] | None = None  # the focused classes, whole
-        self._subclasses: dict[str, list[str]] = {}  # a class -> the focused classes below it, made with _infos
+        self._below: Below | None = None  # the focused classes below each class, made with _infos
         self._inference: Inference | None = None
         self._constants: Constants | None = None
         self._type_arguments: TypeArguments | None = None
@@ -101,28 +101,26 @@ class ProjectIndex(ProjectGraph):
             no_output = {info.fqn: instances.no_output(self, self.inference, info)
                          for info in focused if info.is_observer}
             routes = find_routes(self, self.inference, focused, {fqn for fqn, reason in no_output.items() if reason})
-            subclasses: dict[str, list[str]] = {}
-            for info in focused:
-                for ancestor in info.ancestry[1:]:
-                    subclasses.setdefault(ancestor, []).append(info.fqn)
+            below = Below(self, focused)
             constructions = instances.Constructions(self.summaries)
             for info in focused:
                 infos[info.fqn] = replace(
                     info, forward_by=routes.forward.get(info.fqn, ()), returned_by=routes.sampled.get(info.fqn, ()),
                     forward_only_by=routes.forward_only(info.fqn),
-                    not_instantiated=instances.not_instantiated(self, info, subclasses.get(info.fqn, ()), constructions)
+                    not_instantiated=instances.not_instantiated(self, info, below.least(info.fqn), constructions)
                     if info.roles and not info.is_interface else "",
                     no_output=no_output.get(info.fqn, ""))
             for fqn, part in find_parts(self, self.inference, [infos[fqn] for fqn in self._focus]).items():
                 infos[fqn] = replace(infos[fqn], part_of=part.containers, part_calls=part.calls,
                                      part_uses=part.uses)
-            self._infos, self._subclasses = infos, subclasses
+            self._infos, self._below = infos, below
         return self._infos
 
     def subclasses(self, fqn: str) -> tuple[str, ...]:
         """The focused classes that have ``fqn`` among their ancestors, in the order they are focused."""
         self._whole()
-        return tuple(self._subclasses.get(fqn, ()))
+        assert self._below is not None
+        return self._below.of(fqn)
 
     def _with_pair(self, info: ClassInfo) -> ClassInfo:
         if not info.is_observer:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from ppaux_lint.contract.names import AFTER_FORWARD, AFTER_SAMPLE, FORWARD_OUTPUT_FIELD, FROM_PP
 from ppaux_lint.facts.summary import FileSummary
 from ppaux_lint.index.arguments import PARTIAL
+from ppaux_lint.index.graph import Below
 from ppaux_lint.index.inference import Inference, Values
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.support.records import dataclass
@@ -52,7 +53,7 @@ def find_routes(index: ProjectGraph, inference: Inference, infos: Iterable[Class
     (``instances.no_output``), which route nothing, whatever their annotations declare."""
     infos = list(infos)
     outputs = [info for info in infos if info.is_output]
-    heirs = _Heirs(outputs)
+    heirs = _Heirs(index, outputs)
     forward: dict[str, set[str]] = {}
     sampled: dict[str, set[str]] = {}
     returns = inference.hook_returns
@@ -69,19 +70,17 @@ def find_routes(index: ProjectGraph, inference: Inference, infos: Iterable[Class
 
 class _Heirs:
     """The output classes a value can be an instance of, by the class it names: a lookup where a scan of every
-    output per value cost a tenth of a second on a monorepo's thousand outputs."""
+    output per value cost a tenth of a second on a monorepo's thousand outputs. What lies below a class is
+    ``Below``'s (graph.py), not a list per ancestor of every output: that was n * n / 2 entries for a chain."""
 
-    def __init__(self, outputs: list[ClassInfo]) -> None:
+    def __init__(self, index: ProjectGraph, outputs: list[ClassInfo]) -> None:
         self._outputs = frozenset(output.fqn for output in outputs)
-        self._below: dict[str, list[str]] = {}
-        for output in outputs:
-            for ancestor in output.ancestry[1:]:  # the MRO, the class itself first
-                self._below.setdefault(ancestor, []).append(output.fqn)
+        self._below = Below(index, outputs)
 
     def of(self, fqn: str, with_subclasses: bool) -> list[str]:
         """The outputs that are ``fqn``, or (``with_subclasses``) derive from it."""
         own = [fqn] if fqn in self._outputs else []
-        return own + self._below.get(fqn, []) if with_subclasses else own
+        return own + list(self._below.of(fqn)) if with_subclasses else own
 
 
 def _credit(inference: Inference, heirs: _Heirs, values: Values | None, route: str,

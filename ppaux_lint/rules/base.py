@@ -67,13 +67,25 @@ class CheckContext:
         a part read only)."""
         found: dict[str, set[Run]] = {}  # a set: the subclasses of a deep hierarchy's base mostly run alike
         passed: set[str] = set()  # bases a sending subclass overrides without calling up to them
+        # (class, run) where a walk went on along the class's own MRO: one that meets it there again would add
+        # nothing (``tail_at``); every class of a chain walked the whole rest of it, n * n / 2 steps
+        walked: set[tuple[str, Run]] = set()
+        index = self.index
         for info in self.sending():
             run: Run | None = _own_run(info)
-            for position, cls in enumerate(info.ancestry):  # the class itself first, then up to the first that holds
+            ancestry = info.ancestry
+            tail: int | None = 0 if index.mro(info.fqn) is ancestry else None  # memoised: the class's own MRO
+            for position, cls in enumerate(ancestry):  # the class itself first, then up to the first that holds
+                if position == tail:
+                    if (cls, run) in walked:
+                        break
+                    walked.add((cls, run))
+                    step = index.tail_at(cls, index.mro(cls))
+                    tail = None if step is None else position + step
                 found.setdefault(cls, set()).add(run)  # the method, and above it as far as each holder calls up
                 run = self._above(cls, run)
                 if run is None:
-                    passed.update(info.ancestry[position + 1:])
+                    passed.update(ancestry[position + 1:])
                     break
         for info in self.index.iter_infos():
             if info.fqn not in found and info.fqn not in passed and not info.is_interface and info.not_instantiated:

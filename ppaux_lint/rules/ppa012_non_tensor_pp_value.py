@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding, Related
-from ppaux_lint.facts.summary import ValueFact
+from ppaux_lint.facts.summary import ClassSummary, ValueFact
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules import sent
 from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
@@ -117,24 +117,33 @@ def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     if not attribute or info.unresolved_bases:
         return ""
     index = context.index
-    stored = False
-    for owner in info.ancestry:
-        cls = index.classes.get(owner)
-        if cls is None:
-            continue
-        stored = stored or attribute in cls.stores
-        declared = next((f for f in cls.fields if f.name == attribute), None)
-        if declared is not None:
-            if stored:
-                return ""  # a method, or ``__init__`` from something else than a parameter, stores what it may not be
-            return _described(context, info.fqn, owner, declared.annotation, f"field `{attribute}: {{}}`")
-        if cls.method(attribute) is not None or cls.assign(attribute) is not None:
-            return ""
-        initialised = next((f for f in cls.init_fields if f.name == attribute), None)
-        if initialised is not None:
-            return _described(context, info.fqn, owner, initialised.annotation,
-                              f"`__init__` stores `self.{attribute}` as `{{}}`")
-    return ""
+    # The first class that names it, and the first that stores to it, each memoised along the MRO (every class
+    # of a chain walked the rest of it); stored before or at the one that names it: nothing is certain.
+    owner = index.first_along(info.fqn, (_declared, "names", attribute),
+                              lambda c: c if _names(index.classes.get(c), attribute) else None)
+    if not isinstance(owner, str):
+        return ""
+    cls = index.classes[owner]
+    declared = next((f for f in cls.fields if f.name == attribute), None)
+    if declared is not None:
+        storer = index.first_along(info.fqn, (_declared, "stores", attribute),
+                                   lambda c: c if c in index.classes and attribute in index.classes[c].stores else None)
+        if isinstance(storer, str) and info.ancestry.index(storer) <= info.ancestry.index(owner):
+            return ""  # a method, or ``__init__`` from something else than a parameter, stores what it may not be
+        return _described(context, info.fqn, owner, declared.annotation, f"field `{attribute}: {{}}`")
+    if cls.method(attribute) is not None or cls.assign(attribute) is not None:
+        return ""
+    initialised = next(f for f in cls.init_fields if f.name == attribute)
+    return _described(context, info.fqn, owner, initialised.annotation,
+                      f"`__init__` stores `self.{attribute}` as `{{}}`")
+
+
+def _names(cls: ClassSummary | None, attribute: str) -> bool:
+    """Whether the class statement names ``attribute`` at all: a field, a method or assignment, or a store of
+    ``__init__`` (what ``_declared`` stops at)."""
+    return cls is not None and (any(f.name == attribute for f in cls.fields) or cls.method(attribute) is not None
+                                or cls.assign(attribute) is not None
+                                or any(f.name == attribute for f in cls.init_fields))
 
 
 def _described(context: CheckContext, cls: str, owner: str, annotation: str, how: str) -> str:

@@ -147,6 +147,21 @@ def uncovered(added: Iterable[str], older: Iterable[str]) -> frozenset[str]:
     return frozenset(t for t in added if not contains.any_in(t.encode("utf-8")))
 
 
+class Uncovered:
+    """``uncovered`` along a fixpoint: each call's ``added`` against every token held before it (the tokens it
+    started with and all added since), whose index grows by what each call adds instead of being made anew."""
+
+    def __init__(self, tokens: Iterable[str]) -> None:
+        self._older = Substrings(encoded(tokens))
+
+    def __call__(self, added: Iterable[str]) -> frozenset[str]:
+        """The added tokens (none held already) that contain no older one; then they are held too."""
+        added = tuple(added)
+        found = frozenset(t for t in added if not self._older.any_in(t.encode("utf-8")))
+        self._older.add(encoded(added))
+        return found
+
+
 def possibly_relevant(cls: ClassSummary, tokens: frozenset[str]) -> bool:
     """Judged from the class alone: it defines a transport or structural method, names a token as a base or a
     decorator, or is named by one (something assigns such a method to it). Only such classes can be outputs or

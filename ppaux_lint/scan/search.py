@@ -26,10 +26,11 @@ round's eighteen class names of one family need two (5 ms over the 1,000-file pr
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 REGEX_MIN_NEEDLES = 24  # past this many, one regex pass beats an ``in`` per needle
 ANCHOR_LENGTH = 6  # bytes of an anchor (a needle shorter than this is its own)
@@ -185,6 +186,20 @@ class Substrings:
                 starts.setdefault(needle[:2], set()).add(len(needle))
         self._starts = {start: sorted(lengths) for start, lengths in starts.items()}
 
+    def add(self, needles: Iterable[bytes]) -> None:
+        """File more needles: what a fixpoint round adds to the tokens it already holds, at the cost of the new
+        ones (made anew each round, the index cost every older token again: n * n for a chain of n rounds)."""
+        fresh = frozenset(needles) - self.needles
+        if not fresh:
+            return
+        self.needles = self.needles | fresh
+        self._short = self._short | frozenset(n for n in fresh if len(n) < 2)
+        for needle in fresh:
+            if len(needle) >= 2:
+                lengths = self._starts.setdefault(needle[:2], [])
+                if len(needle) not in lengths:
+                    bisect.insort(lengths, len(needle))
+
     def any_in(self, text: bytes) -> bool:
         return self._find(text, len(text) + 1)
 
@@ -207,6 +222,36 @@ class Substrings:
                 if length == 2 or text[at:at + length] in needles:
                     return True
         return False
+
+
+class Held:
+    """Texts kept in memory, searched for a few needles through one copy of them all, joined by NUL bytes (which
+    no needle holds, so no match spans two texts): a ``find`` at memory speed per needle and per text that
+    holds it, where a search of each text cost a call of Python per text. The fixpoint's later rounds search
+    the same remaining files for the one or two tokens each round adds; over a chain of n modules that was
+    n rounds of n searches."""
+
+    def __init__(self, keys: Sequence[str], texts: Sequence[bytes]) -> None:
+        self.keys = tuple(keys)
+        self._starts: list[int] = []
+        at = 0
+        for text in texts:
+            self._starts.append(at)
+            at += len(text) + 1
+        self._blob = b"\0".join(texts)
+
+    def holding(self, needles: Iterable[bytes]) -> set[str]:
+        """The keys of the texts that contain at least one of ``needles`` (as substrings)."""
+        starts, blob, found = self._starts, self._blob, set()
+        if not starts:
+            return set()
+        for needle in needles:
+            at = blob.find(needle)
+            while at >= 0:
+                index = bisect.bisect_right(starts, at) - 1
+                found.add(index)
+                at = blob.find(needle, starts[index + 1]) if index + 1 < len(starts) else -1
+        return {self.keys[i] for i in found}
 
 
 def _trie_pattern(needles: Iterable[bytes]) -> bytes:

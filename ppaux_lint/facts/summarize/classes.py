@@ -28,6 +28,7 @@ from ppaux_lint.facts.summarize.syntax import (
     known_truth,
     qualname,
     source,
+    spells,
     stored_targets,
     string,
     walk_scope,
@@ -157,7 +158,7 @@ def _namespace_written_through(statements: Sequence[ast.stmt], text: str) -> tup
     analysis cannot list; ``exec(...)`` there binds whatever its code says. Looked for only where the file's text
     holds such a call, so most bodies are not walked again; methods and nested classes have namespaces of their own
     and are passed over."""
-    if "vars()" not in text and "locals()" not in text and "exec" not in text:
+    if not spells(text, ("vars()", "locals()", "exec")):
         return None
     for stmt in statements:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -238,11 +239,11 @@ def _init_fields(node: ast.ClassDef, init: ast.FunctionDef, text: str) -> tuple[
     declared = {f.name for f, _ in found.values() if f.annotation}
     if not declared:
         return tuple(f for f, _ in found.values())
-    if ":=" in text:  # a walrus may rebind a parameter inside any expression
+    if spells(text, (":=",)):  # a walrus may rebind a parameter inside any expression
         rebound.update(n.target.id for n in walk_scope(init.body) if isinstance(n, ast.NamedExpr))
     stores = Counter(t.attr for _, t in _targets(node.body, nested=True)
                      if isinstance(t, ast.Attribute) and t.attr in declared)
-    if "setattr" in text or "delattr" in text:  # rare enough to pay for a walk of every expression
+    if spells(text, ("setattr", "delattr")):  # rare enough to pay for a walk of every expression
         stores.update(string(n.args[1]) or "" for n in ast.walk(node) if isinstance(n, ast.Call)
                       and len(n.args) >= 2 and dotted(n.func) in ("setattr", "delattr"))
     return tuple(f if stores[f.name] == 1 and param not in rebound else Field(f.name, "", f.has_default)
@@ -268,7 +269,7 @@ def _instance_stores(statements: Sequence[ast.stmt], text: str) -> set[str]:
                      if isinstance(t, ast.Attribute) and _is_name(t.value, receiver)
                      and not (isinstance(store, ast.Assign) and isinstance(store.value, ast.Name)
                               and store.value.id in params and t in store.targets))
-        if "setattr" in text or "delattr" in text:
+        if spells(text, ("setattr", "delattr")):
             found.update(string(n.args[1]) or "" for n in ast.walk(stmt) if isinstance(n, ast.Call) and len(n.args) >= 2
                          and dotted(n.func) in ("setattr", "delattr") and _is_name(n.args[0], receiver))
     found.discard("")

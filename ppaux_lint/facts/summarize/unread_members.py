@@ -23,11 +23,13 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from ppaux_lint.contract.names import DYNAMIC_LOOKUP, LOOKED_UP
-from ppaux_lint.facts.summarize.syntax import dotted, stored_targets, string, walk_statements
+from ppaux_lint.facts.summarize.syntax import dotted, spells, stored_targets, string, walk_statements
 
 Unread = tuple[str, str, int]  # (name, what binds it, line)
 
 _ON_INSTANCES = LOOKED_UP - frozenset(DYNAMIC_LOOKUP)
+_LOOKED_UP = tuple(sorted(LOOKED_UP))  # what ``spells`` is asked, in an order that does not vary between runs
+_SETTING = ("setattr", *(f".{name}" for name in sorted(_ON_INSTANCES)))
 _FORMS = {ast.For: "a `for` loop", ast.AsyncFor: "a `for` loop", ast.With: "a `with` statement",
           ast.AsyncWith: "a `with` statement", ast.Import: "an import", ast.ImportFrom: "an import",
           ast.Delete: "`del`", ast.AugAssign: "an augmented assignment", ast.Assign: "an unpacking assignment",
@@ -37,13 +39,13 @@ _FORMS = {ast.For: "a `for` loop", ast.AsyncFor: "a `for` loop", ast.With: "a `w
 def unread_members(statements: Sequence[ast.stmt], text: str) -> tuple[Unread, ...]:
     """``(name, what, line)`` for each looked-up name that the class body ``statements`` (its class-level ones) or
     its methods bind in a form the summary does not read."""
-    if not any(name in text for name in LOOKED_UP):
+    if not spells(text, _LOOKED_UP):
         return ()
     found: dict[str, Unread] = {}
     for stmt in statements:
         for name, what, line in _body_bindings(stmt, text):
             found.setdefault(name, (name, f"its body binds `{name}` by {what} (line {line})", line))
-    on_instances = "setattr" in text or any(f".{name}" in text for name in _ON_INSTANCES)
+    on_instances = spells(text, _SETTING)
     for stmt in statements if on_instances else ():
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.name in _CLASS_RECEIVERS:
             continue  # what ``__init_subclass__`` sets on the class it receives is ``index/namespaces.py``'s
@@ -85,7 +87,7 @@ def _body_bindings(stmt: ast.stmt, text: str) -> Iterator[tuple[str, str, int]]:
                 captured = getattr(node, "name", None) or getattr(node, "rest", None)
                 if captured in LOOKED_UP:
                     yield captured, _FORMS[kind], stmt.lineno
-    if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or ":=" not in text:
+    if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or not spells(text, (":=",)):
         return
     for node in ast.walk(stmt):
         if isinstance(node, ast.NamedExpr) and node.target.id in LOOKED_UP:
@@ -104,7 +106,7 @@ def _instance_stores(method: ast.FunctionDef | ast.AsyncFunctionDef, text: str) 
     if not positional or any(dotted(d) == "staticmethod" for d in method.decorator_list):
         return
     receiver = positional[0].arg
-    setter = "setattr" in text
+    setter = spells(text, ("setattr",))
     for stmt in walk_statements(method.body):
         kind = type(stmt)
         if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
