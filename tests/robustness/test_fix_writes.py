@@ -379,3 +379,44 @@ def test_a_file_saved_between_the_read_and_the_rename_keeps_what_was_saved(root:
     monkeypatch.setattr(fileio, "create_temporary", real_create)
     files.write(str(path), fixed(saved), "utf-8", saved)  # what the next run does
     assert path.read_text(encoding="utf-8") == fixed(saved)
+
+
+# -- a coding cookie whose codec does not write back what it read ------------------------------------------
+@pytest.mark.parametrize("codec", ["idna", "unicode_escape"])
+@pytest.mark.parametrize("mode", [["--fix"], ["--diff"], ["--add-noqa"], ["--fix", "--stdin-filename", "pkg/odd.py",
+                                                                          "-"]])
+def test_a_codec_that_does_not_write_back_its_bytes_leaves_the_file_and_the_run_goes_on(root: Path, codec: str,
+                                                                                         mode: list[str]) -> None:
+    """Python reads a file in any codec its cookie names that decodes it, and ``idna`` decodes a module but
+    refuses to encode a line longer than a domain label (a UnicodeError that is no UnicodeEncodeError: an
+    internal error, exit 2, that hid every other file's findings), while ``unicode_escape`` writes each newline
+    as a backslash and an n (the file was refused as 'changed since it was read'). Such a file is left byte for
+    byte as it was, with a warning that says why, and the other files are fixed and reported."""
+    odd = root / "pkg" / "odd.py"
+    data = f"# -*- coding: {codec} -*-\n{near_miss('Odd')}".encode("ascii")
+    odd.write_bytes(data)
+    args = ["check", "--no-cache", "--output-format", "concise", *mode, *([] if "-" in mode else ["."])]
+    merged = {**os.environ, "NO_COLOR": "1"}
+    merged.pop("CI", None)
+    result = subprocess.run([*console(), *args], cwd=root, input=data if "-" in mode else None,
+                            capture_output=True, timeout=120, env=merged, check=False)
+    stderr = result.stderr.decode(errors="replace")
+    assert "internal error" not in stderr and "Traceback" not in stderr, stderr
+    assert odd.read_bytes() == data
+    assert f"the file's encoding, {codec}, does not write back the bytes it was read from" in stderr, stderr
+    if "-" in mode:
+        assert result.stdout.startswith(data), result.stdout  # the buffer as it came: nothing could be fixed
+        assert result.returncode == 1, stderr
+        return
+    near = (root / "pkg" / "near.py").read_text(encoding="utf-8")
+    if mode == ["--fix"]:
+        assert near == fixed(NEAR)
+        assert "pkg/odd.py:6:9: PPA017" in result.stdout.decode(), result.stdout
+        assert result.returncode == 1, stderr
+    elif mode == ["--diff"]:
+        assert near == NEAR
+        assert "+++ b/pkg/near.py" in result.stdout.decode() and "odd.py" not in result.stdout.decode()
+        assert result.returncode == 1, stderr
+    else:
+        assert near == NEAR.replace("def to_pp_tensor(self):", "def to_pp_tensor(self):  # noqa: PPA017")
+        assert result.returncode == 0, stderr
