@@ -10,9 +10,9 @@ less than the file it rewrites:
   while replacing it would part it from them.
 - The kernel is asked first whether this process may write the file (``fileio.writable_file``), so a read-only
   file or file system, or an immutable file, is refused before anything is written.
-- The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode
-  and owner and renamed over it; a kill, a full disk or a crash leaves the old text or the new one. A kill
-  before the rename leaves the temporary file, which the next write of that file removes.
+- The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode,
+  owner and extended attributes and renamed over it; a kill, a full disk or a crash leaves the old text or the
+  new one. A kill before the rename leaves the temporary file, which the next write of that file removes.
 - Just before the rename the file is read again: one saved since the fix read it (an editor, another tool)
   keeps what was saved, and the fix is not written.
 

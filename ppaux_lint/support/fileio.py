@@ -92,7 +92,7 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
             handle.write(data)
             handle.flush()
             if like is not None:
-                _keep_owner_and_mode(handle.fileno(), like)
+                _keep_owner_and_mode(handle.fileno(), like, path)
             if durable:
                 os.fsync(handle.fileno())
         current = _current(path) if expected is not None else None
@@ -190,16 +190,43 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _keep_owner_and_mode(fd: int, like: os.stat_result) -> None:
+def _keep_owner_and_mode(fd: int, like: os.stat_result, old: Path) -> None:
     """Give the new file the old one's owner and group (each only where this process may: root, or a group
-    it belongs to), then its mode, which a change of owner could have cleared the set-id bits of."""
+    it belongs to), its extended attributes (``old``'s, an access control list among them), then its mode,
+    which a change of owner could have cleared the set-id bits of."""
     for uid in (like.st_uid, -1):
         try:
             os.fchown(fd, uid, like.st_gid)
             break
         except PermissionError:
             continue
+    _keep_attributes(fd, old)
     os.fchmod(fd, stat.S_IMODE(like.st_mode))
+
+
+def _keep_attributes(fd: int, old: Path) -> None:
+    """Copy ``old``'s extended attributes (``user.*`` metadata, ``system.posix_acl_access``, a security label)
+    onto the new file: a rename would otherwise drop them, and with an access control list the access it
+    granted. OSError where one that the new file does not already carry cannot be set: the file is then not
+    replaced. Nothing to do where the system has no extended attributes."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(old, follow_symlinks=False)
+    except OSError as error:
+        if error.errno in (errno.ENOTSUP, errno.ENOENT):  # none here, or the file is gone (then the rename says so)
+            return
+        raise
+    for name in names:
+        value = os.getxattr(old, name, follow_symlinks=False)
+        try:
+            os.setxattr(fd, name, value)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                if os.getxattr(fd, name) == value:  # the new file has it already (a directory's default label)
+                    continue
+            raise OSError(error.errno, f"cannot keep its extended attribute {name} ({error.strerror})",
+                          str(old)) from None
 
 
 def _sync_directory(directory: Path) -> None:

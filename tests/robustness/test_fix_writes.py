@@ -185,6 +185,49 @@ def test_the_fixed_file_keeps_its_mode_and_owner(root: Path) -> None:
     assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o754, *owner)
 
 
+def _user_attribute(path: Path, value: bytes) -> None:
+    try:
+        os.setxattr(path, "user.origin", value)
+    except (AttributeError, OSError) as error:
+        pytest.skip(f"no user extended attributes here: {error}")
+
+
+def test_the_fixed_file_keeps_its_extended_attributes(root: Path) -> None:
+    """A rename drops what the old inode carried beside its mode and owner: ``user.*`` metadata (a download's
+    origin, a sync tool's id) and an access control list (``system.posix_acl_access``, the access it granted to
+    other users). The new file is given each of them; ``--add-noqa`` writes the same way."""
+    near = root / "pkg" / "near.py"
+    _user_attribute(near, b"https://example.invalid/near.py")
+    assert fix(root).returncode == 0
+    assert_fixed(root)
+    assert os.getxattr(near, "user.origin") == b"https://example.invalid/near.py"
+    near.write_text(NEAR, encoding="utf-8")  # back to the finding, same inode
+    assert cli(["check", "--add-noqa", "--no-cache", "."], root).returncode == 0
+    assert "# noqa: PPA017" in near.read_text(encoding="utf-8")
+    assert os.getxattr(near, "user.origin") == b"https://example.invalid/near.py"
+
+
+def test_an_extended_attribute_that_cannot_be_kept_leaves_the_file_as_it_was(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the new file cannot be given an attribute the old one has (a security label this process may not
+    set), the file is not replaced: its text, its attributes and no temporary file are what is left."""
+    from ppaux_lint.support import fileio
+
+    path = tmp_path / "a.py"
+    path.write_bytes(b"old\n")
+    _user_attribute(path, b"kept")
+
+    def refused(*args, **kwargs):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(fileio.os, "setxattr", refused)
+    with pytest.raises(OSError, match=r"cannot keep its extended attribute user\.origin"):
+        fileio.replace_file(path, b"new\n", like=path.stat(), durable=True, expected=b"old\n")
+    assert path.read_bytes() == b"old\n"
+    assert os.getxattr(path, "user.origin") == b"kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]
+
+
 # -- a kill at any moment ----------------------------------------------------------------------------------
 def _strace() -> str:
     strace = shutil.which("strace")
