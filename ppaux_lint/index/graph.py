@@ -295,20 +295,45 @@ class ProjectGraph:
 
     def mro(self, fqn: str) -> tuple[str, ...]:
         """C3 linearisation over what resolves; external bases appear as leaves, cycles are cut."""
-        return self._linearize(fqn, frozenset())[0]
+        return self._linearize(fqn)[0]
 
-    def _linearize(self, fqn: str, active: frozenset) -> tuple[tuple[str, ...], bool]:
-        """The MRO, and whether a cycle was cut on the way (such results depend on the entry point,
-        so only uncut ones are memoised)."""
+    def _linearize(self, fqn: str) -> tuple[tuple[str, ...], bool]:
+        """The MRO, and whether a cycle was cut on the way (such results depend on the entry point, so only uncut
+        ones are memoised). Each class's bases are linearised first, depth first, on a stack of its own rather
+        than Python's: a chain of a thousand classes in a repository exceeded the recursion limit, an internal
+        error that ended the run."""
+        frames: list[tuple[str, list[str], list[tuple[tuple[str, ...], bool]]]] = []  # class, its bases, theirs
+        on_path: set[str] = set()  # the classes of the frames: a base among them closes a cycle
+        answer = self._enter(fqn, frames, on_path)
+        while frames:
+            cls, parents, linearized = frames[-1]
+            if answer is not None:  # what the base asked for last gave
+                linearized.append(answer)
+                answer = None
+            if len(linearized) < len(parents):
+                answer = self._enter(parents[len(linearized)], frames, on_path)
+                continue
+            frames.pop()
+            on_path.discard(cls)
+            answer = self._merge(cls, parents, linearized)
+        assert answer is not None
+        return answer
+
+    def _enter(self, fqn: str, frames: list, on_path: set[str]) -> tuple[tuple[str, ...], bool] | None:
+        """The MRO of ``fqn`` where it is known at once (memoised, outside the project, or a cycle closing);
+        None where a frame for it was pushed, whose bases come first."""
         if fqn in self._mro:
             return self._mro[fqn], False
         if fqn not in self.classes:
             return (fqn,), False
-        if fqn in active:
+        if fqn in on_path:
             return (), True
-        active = active | {fqn}
-        parents = [target for _, target in self.bases(fqn) if target is not None and target != fqn]
-        linearized = [self._linearize(p, active) for p in parents]
+        on_path.add(fqn)
+        frames.append((fqn, [target for _, target in self.bases(fqn) if target is not None and target != fqn], []))
+        return None
+
+    def _merge(self, fqn: str, parents: list[str], linearized: list[tuple[tuple[str, ...], bool]]
+               ) -> tuple[tuple[str, ...], bool]:
         cut = any(c for _, c in linearized)
         sequences = [list(seq) for seq, _ in linearized if seq]
         if len(sequences) == 1 and parents == sequences[0][:1]:
