@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ppaux_lint.support.errors import UsageError
-from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.fileio import MAX_SETTINGS_BYTES, read_regular_file
 from ppaux_lint.support.records import dataclass
 
 DEFAULT_OUTPUT_ROOTS = (
@@ -127,7 +127,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 def read_toml_bytes(path: Path) -> bytes:
     """A TOML file's bytes (a FIFO is an error, not a read that never ends); a ConfigError naming it."""
     try:
-        return read_regular_file(path)
+        return read_regular_file(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
     except OSError as exc:

@@ -16,6 +16,12 @@ from pathlib import Path
 # In the name of every temporary file: the file it will replace, this mark, the writer's pid and a salt.
 TEMPORARY_MARK = ".ppaux-lint."
 
+# The most a run reads of one file a repository holds, judged by the opened file's own size before any read: a
+# sparse file of 3 GB named .py (a few MB in a Git pack) took a check 50 s and 6 GB of memory to find nothing in.
+MAX_SOURCE_BYTES = 256 << 20  # a Python file; a larger one is its own PPA000, unread
+MAX_PATTERN_BYTES = 100 << 20  # a .gitignore: git itself ignores a larger pattern file
+MAX_SETTINGS_BYTES = 16 << 20  # a pyproject.toml or a --config file
+
 
 def read_regular_file(path: str | Path, limit: int | None = None) -> bytes:
     """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may

@@ -341,3 +341,29 @@ def test_a_module_of_many_classes_is_summarized_in_time_linear_in_its_size(metho
         assert time.perf_counter() - start < 15, "quadratic in the number of classes again"
     assert summary.error is None
     assert len(summary.classes) == 8_000
+
+
+def _sparse(path: Path, size: int) -> None:
+    with open(path, "wb") as handle:
+        handle.truncate(size)  # no blocks: as a Git pack of zeros would check out, without the disk
+
+
+def test_a_file_too_large_for_any_source_is_its_own_ppa000_unread(root: Path) -> None:
+    """A sparse 3 GB file named .py (a few MB in a Git pack) took a check 50 s and 6 GB of memory, to find
+    nothing in it: a file larger than any Python source is not read (its size is the opened file's) and is its
+    own PPA000 saying so; a pyproject.toml or .gitignore larger than any real one is not read either (the
+    pyproject's warning says why), and the other files' findings are reported."""
+    from ppaux_lint.support.fileio import MAX_PATTERN_BYTES, MAX_SETTINGS_BYTES, MAX_SOURCE_BYTES
+
+    _sparse(root / "pkg" / "huge.py", MAX_SOURCE_BYTES + 1)
+    _sparse(root / "pyproject.toml", MAX_SETTINGS_BYTES + 1)
+    _sparse(root / ".gitignore", MAX_PATTERN_BYTES + 1)
+    with deadline(60):
+        result = cli(["check", "--no-cache", "--output-format", "json", "."], root)
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert _codes(result.stdout) == {"pkg/huge.py": {"PPA000"}, "pkg/good.py": {"PPA001"},
+                                     "tests/fixture/sample.py": {"PPA001"}}
+    (huge,) = [f for f in json.loads(result.stdout) if f["path"] == "pkg/huge.py"]
+    assert f"larger than {MAX_SOURCE_BYTES} bytes" in huge["message"]
+    assert f"pyproject.toml: cannot read: larger than {MAX_SETTINGS_BYTES} bytes" in result.stderr, result.stderr
