@@ -144,6 +144,8 @@ class ProjectGraph:
             return self._resolved[key]
         if key in seen:
             return None
+        if len(seen) >= MAX_RESOLUTION_DEPTH:  # each step is a few frames of Python's stack: no name is that far
+            return None
         self._resolved[key] = None  # provisional, breaks cycles through this very key
         result = self._resolve_uncached(module, name, seen | {key})
         self._resolved[key] = result
@@ -639,6 +641,12 @@ def _via(prefix: str, root: str, chain: list[str], fqn: str) -> str:
         return "the protocol root itself"
     via = f" via {' -> '.join(chain)}" if chain else ""
     return f"{prefix} {root}{via}"
+
+
+MAX_RESOLUTION_DEPTH = 100
+"""The most names one resolution follows (an alias of an alias, a re-export of a re-export, a star import of a star
+import): a chain a repository holds of a thousand such steps exceeded Python's recursion limit, an internal error
+that ended the run; a name further than this resolves to nothing, as one the analysis cannot follow."""
 
 
 def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
