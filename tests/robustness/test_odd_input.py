@@ -367,3 +367,16 @@ def test_a_file_too_large_for_any_source_is_its_own_ppa000_unread(root: Path) ->
     (huge,) = [f for f in json.loads(result.stdout) if f["path"] == "pkg/huge.py"]
     assert f"larger than {MAX_SOURCE_BYTES} bytes" in huge["message"]
     assert f"pyproject.toml: cannot read: larger than {MAX_SETTINGS_BYTES} bytes" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("output_format", ["concise", "sarif"])
+def test_a_buffer_named_by_a_path_longer_than_the_system_takes_is_checked(root: Path, output_format: str) -> None:
+    """``--stdin-filename`` (and an editor's buffer in the server) may name a path longer than PATH_MAX, each name in
+    it short enough: looking for its pyproject.toml (and SARIF's source root) asked ``Path.is_file``, which Python
+    before 3.14 raises ENAMETOOLONG from, an internal error. Such a path has no file, and its buffer is checked."""
+    name = "d/" * 3000 + "x.py"
+    result = subprocess.run([*console(), "check", "--no-cache", "--output-format", output_format, "--stdin-filename",
+                             name, "-"], cwd=root, input=BROKEN_OUTPUT, capture_output=True, text=True, timeout=120)
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr[:500]
+    assert result.returncode == 1, result.stderr[:500]
+    assert "PPA001" in result.stdout
