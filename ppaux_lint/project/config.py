@@ -231,10 +231,11 @@ def _report_stays_inside(config: Config, where: str) -> None:
                           "write it elsewhere")
     inside = [part for part in [*Path(os.path.relpath(parent, directory)).parts, target.name] if part != "."]
     private = next((part for part in inside if part.startswith(".") or part in _ENVIRONMENTS), None)
-    if private is None:  # a virtual environment by any name: its ``pyvenv.cfg`` says what it is
+    if private is None:  # a virtual environment by any name: its ``pyvenv.cfg`` says what it is (os.path's tests
+        # answer no for a path too long to look up, where Path's raise before Python 3.14)
         on_the_way = [Path(directory, *inside[:depth]) for depth in range(len(inside))]  # the directory itself too
         private = next((folder.name for folder in on_the_way
-                        if (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()), None)
+                        if os.path.isfile(folder / "pyvenv.cfg") or os.path.isdir(folder / "conda-meta")), None)
     if private is not None:
         raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} goes through {private!r}: "
                           "a config's report is not written among hidden files or in an environment of installed "
