@@ -279,6 +279,15 @@ def test_output_file_from_a_config_with_a_nul_is_a_config_error(project):
     assert result.exit_code == 2 and "is not a path" in result.stderr and "internal error" not in result.stderr
 
 
+def test_output_file_from_a_config_longer_than_the_system_takes_is_one_line(project):
+    """Looking for a virtual environment on the way asked Path.is_file, which raises ENAMETOOLONG before Python
+    3.14: an internal error; the path is now refused where it is written, naming it."""
+    project('[tool.ppaux-lint]\noutput-file = "' + "d/" * 3000 + 'r.txt"\n')
+    result = invoke("check")
+    assert result.exit_code == 2 and "internal error" not in result.stderr, result.stderr[-300:]
+    assert "cannot write: File name too long" in result.stderr
+
+
 def test_output_file_from_a_config_replaces_a_link_not_what_it_points_to(project):
     root = project('[tool.ppaux-lint]\noutput-file = "report.txt"\n')
     victim = root.parent / "victim.txt"

@@ -503,3 +503,46 @@ def test_a_protocol_in_the_project_routes_nothing_and_its_annotation_names_no_ou
     analysis = run_analysis()
     assert reported(analysis.findings) == {("pkg.impl.Out", "PPA001")}
     assert analysis.classes["pkg.impl.Out"].forward_by == ()
+
+
+def test_a_chain_of_locals_past_any_real_body_is_unknown_not_a_crash(lint_project):
+    """``x1 = x0``, ``x2 = x1``, ... each read was a few recursive calls, and a hook whose value goes through a
+    thousand locals ended inventory (which pairs every observer) with an internal error, RecursionError; now an
+    evaluation nested deeper than _NESTING is unknown, and a shorter chain is followed as before."""
+    chain = "".join(f"        x{i} = x{i - 1}\n" for i in range(1, 1500))
+    short = "".join(f"        y{i} = y{i - 1}\n" for i in range(1, 20))
+    lint_project({"pkg/outputs.py": OUTPUTS,
+                  "pkg/far.py": _observer(SAMPLE, "from pkg.outputs import Capture",
+                                          "x0 = Capture(None)\n" + chain + "        return x1499", "", "Far"),
+                  "pkg/near.py": _observer(SAMPLE, "from pkg.outputs import Capture",
+                                           "y0 = Capture(None)\n" + short + "        return y19", "", "Near")})
+    analysis = run_analysis()
+    assert analysis.classes["pkg.near.Near"].pair == CAPTURE
+    assert (CAPTURE, "PPA001") in reported(analysis.findings)
+
+
+def test_a_local_bound_twice_from_the_one_before_is_read_in_bounded_time(lint_project):
+    """``x1 = x0`` twice, ``x2 = x1`` twice, ... forty times (eighty lines): every path through the bindings was
+    read, two to the fortieth, and check (or the language server) never ended. Each expression's value now has a
+    budget of evaluations, past which what is left is unknown; the run ends in seconds."""
+    import signal
+    import time
+
+    twice = "".join(f"        x{i} = x{i - 1}\n        x{i} = x{i - 1}\n" for i in range(1, 40))
+    lint_project({"pkg/outputs.py": OUTPUTS,
+                  "pkg/dag.py": _observer(SAMPLE, "from pkg.outputs import Capture",
+                                          "x0 = Capture(None)\n" + twice + "        return x39", "", "Dag")})
+
+    def expire(signum, frame):
+        raise TimeoutError("the inference did not end")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(60)
+    try:
+        start = time.perf_counter()
+        analysis = run_analysis()
+        assert time.perf_counter() - start < 30
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "pkg.dag.Dag" in analysis.classes

@@ -53,3 +53,18 @@ def test_a_long_chain_has_the_whole_chain_for_its_mro() -> None:
     source = "class C0:\n    pass\n" + "".join(f"class C{i}(C{i - 1}):\n    pass\n" for i in range(1, 300))
     index = ProjectIndex([summarize_source(source.encode(), "/p/m.py", "m", False)], Config().protocols)
     assert index.mro("m.C299") == tuple(f"m.C{i}" for i in range(299, -1, -1))
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_linearised() -> None:
+    """The MRO of the deepest class asked for first: each base was linearised by a recursive call, and a chain
+    of 1,500 classes in a repository (or any chain asked for from deep enough, C1000 before C999) ended the run
+    with an internal error (RecursionError) that hid every other file's findings."""
+    source = "class C0:\n    pass\n" + "".join(f"class C{i}(C{i - 1}):\n    pass\n" for i in range(1, 1500))
+    index = ProjectIndex([summarize_source(source.encode(), "/p/m.py", "m", False)], Config().protocols)
+    assert index.mro("m.C1499") == tuple(f"m.C{i}" for i in range(1499, -1, -1))
+
+
+def test_a_long_cycle_is_cut_without_recursion() -> None:
+    source = "".join(f"class C{i}(C{(i - 1) % 1500}):\n    pass\n" for i in range(1500))
+    index = ProjectIndex([summarize_source(source.encode(), "/p/m.py", "m", False)], Config().protocols)
+    assert index.mro("m.C0") == tuple(f"m.C{i % 1500}" for i in range(1500, 0, -1))

@@ -1429,3 +1429,31 @@ def test_edits_between_runs_are_seen(lint_project):
     assert reported(lint(["pkg/child.py"])) == {("pkg.child.Child", "PPA001")}
     base.write_text(BASE_WITH_METHOD, encoding="utf-8")
     assert lint(["pkg/child.py"]) == []
+
+
+@pytest.mark.parametrize("shape", ["alias", "re-export", "star"])
+def test_a_chain_of_names_too_long_to_follow_ends_nothing_but_itself(lint_project, shape):
+    """Each step of a resolution (an alias of an alias, a module re-exporting what it imported, a star import of a
+    star import) was a few recursive calls: a chain of a thousand steps in a repository ended the run with an
+    internal error (RecursionError) that hid every other finding. A chain past MAX_RESOLUTION_DEPTH resolves to
+    nothing, as a name the analysis cannot follow; a chain within it resolves as before, and the other files'
+    findings are reported."""
+    from ppaux_lint.index.graph import MAX_RESOLUTION_DEPTH
+
+    files = {"pkg/__init__.py": "", "pkg/base.py": BASE_WITH_METHOD,
+             "pkg/other.py": IMPORT_AUX + "\n\nclass Other(DeviceAuxiliaryOutput):\n    pass\n"}
+    long, short = 1500, MAX_RESOLUTION_DEPTH // 4
+    if shape == "alias":
+        files["pkg/chain.py"] = ("from pkg.base import Base as A0\n" + "".join(f"A{i} = A{i - 1}\n" for i in range(1, long))
+                                 + f"\n\nclass Far(A{long - 1}):\n    to_pp_tensors = None\n"
+                                 + f"\n\nclass Near(A{short}):\n    to_pp_tensors = None\n")
+    else:
+        form = "from pkg.m{} import *\n" if shape == "star" else "from pkg.m{} import Base\n"
+        files["pkg/m0.py"] = "from pkg.base import Base\n"
+        files.update({f"pkg/m{i}.py": form.format(i - 1) for i in range(1, long)})
+        files["pkg/far.py"] = f"from pkg.m{long - 1} import Base\n\n\nclass Far(Base):\n    to_pp_tensors = None\n"
+        files["pkg/near.py"] = f"from pkg.m{short} import Base\n\n\nclass Near(Base):\n    to_pp_tensors = None\n"
+    lint_project(files)
+    found = reported(lint())
+    assert ("pkg.other.Other", "PPA001") in found
+    assert any(symbol.endswith(".Near") and code == "PPA001" for symbol, code in found), found

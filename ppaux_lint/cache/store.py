@@ -25,7 +25,7 @@ from ppaux_lint.project.python_versions import DEFAULT_TARGET
 from ppaux_lint.scan import lookahead
 from ppaux_lint.scan.prefilter import encoded, searchable
 from ppaux_lint.scan.search import Held, searcher
-from ppaux_lint.support.fileio import read_regular_file_stat
+from ppaux_lint.support.fileio import MAX_SOURCE_BYTES, read_regular_file_stat
 from ppaux_lint.support.workers import ChildFailed, Failed, Workers, in_child
 
 if TYPE_CHECKING:
@@ -378,8 +378,8 @@ def _scan_in_workers(workers: Workers, paths: list[str], tokens: frozenset[str],
 
 def _read(path: str) -> tuple[bytes, os.stat_result]:
     """A regular file's bytes, and its stat as it was opened: a FIFO swapped in after discovery is an OSError,
-    not a read that never ends."""
-    return read_regular_file_stat(path)
+    not a read that never ends, and so is a file too large for any Python source (its PPA000 says so)."""
+    return read_regular_file_stat(path, MAX_SOURCE_BYTES)
 
 
 def _failed(source: SourceFile, reason: str) -> FileSummary:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ppaux_lint.check.engine import analyze
 from ppaux_lint.fixes.noqa import TextLines, noqa_edits
-from ppaux_lint.fixes.sources import read_source
+from ppaux_lint.fixes.sources import read_source_data, writes_back
 from ppaux_lint.fixes.writing import CheckedFiles, NotWritten
 from ppaux_lint.project.loading import Options
 from ppaux_lint.report.paths import display_path, printable
@@ -43,11 +43,17 @@ def add_noqa(paths: Sequence[Path], options: Options) -> Added:
     files = CheckedFiles(targets, analysis.discovery.linked)
     count = 0
     for path, findings in sorted(by_path.items()):
-        text, encoding = read_source(path)
+        try:
+            data, text, encoding = read_source_data(path)
+        except (OSError, UnicodeDecodeError, SyntaxError) as error:  # gone or changed since it was analysed
+            warnings.append(f"{printable(display_path(path))}: no noqa added: cannot read it: {error}")
+            continue
         edits = noqa_edits(findings, summaries[path], TextLines(text))
         if not edits:
             continue
         try:
+            if not writes_back(data, text, encoding):
+                raise NotWritten(f"the file's encoding, {encoding}, does not write back the bytes it was read from")
             files.write(path, apply_edits(text, edits), encoding, text)
         except NotWritten as why:
             warnings.append(f"{printable(display_path(path))}: no noqa added: {why}")

@@ -95,7 +95,7 @@ def run(state: dict[str, object], paths: tuple[Path, ...], output_format: str, s
     fixed: list = []
     if apply_fix and stdin is not None:  # as ruff: the fixed source on stdout, what remains on stderr
         outcome = guarded(state, lambda: _fix_in_memory(analysis, paths, options, unsafe_fixes))
-        warn(state, fixes.failure_warnings(outcome.failed))
+        warn(state, fixes.failure_warnings(outcome.failed, outcome.unwritten))
         analysis, fixed = outcome.analysis, outcome.fixed
         streams.write_binary(next(iter(analysis.overlays.values())))
         out = sys.stderr
@@ -225,11 +225,12 @@ def _fix_in_memory(analysis, paths: tuple[Path, ...], options, unsafe: bool):
 
     from ppaux_lint import fixes
     from ppaux_lint.check.engine import analyze
+    from ppaux_lint.fixes.writing import encode_source
 
     current = dict(analysis.overlays)
 
     def save(result) -> None:
-        current[result.path] = result.fixed.encode(result.encoding)
+        current[result.path] = encode_source(result.fixed, result.encoding)
 
     return fixes.fix_project(analysis, lambda: analyze(list(paths), dataclasses.replace(options, overlays=current)),
                              unsafe=unsafe, save=save)

@@ -17,8 +17,8 @@ from ppaux_lint.fixes.codemod import Unfixable, transform
 from ppaux_lint.fixes.plan import Plan
 from ppaux_lint.fixes.planning import plan_fixes
 from ppaux_lint.fixes.render import quote_style
-from ppaux_lint.fixes.sources import read_source
-from ppaux_lint.fixes.writing import CheckedFiles, NotWritten
+from ppaux_lint.fixes.sources import read_source_data, writes_back
+from ppaux_lint.fixes.writing import CheckedFiles, NotWritten, encode_source
 from ppaux_lint.support.records import dataclass
 
 if TYPE_CHECKING:
@@ -100,9 +100,13 @@ def fix_round(plans: Sequence[Plan], overlays: Mapping[str, bytes] | None = None
     failed: list[tuple[Plan, str]] = []
     for path, group in by_path.items():
         try:
-            text, encoding = read_source(path, overlays)
+            data, text, encoding = read_source_data(path, overlays)
         except (OSError, UnicodeDecodeError, SyntaxError) as exc:
             failed.extend((plan, f"cannot read: {exc}") for plan in group)
+            continue
+        if not writes_back(data, text, encoding):
+            failed.extend((plan, f"the file's encoding, {encoding}, does not write back the bytes it was read from")
+                          for plan in group)
             continue
         accepted: list[tuple[Plan, tuple[Edit, ...]]] = []
         taken: list[Edit] = []
@@ -246,11 +250,7 @@ def preview(analysis: Analysis, unsafe: bool = False,
     files: dict[str, FileResult] = {}
 
     def save(result: FileResult) -> None:
-        try:
-            data = result.fixed.encode(result.encoding)
-        except UnicodeEncodeError:
-            raise NotWritten(f"the fixed text cannot be written in the file's encoding, {result.encoding}") from None
-        current[result.path] = data
+        current[result.path] = encode_source(result.fixed, result.encoding)
         first = files.get(result.path)
         files[result.path] = FileResult(result.path, result.encoding, first.original if first else result.original,
                                         result.fixed, [*(first.applied if first else ()), *result.applied])

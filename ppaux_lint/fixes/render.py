@@ -13,7 +13,7 @@ import tokenize
 from pathlib import Path
 
 from ppaux_lint.facts.spans import source_lines
-from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.fileio import MAX_SETTINGS_BYTES, read_regular_file
 from ppaux_lint.support.records import dataclass
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's default
@@ -90,7 +90,7 @@ def configured_line_length(root: Path) -> int:
     except ImportError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     try:  # a regular file only: a repository's ``pyproject.toml`` may be a link to /dev/zero or a FIFO
-        data = tomllib.loads(read_regular_file(root / "pyproject.toml").decode("utf-8"))
+        data = tomllib.loads(read_regular_file(root / "pyproject.toml", MAX_SETTINGS_BYTES).decode("utf-8"))
     except (OSError, ValueError):
         return DEFAULT_LINE_LENGTH
     tool = data.get("tool", {})

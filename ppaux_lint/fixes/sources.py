@@ -21,13 +21,29 @@ if TYPE_CHECKING:
 def read_source(path: str, overlays: Mapping[str, bytes] | None = None) -> tuple[str, str]:
     """The file's text exactly as stored (newlines untranslated) and its encoding; an overlay's (the editor's
     buffer, standard input) when there is one, since that is what the findings were computed from."""
+    return read_source_data(path, overlays)[1:]
+
+
+def read_source_data(path: str, overlays: Mapping[str, bytes] | None = None) -> tuple[bytes, str, str]:
+    """``read_source``, with the bytes the text was decoded from."""
     if overlays is not None and path in overlays:
         data = overlays[path]
     else:
         with open(path, "rb") as handle:
             data = handle.read()
     encoding = source_encoding(data)
-    return data.decode(encoding), encoding
+    return data, data.decode(encoding), encoding
+
+
+def writes_back(data: bytes, text: str, encoding: str) -> bool:
+    """Whether ``encoding`` gives back the very bytes ``text`` was decoded from: only then may a fix or a noqa
+    rewrite the file, since it changes nothing but its own bytes. Not every codec Python reads source in does:
+    a coding cookie of ``unicode_escape`` writes a newline as a backslash and an n, ``idna`` refuses a long
+    line."""
+    try:
+        return text.encode(encoding) == data
+    except (UnicodeError, LookupError):
+        return False
 
 
 class Sources:

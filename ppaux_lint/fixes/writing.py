@@ -10,9 +10,9 @@ less than the file it rewrites:
   while replacing it would part it from them.
 - The kernel is asked first whether this process may write the file (``fileio.writable_file``), so a read-only
   file or file system, or an immutable file, is refused before anything is written.
-- The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode
-  and owner and renamed over it; a kill, a full disk or a crash leaves the old text or the new one. A kill
-  before the rename leaves the temporary file, which the next write of that file removes.
+- The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode,
+  owner and extended attributes and renamed over it; a kill, a full disk or a crash leaves the old text or the
+  new one. A kill before the rename leaves the temporary file, which the next write of that file removes.
 - Just before the rename the file is read again: one saved since the fix read it (an editor, another tool)
   keeps what was saved, and the fix is not written.
 
@@ -47,10 +47,8 @@ class CheckedFiles:
             raise NotWritten(f"it is a symlink to {real}, which is not one of the checked files")
         if path in self.linked or real in self.linked:
             raise NotWritten("it was named through a link in a repository that leads out of that repository")
-        try:
-            data = text.encode(encoding)
-        except UnicodeEncodeError:
-            raise NotWritten(f"the fixed text cannot be written in the file's encoding, {encoding}") from None
+        data = encode_source(text, encoding)
+        expected = encode_source(original, encoding)
         try:
             info = writable_file(real)
             if info.st_nlink > 1:
@@ -59,9 +57,23 @@ class CheckedFiles:
             for stray in stray_temporaries(real):
                 with contextlib.suppress(OSError):
                     os.unlink(stray)
-            replace_file(real, data, like=info, durable=True, expected=original.encode(encoding))
+            replace_file(real, data, like=info, durable=True, expected=expected)
         except ChangedMeanwhile:
             raise NotWritten("it changed since it was read (saved meanwhile): its own text is kept; run again to fix "
                              "it") from None
         except OSError as error:
             raise NotWritten(f"cannot write it: {error.strerror or error}") from None
+
+
+def encode_source(text: str, encoding: str) -> bytes:
+    """``text`` in a source file's ``encoding`` (its coding cookie's), or NotWritten: Python reads source in any
+    codec that decodes, and some do not encode what they decoded (``idna`` refuses a line longer than a domain
+    label with a UnicodeError that is no UnicodeEncodeError) or give back other text."""
+    try:
+        data = text.encode(encoding)
+        same = data.decode(encoding) == text
+    except (UnicodeError, LookupError):
+        same = False
+    if not same:
+        raise NotWritten(f"the fixed text cannot be written in the file's encoding, {encoding}")
+    return data

@@ -148,6 +148,8 @@ class ProjectGraph:
             return self._resolved[key]
         if key in seen:
             return None
+        if len(seen) >= MAX_RESOLUTION_DEPTH:  # each step is a few frames of Python's stack: no name is that far
+            return None
         self._resolved[key] = None  # provisional, breaks cycles through this very key
         result = self._resolve_uncached(module, name, seen | {key})
         self._resolved[key] = result
@@ -887,6 +889,12 @@ def _via(prefix: str, root: str, chain: Chain | None, fqn: str) -> str | Via:
     if root == fqn:
         return "the protocol root itself"
     return Via(prefix, root, chain) if chain else f"{prefix} {root}"  # a path: made into text only if read
+
+
+MAX_RESOLUTION_DEPTH = 100
+"""The most names one resolution follows (an alias of an alias, a re-export of a re-export, a star import of a star
+import): a chain a repository holds of a thousand such steps exceeded Python's recursion limit, an internal error
+that ended the run; a name further than this resolves to nothing, as one the analysis cannot follow."""
 
 
 def _c3_merge(sequences: list[list[str]]) -> list[str] | None:

@@ -64,6 +64,14 @@ _PASS_THROUGH = frozenset({"copy.copy", "copy.deepcopy", "dataclasses.replace"})
 _TYPE = "builtins.type"
 _SUPER = "builtins.super"
 _DEPTH = 48
+_NESTING = 120
+"""The most evaluations one inside another (a local's value read through another's, ``x2 = x1``, ``x1 = x0``, a
+function's return through another's): each is a few frames of Python's stack, and a chain of a thousand locals in a
+repository's function exceeded the recursion limit, an internal error that ended the run; past this, unknown."""
+_BUDGET = 20_000
+"""The most evaluations one expression's value may take, every local and return it reads included: a local bound
+twice from the one before (``x1 = x0`` twice, forty times over, eighty lines) is read along every path, two to the
+fortieth, which held check and the language server for ever; past this, what is left is unknown."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -150,6 +158,8 @@ class Inference:
         self._active: set[tuple] = set()
         self._cut = False
         self._depth = 0
+        self._evaluating = 0  # evaluations in progress, one inside the other
+        self._spent = 0  # evaluations made for the outermost one in progress
         self._stores: dict[str, dict[str, list[tuple[str, FunctionFlow, Expr]]]] = {}
         self._arguments = Arguments(self.index)
 
@@ -259,6 +269,19 @@ class Inference:
         make()``) must not read again."""
         if expr is None:
             return _UNKNOWN
+        if not self._evaluating:  # a question's own expression: its budget starts afresh
+            self._spent = 0
+        self._spent += 1
+        if self._evaluating >= _NESTING or self._spent > _BUDGET:  # past any real code's: unknown
+            return _UNKNOWN
+        self._evaluating += 1
+        try:
+            return self._evaluate(expr, module, flow, receiver, reading)
+        finally:
+            self._evaluating -= 1
+
+    def _evaluate(self, expr: Expr | tuple, module: str, flow: FunctionFlow, receiver: Value | None,
+                  reading: frozenset[str]) -> Values:
         if isinstance(expr, str):
             expr = parse_expr(expr)
         kind = expr[0]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ppaux_lint.support.errors import UsageError
-from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.fileio import MAX_SETTINGS_BYTES, read_regular_file
 from ppaux_lint.support.records import dataclass
 
 DEFAULT_OUTPUT_ROOTS = (
@@ -127,7 +127,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 def read_toml_bytes(path: Path) -> bytes:
     """A TOML file's bytes (a FIFO is an error, not a read that never ends); a ConfigError naming it."""
     try:
-        return read_regular_file(path)
+        return read_regular_file(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
     except OSError as exc:
@@ -231,10 +231,11 @@ def _report_stays_inside(config: Config, where: str) -> None:
                           "write it elsewhere")
     inside = [part for part in [*Path(os.path.relpath(parent, directory)).parts, target.name] if part != "."]
     private = next((part for part in inside if part.startswith(".") or part in _ENVIRONMENTS), None)
-    if private is None:  # a virtual environment by any name: its ``pyvenv.cfg`` says what it is
+    if private is None:  # a virtual environment by any name: its ``pyvenv.cfg`` says what it is (os.path's tests
+        # answer no for a path too long to look up, where Path's raise before Python 3.14)
         on_the_way = [Path(directory, *inside[:depth]) for depth in range(len(inside))]  # the directory itself too
         private = next((folder.name for folder in on_the_way
-                        if (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()), None)
+                        if os.path.isfile(folder / "pyvenv.cfg") or os.path.isdir(folder / "conda-meta")), None)
     if private is not None:
         raise ConfigError(f"{where}'tool.ppaux-lint.output-file' = {config.output_file!r} goes through {private!r}: "
                           "a config's report is not written among hidden files or in an environment of installed "

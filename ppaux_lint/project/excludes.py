@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.project.config import Config
 from ppaux_lint.support.errors import UsageError
-from ppaux_lint.support.fileio import read_regular_file
+from ppaux_lint.support.fileio import MAX_PATTERN_BYTES, read_regular_file
 
 if TYPE_CHECKING:  # matched only by a tree that has such patterns: a replayed run never compiles one
     from ppaux_lint.project.globs import Globs
@@ -75,7 +75,7 @@ class GitIgnores:
             return
         self._loaded.add(directory)
         try:  # a FIFO named .gitignore must not block the walk
-            data = read_regular_file(os.path.join(directory, GITIGNORE))
+            data = read_regular_file(os.path.join(directory, GITIGNORE), MAX_PATTERN_BYTES)
         except OSError:
             return
         if data == OWN_GITIGNORE and any(is_within(path, directory) for path in self.checked):

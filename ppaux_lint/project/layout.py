@@ -88,7 +88,7 @@ class PyProjects:
         """The file's data, or None when the directory has no pyproject.toml."""
         if directory not in self._data:
             path = Path(directory, PYPROJECT)
-            self._data[directory] = self._read(path) if path.is_file() else None
+            self._data[directory] = self._read(path) if _is_file(path) else None
         return self._data[directory]
 
     def _read(self, path: Path) -> dict[str, Any]:
@@ -435,3 +435,12 @@ def _get(data: Any, *keys: str) -> Any:
 
 def _strings(value: Any) -> Iterable[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False for a path the system cannot look up at all (longer than PATH_MAX: a
+    ``--stdin-filename`` or an editor's buffer may name one), which Python before 3.14 raises for."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -158,12 +158,21 @@ def source_root(paths: Sequence[str], cwd: Path | None = None) -> Path:
         common = Path(os.path.commonpath([str(p.resolve()) for p in absolute]))
     except ValueError:  # different drives
         return cwd
-    start = common if common.is_dir() else common.parent
+    start = common if _looks(common.is_dir) else common.parent
     for marker in (".git", "pyproject.toml"):
         for directory in (start, *start.parents):
-            if (directory / marker).exists():
+            if _looks((directory / marker).exists):
                 return directory
     return cwd
+
+
+def _looks(question: Callable[[], bool]) -> bool:
+    """A yes-or-no question about a path, no for one the system cannot look up at all (longer than PATH_MAX, as a
+    ``--stdin-filename`` may be), which Python before 3.14 raises for."""
+    try:
+        return question()
+    except OSError:
+        return False
 
 
 def _relative_uri(path: str, root: Path) -> str:

@@ -196,7 +196,10 @@ class PpauxLanguageServer(LanguageServer):
         except UsageError as error:  # a broken config: the user's to fix, shown once
             self._show_once(str(error))
             return None
-        self._reported = None
+        if result.error is not None:  # the documents its config kept out; the others are diagnosed below
+            self._show_once(result.error)
+        else:
+            self._reported = None
         self.latest = result
         for update in updates:
             self.text_document_publish_diagnostics(update)

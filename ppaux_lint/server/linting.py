@@ -18,6 +18,7 @@ from ppaux_lint.check.engine import Analysis, Options, analyze
 from ppaux_lint.fixes.sources import read_source
 from ppaux_lint.server.positions import Lines
 from ppaux_lint.support.encoding import source_encoding
+from ppaux_lint.support.errors import UsageError
 from ppaux_lint.support.records import dataclass
 
 
@@ -37,6 +38,7 @@ class Result:
     documents: Mapping[str, Document]  # by file_key
     analysis: Analysis | None  # None when no document is open
     encoding: str = types.PositionEncodingKind.Utf16
+    error: str | None = None  # a usage or config error that kept some documents out of ``analysis``
     _lines: dict[str, Lines] = field(default_factory=dict, repr=False, compare=False)
 
     def uri(self, path: str) -> str:
@@ -56,12 +58,35 @@ class Result:
 
 
 def lint(documents: Mapping[str, Document], encoding: str = types.PositionEncodingKind.Utf16) -> Result:
-    """Analyse the project with ``documents`` (by file_key) as overlays and as the files asked about."""
+    """Analyse the project with ``documents`` (by file_key) as overlays and as the files asked about. A document
+    whose project cannot be read (a broken ppaux-lint table, in a repository opened beside the user's own) does
+    not take the others' diagnostics with it: each document is then tried alone, and those that can be analysed
+    are, together; the error comes with them (``Result.error``). UsageError when none can."""
     if not documents:
         return Result(documents, None, encoding)
+    try:
+        return Result(documents, _analyze(documents), encoding)
+    except UsageError as error:
+        if len(documents) < 2:
+            raise
+        usable = {path: document for path, document in documents.items() if _analyzable(path, document)}
+        if not usable:
+            raise
+        return Result(documents, _analyze(usable), encoding, error=str(error))
+
+
+def _analyze(documents: Mapping[str, Document]) -> Analysis:
     options = Options(overlays={path: encode(document.text) for path, document in documents.items()},
                       force_exclude=True, in_process=True)
-    return Result(documents, analyze(list(documents), options), encoding)
+    return analyze(list(documents), options)
+
+
+def _analyzable(path: str, document: Document) -> bool:
+    try:
+        _analyze({path: document})
+    except UsageError:
+        return False
+    return True
 
 
 def encode(text: str) -> bytes:

@@ -16,6 +16,12 @@ from pathlib import Path
 # In the name of every temporary file: the file it will replace, this mark, the writer's pid and a salt.
 TEMPORARY_MARK = ".ppaux-lint."
 
+# The most a run reads of one file a repository holds, judged by the opened file's own size before any read: a
+# sparse file of 3 GB named .py (a few MB in a Git pack) took a check 50 s and 6 GB of memory to find nothing in.
+MAX_SOURCE_BYTES = 256 << 20  # a Python file; a larger one is its own PPA000, unread
+MAX_PATTERN_BYTES = 100 << 20  # a .gitignore: git itself ignores a larger pattern file
+MAX_SETTINGS_BYTES = 16 << 20  # a pyproject.toml or a --config file
+
 
 def read_regular_file(path: str | Path, limit: int | None = None) -> bytes:
     """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
@@ -92,7 +98,7 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
             handle.write(data)
             handle.flush()
             if like is not None:
-                _keep_owner_and_mode(handle.fileno(), like)
+                _keep_owner_and_mode(handle.fileno(), like, path)
             if durable:
                 os.fsync(handle.fileno())
         current = _current(path) if expected is not None else None
@@ -190,16 +196,43 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _keep_owner_and_mode(fd: int, like: os.stat_result) -> None:
+def _keep_owner_and_mode(fd: int, like: os.stat_result, old: Path) -> None:
     """Give the new file the old one's owner and group (each only where this process may: root, or a group
-    it belongs to), then its mode, which a change of owner could have cleared the set-id bits of."""
+    it belongs to), its extended attributes (``old``'s, an access control list among them), then its mode,
+    which a change of owner could have cleared the set-id bits of."""
     for uid in (like.st_uid, -1):
         try:
             os.fchown(fd, uid, like.st_gid)
             break
         except PermissionError:
             continue
+    _keep_attributes(fd, old)
     os.fchmod(fd, stat.S_IMODE(like.st_mode))
+
+
+def _keep_attributes(fd: int, old: Path) -> None:
+    """Copy ``old``'s extended attributes (``user.*`` metadata, ``system.posix_acl_access``, a security label)
+    onto the new file: a rename would otherwise drop them, and with an access control list the access it
+    granted. OSError where one that the new file does not already carry cannot be set: the file is then not
+    replaced. Nothing to do where the system has no extended attributes."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(old, follow_symlinks=False)
+    except OSError as error:
+        if error.errno in (errno.ENOTSUP, errno.ENOENT):  # none here, or the file is gone (then the rename says so)
+            return
+        raise
+    for name in names:
+        value = os.getxattr(old, name, follow_symlinks=False)
+        try:
+            os.setxattr(fd, name, value)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                if os.getxattr(fd, name) == value:  # the new file has it already (a directory's default label)
+                    continue
+            raise OSError(error.errno, f"cannot keep its extended attribute {name} ({error.strerror})",
+                          str(old)) from None
 
 
 def _sync_directory(directory: Path) -> None:

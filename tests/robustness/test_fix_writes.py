@@ -185,6 +185,49 @@ def test_the_fixed_file_keeps_its_mode_and_owner(root: Path) -> None:
     assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o754, *owner)
 
 
+def _user_attribute(path: Path, value: bytes) -> None:
+    try:
+        os.setxattr(path, "user.origin", value)
+    except (AttributeError, OSError) as error:
+        pytest.skip(f"no user extended attributes here: {error}")
+
+
+def test_the_fixed_file_keeps_its_extended_attributes(root: Path) -> None:
+    """A rename drops what the old inode carried beside its mode and owner: ``user.*`` metadata (a download's
+    origin, a sync tool's id) and an access control list (``system.posix_acl_access``, the access it granted to
+    other users). The new file is given each of them; ``--add-noqa`` writes the same way."""
+    near = root / "pkg" / "near.py"
+    _user_attribute(near, b"https://example.invalid/near.py")
+    assert fix(root).returncode == 0
+    assert_fixed(root)
+    assert os.getxattr(near, "user.origin") == b"https://example.invalid/near.py"
+    near.write_text(NEAR, encoding="utf-8")  # back to the finding, same inode
+    assert cli(["check", "--add-noqa", "--no-cache", "."], root).returncode == 0
+    assert "# noqa: PPA017" in near.read_text(encoding="utf-8")
+    assert os.getxattr(near, "user.origin") == b"https://example.invalid/near.py"
+
+
+def test_an_extended_attribute_that_cannot_be_kept_leaves_the_file_as_it_was(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the new file cannot be given an attribute the old one has (a security label this process may not
+    set), the file is not replaced: its text, its attributes and no temporary file are what is left."""
+    from ppaux_lint.support import fileio
+
+    path = tmp_path / "a.py"
+    path.write_bytes(b"old\n")
+    _user_attribute(path, b"kept")
+
+    def refused(*args, **kwargs):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(fileio.os, "setxattr", refused)
+    with pytest.raises(OSError, match=r"cannot keep its extended attribute user\.origin"):
+        fileio.replace_file(path, b"new\n", like=path.stat(), durable=True, expected=b"old\n")
+    assert path.read_bytes() == b"old\n"
+    assert os.getxattr(path, "user.origin") == b"kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]
+
+
 # -- a kill at any moment ----------------------------------------------------------------------------------
 def _strace() -> str:
     strace = shutil.which("strace")
@@ -379,3 +422,44 @@ def test_a_file_saved_between_the_read_and_the_rename_keeps_what_was_saved(root:
     monkeypatch.setattr(fileio, "create_temporary", real_create)
     files.write(str(path), fixed(saved), "utf-8", saved)  # what the next run does
     assert path.read_text(encoding="utf-8") == fixed(saved)
+
+
+# -- a coding cookie whose codec does not write back what it read ------------------------------------------
+@pytest.mark.parametrize("codec", ["idna", "unicode_escape"])
+@pytest.mark.parametrize("mode", [["--fix"], ["--diff"], ["--add-noqa"], ["--fix", "--stdin-filename", "pkg/odd.py",
+                                                                          "-"]])
+def test_a_codec_that_does_not_write_back_its_bytes_leaves_the_file_and_the_run_goes_on(root: Path, codec: str,
+                                                                                         mode: list[str]) -> None:
+    """Python reads a file in any codec its cookie names that decodes it, and ``idna`` decodes a module but
+    refuses to encode a line longer than a domain label (a UnicodeError that is no UnicodeEncodeError: an
+    internal error, exit 2, that hid every other file's findings), while ``unicode_escape`` writes each newline
+    as a backslash and an n (the file was refused as 'changed since it was read'). Such a file is left byte for
+    byte as it was, with a warning that says why, and the other files are fixed and reported."""
+    odd = root / "pkg" / "odd.py"
+    data = f"# -*- coding: {codec} -*-\n{near_miss('Odd')}".encode("ascii")
+    odd.write_bytes(data)
+    args = ["check", "--no-cache", "--output-format", "concise", *mode, *([] if "-" in mode else ["."])]
+    merged = {**os.environ, "NO_COLOR": "1"}
+    merged.pop("CI", None)
+    result = subprocess.run([*console(), *args], cwd=root, input=data if "-" in mode else None,
+                            capture_output=True, timeout=120, env=merged, check=False)
+    stderr = result.stderr.decode(errors="replace")
+    assert "internal error" not in stderr and "Traceback" not in stderr, stderr
+    assert odd.read_bytes() == data
+    assert f"the file's encoding, {codec}, does not write back the bytes it was read from" in stderr, stderr
+    if "-" in mode:
+        assert result.stdout.startswith(data), result.stdout  # the buffer as it came: nothing could be fixed
+        assert result.returncode == 1, stderr
+        return
+    near = (root / "pkg" / "near.py").read_text(encoding="utf-8")
+    if mode == ["--fix"]:
+        assert near == fixed(NEAR)
+        assert "pkg/odd.py:6:9: PPA017" in result.stdout.decode(), result.stdout
+        assert result.returncode == 1, stderr
+    elif mode == ["--diff"]:
+        assert near == NEAR
+        assert "+++ b/pkg/near.py" in result.stdout.decode() and "odd.py" not in result.stdout.decode()
+        assert result.returncode == 1, stderr
+    else:
+        assert near == NEAR.replace("def to_pp_tensor(self):", "def to_pp_tensor(self):  # noqa: PPA017")
+        assert result.returncode == 0, stderr

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, run, unprivileged, write_tree
+from ._support import BROKEN_OUTPUT, by_file, chdir, cli, console, deadline, run, unprivileged, write_tree
 
 CONFIGURED = "[tool.ppaux-lint]\n"
 # pyproject.toml texts that cannot be parsed, and do not configure ppaux-lint
@@ -321,3 +321,62 @@ def test_a_cr_only_file_with_a_cookie_is_read_fixed_and_shown_as_python_reads_it
     fixed = cli(["check", "--no-cache", "--fix", "."], root)
     assert (root / "pkg" / "m.py").read_bytes() == data.replace(b"def to_pp_tensor(", b"def to_pp_tensors("), (
         fixed.stdout + fixed.stderr)
+
+
+@pytest.mark.parametrize("method", ["    pass\n", "    def to_pp_tensors(self):\n        return {'a': self.a}\n"])
+def test_a_module_of_many_classes_is_summarized_in_time_linear_in_its_size(method: str) -> None:
+    """The summarizer asks the module's whole text whether it holds a ``setattr``, a ``:=``, a ``yield`` or an
+    ``exec`` anywhere, for every class, method and statement it visits: a module of many small classes cost the
+    square of its size (8,000 classes with a ``to_pp_tensors`` each, 500 KB: a minute; 20,000 ran past the
+    parser's time limit, a false 'the parser crashed on this file' after a minute more). Each is answered once."""
+    import time
+
+    from ppaux_lint.facts.summarize.source import summarize_source
+
+    source = ("class Out:\n    def copy_to_host(self, c):\n        return self\n"
+              + "".join(f"class C{i}(C{i - 1} if {i} > 1 else object):\n{method}" for i in range(1, 8_000)))
+    with deadline(60):
+        start = time.perf_counter()
+        summary = summarize_source(source.encode(), "many.py", "many", False, 10)
+        assert time.perf_counter() - start < 15, "quadratic in the number of classes again"
+    assert summary.error is None
+    assert len(summary.classes) == 8_000
+
+
+def _sparse(path: Path, size: int) -> None:
+    with open(path, "wb") as handle:
+        handle.truncate(size)  # no blocks: as a Git pack of zeros would check out, without the disk
+
+
+def test_a_file_too_large_for_any_source_is_its_own_ppa000_unread(root: Path) -> None:
+    """A sparse 3 GB file named .py (a few MB in a Git pack) took a check 50 s and 6 GB of memory, to find
+    nothing in it: a file larger than any Python source is not read (its size is the opened file's) and is its
+    own PPA000 saying so; a pyproject.toml or .gitignore larger than any real one is not read either (the
+    pyproject's warning says why), and the other files' findings are reported."""
+    from ppaux_lint.support.fileio import MAX_PATTERN_BYTES, MAX_SETTINGS_BYTES, MAX_SOURCE_BYTES
+
+    _sparse(root / "pkg" / "huge.py", MAX_SOURCE_BYTES + 1)
+    _sparse(root / "pyproject.toml", MAX_SETTINGS_BYTES + 1)
+    _sparse(root / ".gitignore", MAX_PATTERN_BYTES + 1)
+    with deadline(60):
+        result = cli(["check", "--no-cache", "--output-format", "json", "."], root)
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert _codes(result.stdout) == {"pkg/huge.py": {"PPA000"}, "pkg/good.py": {"PPA001"},
+                                     "tests/fixture/sample.py": {"PPA001"}}
+    (huge,) = [f for f in json.loads(result.stdout) if f["path"] == "pkg/huge.py"]
+    assert f"larger than {MAX_SOURCE_BYTES} bytes" in huge["message"]
+    assert f"pyproject.toml: cannot read: larger than {MAX_SETTINGS_BYTES} bytes" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("output_format", ["concise", "sarif"])
+def test_a_buffer_named_by_a_path_longer_than_the_system_takes_is_checked(root: Path, output_format: str) -> None:
+    """``--stdin-filename`` (and an editor's buffer in the server) may name a path longer than PATH_MAX, each name in
+    it short enough: looking for its pyproject.toml (and SARIF's source root) asked ``Path.is_file``, which Python
+    before 3.14 raises ENAMETOOLONG from, an internal error. Such a path has no file, and its buffer is checked."""
+    name = "d/" * 3000 + "x.py"
+    result = subprocess.run([*console(), "check", "--no-cache", "--output-format", output_format, "--stdin-filename",
+                             name, "-"], cwd=root, input=BROKEN_OUTPUT, capture_output=True, text=True, timeout=120)
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr[:500]
+    assert result.returncode == 1, result.stderr[:500]
+    assert "PPA001" in result.stdout

@@ -258,6 +258,22 @@ def test_a_broken_config_is_shown_and_the_server_carries_on(start, root):
     assert codes(client.diagnostics(leaf, bool)) == ["PPA001"]
 
 
+def test_a_broken_config_in_another_repository_leaves_this_ones_documents_diagnosed(start, root, tmp_path):
+    """A file opened from another repository whose ppaux-lint table is broken (a hostile one, a colleague's) made
+    every analysis a config error: the message was shown and no open document got diagnostics any more. Now the
+    documents its config keeps out are left out, the message is shown, and the others are diagnosed."""
+    other = make_project(tmp_path / "other", {"pkg/base.py": BASE})
+    (other / "pyproject.toml").write_text("[tool.ppaux-lint]\nselekt = []\n", encoding="utf-8")
+    client = start()
+    open_document(client, uri(other, "pkg/leaf.py"), LEAF)
+    shown = client.wait_for(lambda m: m.get("method") == "window/showMessage")["params"]
+    assert "selekt" in shown["message"]
+    leaf = uri(root, "pkg/leaf.py")
+    open_document(client, leaf, LEAF)
+    assert codes(client.diagnostics(leaf, bool)) == ["PPA001"]
+    assert client.diagnostics(uri(other, "pkg/leaf.py")) == []
+
+
 @pytest.mark.parametrize("poison", ["surrogate", "nul-in-uri"])
 def test_a_document_no_file_can_be_leaves_the_others_diagnosed(start, root, poison):
     """A buffer holding a lone surrogate (valid JSON, no valid UTF-8) or a URI with ``%00`` (no path can hold it)

@@ -9,7 +9,7 @@ import warnings
 from ppaux_lint.facts.summarize import handoffs
 from ppaux_lint.facts.summarize.calls import HELPER_NAMES, worth_scanning
 from ppaux_lint.facts.summarize.shadows import shadowed
-from ppaux_lint.facts.summarize.text import Positions, Unreadable, decode, noqa_comments
+from ppaux_lint.facts.summarize.text import Positions, SourceText, Unreadable, decode, noqa_comments
 from ppaux_lint.facts.summarize.uses import value_names
 from ppaux_lint.facts.summarize.walker import Collector
 from ppaux_lint.facts.summary import FileSummary, ParseError, Span
@@ -34,7 +34,7 @@ def summarize_source(source: bytes, path: str, module: str, is_package: bool,
 
 def _summarize(source: bytes, path: str, module: str, is_package: bool, target: int | None) -> FileSummary:
     try:
-        text = decode(source)
+        text = SourceText(decode(source))
         tree = ast.parse(source, filename=path, type_comments=False,
                          feature_version=None if target is None else (3, target))
     except Unreadable as exc:
