@@ -23,11 +23,11 @@ Scope = tuple[tuple[str, str], ...]
 """The enclosing definitions, outermost first, each ("class" or "def", its name)."""
 
 
-@functools.lru_cache(maxsize=32)
 def spells(text: str, needles: tuple[str, ...]) -> bool:
     """Whether the file's ``text`` holds any of ``needles``: the gates that spare most classes and methods a walk.
     Asked per class and per method, each a search of the whole file, they made a file of n classes cost n * n (a
-    file of 5,000 classes took 9 seconds to summarize); answered once per file instead (as ``_may_alter``)."""
+    file of 5,000 classes took 9 seconds to summarize): the summarizer's text is a ``SourceText``, which answers
+    each needle once per file."""
     return any(needle in text for needle in needles)
 
 
