@@ -364,6 +364,138 @@ def test_a_class_handed_to_a_project_function_after_the_class_gets_what_it_sets(
     assert f"`pkg.outputs.Installed.to_pp_tensors` (added by `pkg.outputs.install` (line {line}))" in installed.message
 
 
+HANDED_OTHERWISE = IMPORT_AUX + f"""
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+def enable_pp(cls):
+    cls.to_pp_tensors = _pack
+    return cls
+
+
+def enable_all(*classes):
+    for c in classes:
+        c.to_pp_tensors = _pack
+
+
+def enable_each(classes):
+    for c in classes:
+        setattr(c, "to_pp_tensors", _pack)
+
+
+def install(fn, cls):
+    cls.to_pp_tensors = fn
+
+
+class Installer:
+    @staticmethod
+    def install(cls):
+        cls.to_pp_tensors = lambda self: {{}}
+
+
+class Registry:
+    def install(self, cls):
+        cls.to_pp_tensors = lambda self: {{}}
+
+
+REGISTRY = Registry()
+
+
+class Varargs(DeviceAuxiliaryOutput):{COPY}
+
+class Second(DeviceAuxiliaryOutput):{COPY}
+
+class InTuple(DeviceAuxiliaryOutput):{COPY}
+
+class Mapped(DeviceAuxiliaryOutput):{COPY}
+
+class Static(DeviceAuxiliaryOutput):{COPY}
+
+class ByInstance(DeviceAuxiliaryOutput):{COPY}
+
+class InFunction(DeviceAuxiliaryOutput):{COPY}
+
+class Never(DeviceAuxiliaryOutput):{COPY}
+
+enable_all(Varargs)
+install(_pack, Second)
+enable_each((InTuple,))
+list(map(enable_pp, (Mapped,)))
+Installer.install(Static)
+REGISTRY.install(ByInstance)
+
+
+def _setup():
+    enable_pp(InFunction)
+
+
+_setup()
+"""
+
+
+def test_a_class_handed_to_a_project_function_by_any_route_is_not_taken_for_unchanged(lint_project):
+    """Each of these classes gets ``to_pp_tensors`` at run time (the sampling harness confirmed it through SGLang's
+    helpers): a function that sets it on each of its ``*classes``, on its second parameter, on each of a tuple; a
+    ``map``; a static method and a registry instance's method; a function that may run at any time. Where the
+    analysis can read what is done it judges the result (``Static`` and ``ByInstance`` send nothing: PPA010), else
+    the class is unknown and says why; ``Never`` is handed to nothing and keeps its PPA001."""
+    lint_project({"pkg/outputs.py": HANDED_OTHERWISE})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Never", "PPA001"), ("pkg.outputs.Static", "PPA010"),
+                                           ("pkg.outputs.ByInstance", "PPA010")}
+    data = build(analysis)
+    unknown = {record["fqn"].rsplit(".", 1)[1]: [t["what"] for t in record["unknown"]]
+               for record in data["outputs"] if record["unknown"]}
+    assert set(unknown) == {"Varargs", "Second", "InTuple", "InFunction"}
+    loop = locate(HANDED_OTHERWISE, "        c.to_pp_tensors = _pack")[0]
+    assert unknown["Varargs"] == [
+        f"handed to `pkg.outputs.enable_all` (line {locate(HANDED_OTHERWISE, 'enable_all(Varargs)')[0]})",
+        f"setting `c.to_pp_tensors` on what may be any class it is handed (line {loop}) changes its namespace in a "
+        "way the analysis cannot follow"]
+    assert unknown["Second"] == [f"handed to `pkg.outputs.install` (line {locate(HANDED_OTHERWISE, 'install(_pack')[0]})"
+                                 " other than as its first argument, which the analysis cannot follow"]
+    assert unknown["InFunction"] == [
+        f"handed to `pkg.outputs.enable_pp` in `pkg.outputs._setup` (line "
+        f"{locate(HANDED_OTHERWISE, '    enable_pp(InFunction)')[0]}), which may run at any time"]
+    mapped = next(r for r in data["outputs"] if r["fqn"] == "pkg.outputs.Mapped")
+    assert not mapped["unknown"] and mapped["findings"] == []
+
+
+def test_a_class_whose_bases_are_assigned_is_unknown(lint_project):
+    """``Out.__bases__ = (PPMixin, Plain)`` (or ``+=``) gives the class a new MRO, with the mixin's methods: at run
+    time it sends its tensors, so it is no PPA001 but a class the analysis cannot judge."""
+    source = IMPORT_AUX + f"""
+
+class PPMixin:
+    def to_pp_tensors(self):
+        return {{"ids": self.ids}}
+
+
+class Plain:
+    pass
+
+
+class Rebased(Plain):{COPY}
+
+class Extended(Plain):{COPY}
+
+class Never(Plain):{COPY}
+
+Rebased.__bases__ = (PPMixin, Plain)
+Extended.__bases__ += (PPMixin,)
+"""
+    lint_project({"pkg/outputs.py": source})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Never", "PPA001")}
+    unknown = {record["fqn"]: record["unknown"][0]["what"] for record in build(analysis)["outputs"]
+               if record["unknown"]}
+    assert unknown == {f"pkg.outputs.{name}": f"`{name}.__bases__` assigned (line {locate(source, name + '.__bases__')[0]})"
+                                              " changes its namespace in a way the analysis cannot follow"
+                       for name in ("Rebased", "Extended")}
+
+
 HANDED_INSIDE = IMPORT_AUX + "from pkg.decorators import pp_fields\n" + f"""
 
 def enable_pp(cls):

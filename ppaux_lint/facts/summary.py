@@ -17,7 +17,8 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 24  # 24: ``ClassSummary.made``, calls inside module-level expressions, ``Import.certain``,
+SUMMARY_FORMAT = 25  # 25: "call" edits in functions and in other arguments (``LATER``), loose edits; 24:
+# ``ClassSummary.made``, calls inside module-level expressions, ``Import.certain``,
 # ``ConstructorFacts.alters``, ``InitFacts.altered`` and ``declared``; 23: ``FunctionFlow.wraps``; 22: an
 # empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``; 20: ``up`` through any method;
 # 19: ``MemberAssign.binding``
@@ -315,6 +316,12 @@ GLOBALS = "globals()"
 it): some class of the edit's own module, which one known only at run time."""
 
 
+LATER = "later"
+"""The ``value`` of a "call" ``NamespaceEdit`` whose class is not the first argument (``install(fn, Out)``,
+``enable_pp((A, B))``): the callee's edits are read for its first parameter, so what it does to the class is not
+known."""
+
+
 @dataclass(frozen=True)
 class NamespaceEdit:
     """A statement outside a class's body that changes what a class's namespace holds (``summarize.namespaces``):
@@ -322,8 +329,9 @@ class NamespaceEdit:
     takes a class (``ClassEditor``) the same done to its parameter (``cls.to_pp_tensors = to_pp_tensors``).
 
     ``target`` is the class as written (``Out``, ``mod.Out``; a loop over a literal tuple of classes gives one
-    edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete", "call" (at module
-    level, the class is handed first to the function ``how`` names, which may edit it), "decorate" (``Out =
+    edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete", "call" (the class
+    is handed to the function ``how`` names, which may edit it: first, or where ``value`` is ``LATER`` in another
+    argument; in a function where ``scope`` says so), "decorate" (``Out =
     deco(Out)`` or ``Out = factory(...)(Out)`` at module level: ``how`` is ``deco`` or ``factory()``) or "opaque": the
     code changes the namespace in a way the analysis cannot read (``how`` says which: ``setattr`` with a
     computed name, ``vars(Out).update``, ``Out.__dict__``), and ``name`` is then "". For "set", ``value`` is

@@ -34,6 +34,7 @@ from typing import Protocol
 from ppaux_lint.contract.names import LOOKED_UP
 from ppaux_lint.facts.summary import (
     GLOBALS,
+    LATER,
     ClassEditor,
     ClassSummary,
     Decorator,
@@ -280,6 +281,14 @@ class Namespaces:
         if found is not None:
             return found[0], found[1], target  # type: ignore[return-value]
         head, _, rest = written.partition(".")
+        owner_class = self._graph.resolve(summary.module, head, scope) if rest and "." not in rest else None
+        if owner_class in self._graph.classes:  # ``Installer.install``: a method reached through its class
+            method = self._graph.classes[owner_class].method(rest)  # type: ignore[index]
+            kinds = {d.rsplit(".", 1)[-1] for d in method.decorators} if method is not None else set()
+            if not kinds & {"staticmethod", "classmethod"}:
+                return None  # a plain method takes the class as its ``self``: not what its edits are read for
+            owner = self._graph.modules[self._graph.class_module[owner_class]]  # type: ignore[index]
+            return owner, f"{self._graph.classes[owner_class].qualname}.{rest}", f"{owner_class}.{rest}"  # type: ignore[index]
         module_flow = next((f for f in summary.flows if f.qualname == ""), None)
         values = dict(module_flow.locals).get(head, ()) if module_flow is not None and rest else ()
         if len(values) != 1 or not values[0].endswith("()"):
@@ -469,8 +478,9 @@ class Namespaces:
             self._maybe = before
 
     def _call_patch(self, namespace: Namespace, fqn: str, summary: FileSummary, edit: NamespaceEdit) -> None:
-        """The class handed to a call at module level: a factory's decorator, or a project function."""
-        factory = edit.how[:-2] if edit.how.endswith("()") else _factory_bound_to(summary, edit.how)
+        """The class handed to a call: a factory's decorator (at module level, first), or a project function."""
+        factory = "" if edit.scope or edit.value == LATER else \
+            edit.how[:-2] if edit.how.endswith("()") else _factory_bound_to(summary, edit.how)
         if factory:  # ``pp_fields("ids")(Out)`` or ``_deco(Out)`` (``_deco = pp_fields(..)``)
             if self._is_project_function(summary.module, factory):  # an outside registry's leaves it alone
                 self._decorate(namespace, fqn, summary, edit.scope, Decorator(factory, True, edit.span.line))
@@ -482,18 +492,28 @@ class Namespaces:
         return target is not None and flow_at(self._graph, target) is not None
 
     def _handed(self, namespace: Namespace, summary: FileSummary, edit: NamespaceEdit) -> None:
-        """``install_transport(Out, "to", fn)`` at module level: a project function that edits what it is handed
-        first runs on the class as a decorator's body does, and says so where what it did cannot be followed.
-        Any other callee (a registry's ``register(Out)``, a library's) is taken to leave the class as it is."""
-        target = self._graph.resolve(summary.module, edit.how, "")
-        found = function_at(self._graph, target) if target else None
+        """``install_transport(Out, "to", fn)`` at module level: a project function (or a static or class method, or a
+        method of a module-level instance: ``REGISTRY.install(Out)``) that edits what it is handed first runs on the
+        class as a decorator's body does, and says so where what it did cannot be followed. Handed to such a
+        function in another argument (its edits are read for the first), or inside a function (which may run at any
+        time, or never), the class is unknown. Any other callee (a registry's ``register(Out)``, a library's, a
+        project function that changes nothing it is handed) is taken to leave the class as it is."""
+        written = edit.how
+        target = self._graph.resolve(summary.module, written, edit.scope)
+        found = self._editor_of(summary, written, target, edit.scope)
         editor = self._editor_table(found[0]).get(found[1]) if found is not None else None
-        if editor is None or found is None or target is None:
+        if editor is None or found is None:
             return
-        namespace.followed.append(f"`{target}`")
-        if not self._edit_with(namespace, found[0], editor, target, 0):
-            namespace.unknown.insert(0, Touch(f"handed to `{target}` (line {edit.span.line})", summary.path,
-                                              edit.span.line))
+        label, line = found[2], edit.span.line
+        namespace.followed.append(f"`{label}`")
+        if edit.scope:
+            namespace.unknown.append(Touch(f"handed to `{label}` in `{summary.module}.{edit.scope}` (line {line}), "
+                                           "which may run at any time", summary.path, line))
+        elif edit.value == LATER:
+            namespace.unknown.append(Touch(f"handed to `{label}` (line {line}) other than as its first argument, "
+                                           "which the analysis cannot follow", summary.path, line))
+        elif not self._edit_with(namespace, found[0], editor, label, 0):
+            namespace.unknown.insert(0, Touch(f"handed to `{label}` (line {line})", summary.path, line))
 
     def _reaches(self, summary: FileSummary, edit: NamespaceEdit, fqn: str) -> bool:
         """Whether the edit, written in the class's own module, is made to it (``globals()[name]``: it may be)."""

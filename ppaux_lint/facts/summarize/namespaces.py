@@ -48,6 +48,7 @@ from ppaux_lint.facts.summarize.syntax import (
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import (
     GLOBALS,
+    LATER,
     ClassEditor,
     ClassSummary,
     Escape,
@@ -61,6 +62,7 @@ from ppaux_lint.support.records import dataclass
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
 _SETATTR = {"setattr": "set", "delattr": "delete", "type.__setattr__": "set", "type.__delattr__": "delete"}
 # (``object.__setattr__(Out, ...)`` raises TypeError on a class: it sets nothing there)
+_COMPUTED = "with a computed name"  # the ``how`` of an opaque ``setattr``
 _UNNAMED = "<comprehension>"  # an edit's target that no name resolves to: it may reach any class
 _PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
@@ -80,6 +82,8 @@ class _Frame:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     param: str  # "" when it takes no parameter that could be a class
     params: frozenset[str]
+    implicit: str = ""  # a method's own ``self`` (or ``cls``): what it sets there is the instance's, or the class's
+    loose: bool = False  # it sets a name the rules ask about on an object it cannot name (``_loose``)
     defs: dict[str, str] = field(default_factory=dict)  # name -> qualname of the functions defined in it
     classes: dict[str, str] = field(default_factory=dict)  # name -> qualname of the classes made in it
     local_names: set[str] = field(default_factory=set)
@@ -139,7 +143,8 @@ class Namespaces:
                 parent.defs[node.name] = name
             elif not scope:
                 self._module_defs[node.name] = name
-        self._frames.append(_Frame(name, node, param, frozenset(every)))
+        implicit = positional[0] if skip and positional else ""
+        self._frames.append(_Frame(name, node, param, frozenset(every), implicit))
 
     def leave_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         frame = self._frames.pop()
@@ -148,7 +153,7 @@ class Namespaces:
             frame.edits.extend(self._hidden_edits(node.body, frame.param, frame.qualname))
         hands_back = any(r == "param" or r.startswith(("def:", "class:", "call:")) for r in frame.returns)
         factory = any(r.startswith("def:") for r in frame.returns)  # ``pp_fields(*names)``: its result decorates
-        if (frame.param and (hands_back or frame.edits or frame.escapes)) or factory:
+        if (frame.param and (hands_back or frame.edits or frame.escapes)) or factory or frame.loose:
             if can_fall_through(node.body):  # asked only of an editor: most functions are none
                 frame.returns.append("none")
             self.editors.append(ClassEditor(frame.qualname, frame.param, node.lineno, tuple(frame.edits),
@@ -243,24 +248,22 @@ class Namespaces:
                 self._hidden_target(target, scope, frame)
         if frame is not None and isinstance(value, ast.Call):
             self._escape(value, frame)
+            self._handed(value, scope, frame)
         elif frame is None and not scope and value is not None and type(value) not in _PLAIN and not (
                 type(value) is ast.Attribute and dotted(value)):
             self._handed_inside(value, value if any(type(t) is ast.Name and _decorating(value, t.id) is not None
                                                     for t in targets) else None, scope)
 
     def _call(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
-        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed to the
-        decorator a factory returns (``pp_fields("ids")(Out)``: a "call" edit whose ``how`` ends in "()", followed as
-        the decorator when the factory is the project's, left alone as a registry's when it is not), a class handed
-        first to a function at module level
-        (``install_transport(Out, "to", fn)``: a "call" edit), or a class editor's class handed on."""
+        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed to a
+        call (``_handed``), or a class editor's class handed on."""
         callee = dotted(call.func)
         if callee in _SETATTR and len(call.args) >= 2:
             self._setattr(call, callee, scope, frame)
-        elif self._hidden and isinstance(call.func, ast.Attribute):
-            self._hidden_target(call.func.value, scope, frame)
-        elif frame is None:
-            self._handed(call, scope)
+        else:
+            if self._hidden and isinstance(call.func, ast.Attribute):
+                self._hidden_target(call.func.value, scope, frame)
+            self._handed(call, scope, frame)
         if frame is not None:
             self._escape(call, frame)
         elif not scope:
@@ -274,24 +277,56 @@ class Namespaces:
         value = call.args[2] if kind == "set" and len(call.args) > 2 else None
         names = self._names(call.args[1], scope)
         if names is None:
-            self._edit(target, "", "opaque", None, call, scope, frame, how=f"`{callee}` with a computed name")
+            self._edit(target, "", "opaque", None, call, scope, frame, how=f"`{callee}` {_COMPUTED}")
         for name in names or ():
             self._edit(target, name, kind, value, call, scope, frame)
 
-    def _handed(self, call: ast.Call, scope: Scope) -> None:
-        """At module level, a class handed first to a call: ``pp_fields("ids")(Out)`` (a "call" edit whose ``how``
-        ends in "()", followed as the decorator when the factory is the project's, left alone as a registry's when it
-        is not), or ``install_transport(Out, "to", fn)`` (a "call" edit, followed when the function is the
-        project's)."""
-        first = dotted(call.args[0]) if call.args else ""
-        if not first:
-            return
-        decorator = _decorating(call, first)
+    def _handed(self, call: ast.Call, scope: Scope, frame: _Frame | None = None) -> None:
+        """A class handed to a call, as "call" edits whose ``how`` is the callee. At module level, handed first:
+        ``pp_fields("ids")(Out)`` (``how`` ends in "()", followed as the decorator when the factory is the project's,
+        left alone as a registry's when it is not), or ``install_transport(Out, "to", fn)`` (followed when the
+        function is the project's). Handed otherwise, the edit's ``value`` is ``LATER``: in another argument
+        (``install(fn, Out)``), in a literal tuple or list (``enable_pp((A, B))``), or by name to a class the module
+        binds a literal tuple of. ``map(enable_pp, (A, B))`` hands each one first, as a loop would, under a condition
+        (nothing may consume the map). Inside a function (``frame``) only the module's classes count, not what the
+        function has of its own."""
         callee = dotted(call.func)
-        if decorator is not None and decorator.endswith("()"):
-            self._edit(first, "", "call", None, call, scope, None, how=decorator)
-        elif callee and callee not in _READERS:
-            self._edit(first, "", "call", None, call, scope, None, how=callee)
+        if callee in _READERS or (callee == "map" and len(call.args) == 2):
+            if callee == "map" and dotted(call.args[0]):
+                self._mapped(call, scope, frame)
+            return
+        first = dotted(call.args[0]) if call.args else ""
+        if first and self._global(first, frame):
+            decorator = _decorating(call, first) if frame is None else None
+            if decorator is not None and decorator.endswith("()"):
+                self._edit(first, "", "call", None, call, scope, frame, how=decorator)
+            elif callee:
+                self._edit(first, "", "call", None, call, scope, frame, how=callee)
+        if not callee:
+            return
+        for index, argument in enumerate([*call.args, *(k.value for k in call.keywords)]):
+            argument = argument.value if isinstance(argument, ast.Starred) else argument
+            name = dotted(argument)
+            names = ((name,) if index and name else ()) + (self._literal(argument, scope) or ())
+            for each in names:
+                if is_class_like(each.rsplit(".", 1)[-1]) and self._global(each, frame):
+                    self._edit(each, "", "call", None, call, scope, frame, how=callee, later=True)
+
+    def _mapped(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
+        """``map(enable_pp, (A, B))``: each class handed first to the function, if the map is consumed."""
+        region = _Region(scope, call.lineno - 1, call.end_lineno or call.lineno)  # no loop: a condition
+        self._regions.append(region)
+        for each in self._literal(call.args[1], scope) or ():
+            if is_class_like(each.rsplit(".", 1)[-1]) and self._global(each, frame):
+                self._edit(each, "", "call", None, call, scope, frame, how=dotted(call.args[0]))
+        self._regions.remove(region)
+
+    @staticmethod
+    def _global(name: str, frame: _Frame | None) -> bool:
+        """Whether ``name`` is the module's, not a parameter, local, function or class of the function running."""
+        head = name.partition(".")[0]
+        return frame is None or not (head in frame.params or head in frame.local_names or head in frame.defs
+                                     or head in frame.classes)
 
     def _handed_inside(self, value: ast.expr, done: ast.expr | None, scope: Scope) -> None:
         """The same inside an expression at module level, where the call's result is put to other use
@@ -369,9 +404,11 @@ class Namespaces:
         self._regions.remove(region)
 
     def _edit(self, target: str, name: str, kind: str, value: ast.expr | None, node: ast.AST, scope: Scope,
-              frame: _Frame | None, how: str = "") -> None:
+              frame: _Frame | None, how: str = "", later: bool = False) -> None:
         if not target:
             return
+        if name == "__bases__" and kind != "call":  # ``Out.__bases__ = (Mixin, Base)``: a new MRO, read nowhere
+            kind, name, how = "opaque", "", f"`{target}.__bases__` {'deleted' if kind == 'delete' else 'assigned'}"
         head = target.split(".", 1)[0]
         line = node.lineno  # type: ignore[attr-defined]
         own = frame is not None and target == frame.param
@@ -379,6 +416,8 @@ class Namespaces:
             if head in frame.looked_up and target == head:
                 target = head = GLOBALS  # ``target = globals()[name]; target.to_pp_tensors = ...``
             elif head in frame.params or head in frame.local_names or not is_class_like(target.rsplit(".", 1)[-1]):
+                if target != frame.implicit and (name in LOOKED_UP or _COMPUTED in how):
+                    self._loose(frame, target, name, node)
                 return  # an object of the function's own, or not a class by its name
         loop = None if own else next((r for r in reversed(self._regions) if r.loop == head and r.scope == scope
                                       and r.start < line <= r.end), None)
@@ -388,7 +427,7 @@ class Namespaces:
         span = self.positions.span(node)  # what is kept is worked out only now: most stores are dropped above
         conditional = any(r.scope == scope and r.start < line <= r.end and (not r.loop or not r.values)
                           for r in self._regions)  # a loop over an empty literal never runs its body
-        text, function = self._value(value, scope, frame) if kind == "set" else ("", "")
+        text, function = self._value(value, scope, frame) if kind == "set" else (LATER if later else "", "")
         if own:
             frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,  # type: ignore[union-attr]
                                              conditional, how))
@@ -396,6 +435,16 @@ class Namespaces:
         where = frame.qualname if frame is not None else ""
         for each in ([value + target[len(head):] for value in loop.values] if loop is not None else [target]):
             self.edits.append(NamespaceEdit(each, name, kind, span, text, function, where, conditional, how))
+
+    def _loose(self, frame: _Frame, target: str, name: str, node: ast.AST) -> None:
+        """A function that sets a name the rules ask about (or a computed one) on an object it cannot name: a
+        parameter other than the one a class arrives in, a loop's variable, a local (``def enable_pp(*classes): for
+        c in classes: c.to_pp_tensors = fn``). Whatever class it is handed, in whatever argument, may be that
+        object: an opaque edit makes the function a ``ClassEditor`` whose classes are unknown."""
+        frame.loose = True
+        frame.edits.append(NamespaceEdit(frame.param, "", "opaque", self.positions.span(node), scope=frame.qualname,
+                                         how=f"setting `{target}.{name or '<computed name>'}` on what may be any "
+                                             "class it is handed"))
 
     def _value(self, value: ast.expr | None, scope: Scope, frame: _Frame | None) -> tuple[str, str]:
         """(the value as an edit records it, the qualname of the function it is in this module or "")."""
