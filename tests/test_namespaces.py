@@ -1079,6 +1079,47 @@ class Obs(SamplingObserver):
     }
 
 
+@pytest.mark.parametrize("decorator, field", [
+    ("dataclasses.dataclass", "to_pp_tensors: Optional[Callable] = None"),
+    ("dataclasses.dataclass(frozen=True)", "to_pp_tensors: Callable = _pack"),
+    ("attrs.define", "to_pp_tensors: Optional[Callable] = None"),
+], ids=["dataclass-none", "dataclass-function", "attrs"])
+def test_a_transport_method_that_is_a_dataclass_field_is_unknown(lint_project, decorator, field):
+    """A field is stored on each instance by the generated ``__init__``: ``Out(ids, to_pp_tensors=fn)`` sends its
+    tensors although the class binds None (at run time, through SGLang's helpers), and a function bound as the
+    default is called without ``self``. What the class binds is not what the helpers see: no PPA001, and inventory
+    says why. A ``ClassVar`` is no field, and keeps its finding."""
+    source = IMPORT_AUX + f"""import dataclasses
+from typing import Callable, ClassVar, Optional
+
+import attrs
+
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+@{decorator}
+class Out(DeviceAuxiliaryOutput):{COPY}
+    ids: object
+    {field}
+
+
+@{decorator}
+class Shared(DeviceAuxiliaryOutput):{COPY}
+    ids: object
+    to_pp_tensors: ClassVar[Optional[Callable]] = None
+"""
+    lint_project({"pkg/outputs.py": source})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Shared", "PPA001")}
+    line = locate(source, field)[0]
+    resolved = decorator.partition("(")[0]
+    assert {info.fqn: [t.what for t in info.unknown] for info in analysis.unjudged()} == {
+        "pkg.outputs.Out": [f"`to_pp_tensors` is a field (`{resolved}`), which `__init__` stores on each instance "
+                            f"(line {line})"]}
+
+
 def test_other_attributes_set_on_instances_leave_the_class_judged(lint_project):
     """Only the looked-up names count: an instance that gets ``to_pp_tensor`` (a misspelling) or any other
     attribute still lacks the method, and the finding stands."""

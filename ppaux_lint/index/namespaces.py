@@ -45,7 +45,12 @@ from ppaux_lint.facts.summary import (
     MethodSummary,
     NamespaceEdit,
 )
-from ppaux_lint.index.known_decorators import HARMLESS_DECORATORS, HARMLESS_METACLASSES, METACLASS_HOOKS
+from ppaux_lint.index.known_decorators import (
+    FIELD_DECORATORS,
+    HARMLESS_DECORATORS,
+    HARMLESS_METACLASSES,
+    METACLASS_HOOKS,
+)
 from ppaux_lint.index.model import Touch
 from ppaux_lint.support.records import dataclass
 
@@ -250,6 +255,8 @@ class Namespaces:
         shown = decorator.name or "an expression"
         target = self._graph.resolve(summary.module, decorator.name, scope) if decorator.name else None
         if target in HARMLESS_DECORATORS:
+            if target in FIELD_DECORATORS:
+                self._fields(namespace, self._graph.classes[fqn], summary, target)  # type: ignore[arg-type]
             return
         touch = Touch(f"decorated by `{target or shown}` (line {decorator.line}), which the analysis cannot follow",
                       summary.path, decorator.line)
@@ -272,6 +279,20 @@ class Namespaces:
             return
         namespace.followed.append(f"`{label}`")
         self._apply(namespace, editor_summary, editor, label, 0, fqn)
+
+    @staticmethod
+    def _fields(namespace: Namespace, cls: ClassSummary, summary: FileSummary, decorator: str) -> None:
+        """A dataclass (or attrs class) field named as a transport method or hook (``to_pp_tensors: Optional[Callable]
+        = None``) is stored on each instance by ``__init__``, from whatever the constructor is given: the class's
+        own binding (None, a function that then gets no ``self``) is not what the helpers' ``isinstance`` check
+        sees, so that name is unknown."""
+        for each in cls.fields:
+            if each.name in LOOKED_UP and "ClassVar" not in each.annotation:
+                assign = cls.assign(each.name)
+                line = assign.span.line if assign is not None else cls.class_line
+                namespace.unknown_names.setdefault(each.name, Touch(
+                    f"`{each.name}` is a field (`{decorator}`), which `__init__` stores on each instance (line "
+                    f"{line})", summary.path, line))
 
     def _editor_of(self, summary: FileSummary, written: str, target: str | None,
                    scope: str) -> tuple[FileSummary, str, str] | None:
