@@ -755,6 +755,66 @@ def test_a_class_made_by_type_is_a_class_like_any_other_reported_at_the_call(lin
     assert "pkg.outputs.Base" not in _symbols(findings, "PPA001")
 
 
+MADE = IMPORT_AUX + IMPORT_OBS + """import dataclasses
+import types
+from dataclasses import make_dataclass
+
+from sglang.srt.model_executor.forward_observer import ForwardObserver
+
+
+def _copy(self, copy_tensor):
+    return self
+
+
+def _pack(self):
+    return {"ids": self.ids}
+
+
+def _body(namespace):
+    namespace.update(copy_to_host=_copy, to_pp_tensors=_pack)
+
+
+Missing = dataclasses.make_dataclass("Missing", [("ids", object)], namespace={"copy_to_host": _copy})
+Sent = make_dataclass("Sent", ["ids"], bases=(DeviceAuxiliaryOutput,), namespace={"to_pp_tensors": _pack})
+Filled = types.new_class("Filled", (DeviceAuxiliaryOutput,), {}, _body)
+Forwarded = type("Forwarded", (DeviceAuxiliaryOutput,), {"copy_to_host": _copy})
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        if state is None:
+            return Missing(token_ids)
+        if token_ids is None:
+            return Filled()
+        return Sent(token_ids)
+
+    def from_pp_tensors(self, tensors):
+        return Sent(tensors["ids"])
+
+
+class Forward(ForwardObserver):
+    def after_forward(self, batch, forward_batch, logits_output, *, can_run_graph):
+        return Forwarded()
+"""
+
+
+def test_classes_made_by_make_dataclass_and_new_class_are_classes_and_their_calls_construct_them(lint_project):
+    """``make_dataclass`` reads its ``bases`` and ``namespace`` as ``type(...)`` does (``Missing`` lacks
+    ``to_pp_tensors``: the helper refuses it at run time); a ``new_class`` whose ``exec_body`` fills the namespace is
+    unknown, and says so. Calling the name such a call is bound to constructs that class: ``Obs`` rebuilds ``Sent``,
+    and ``Forwarded``, which only a forward observer returns, never crosses a stage (no PPA001)."""
+    lint_project({"pkg/outputs.py": MADE})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Missing", "PPA001")}
+    missing = next(f for f in analysis.findings if f.symbol == "pkg.outputs.Missing")
+    assert (missing.span.line, missing.span.column) == locate(MADE, "dataclasses.make_dataclass(\"Missing\"")
+    data = build(analysis)
+    unknown = {r["fqn"]: [t["what"] for t in r["unknown"]] for r in data["outputs"] if r["unknown"]}
+    assert unknown == {"pkg.outputs.Filled": ["made by `new_class(...)`, and `_body` fills its namespace"]}
+    [observer] = [r for r in data["observers"] if r["fqn"] == "pkg.outputs.Obs"]
+    assert observer["rebuilds"] == "pkg.outputs.Sent"
+
+
 def test_a_class_made_in_a_factory_is_judged_once_named_where_it_is_defined(lint_project):
     src = IMPORT_AUX + f"""
 

@@ -283,7 +283,7 @@ class ClassSummary:
     init_fields: tuple[Field, ...] = ()  # ``self.<name>`` that only ``__init__`` stores, with the annotation it
     # is stored from: its parameter's (``self.lengths = lengths``) or its own (``self.lengths: T = ...``)
     decorations: tuple[Decorator, ...] = ()  # the decorators as written, top first (``decorators`` without calls)
-    made_by: str = ""  # "type" for a ``type(...)`` call, "" for a class statement
+    made_by: str = ""  # "type", "make_dataclass" or "new_class" for a call that makes it, "" for a class statement
     opaque: str = ""  # why its namespace as written cannot be read whole (``type(name, bases, ns)``, ``vars()``), or ""
     opaque_line: int = 0  # the line of what makes it so in a class body (``vars().update(...)``); 0 otherwise
     base_args: tuple[tuple[str, ...], ...] = ()  # the type arguments of each base as written, in the order of

@@ -67,6 +67,9 @@ _NONE: Values = frozenset({NONE})
 _PASS_THROUGH = frozenset({"copy.copy", "copy.deepcopy", "dataclasses.replace"})  # hand back their argument's class
 _TYPE = "builtins.type"
 _SUPER = "builtins.super"
+_MAKERS = frozenset({"type()", "type(...)", "make_dataclass()", "dataclasses.make_dataclass()", "new_class()",
+                     "types.new_class()"})
+"""A flow's text of a call that may make a class (``ClassSummary.made_by``): the name it is bound to is that class."""
 _DEPTH = 48
 
 
@@ -283,6 +286,10 @@ class Inference:
     def _name(self, name: str, module: str, flow: FunctionFlow, receiver: Value | None,
               reading: frozenset[str]) -> Values:
         assigned = dict(flow.locals).get(name)
+        if assigned is not None and all(e in _MAKERS for e in assigned):  # ``Out = type("Out", (Base,), {...})``
+            made = self.index.resolve(module, name, flow.qualname)
+            if made in self.index.classes and self.index.classes[made].made_by:
+                return frozenset({(CLASS, made)})
         values: set[Value] = set()
         if assigned is not None and name not in reading:
             values |= self._union(self.evaluate(e, module, flow, receiver, reading | {name}) for e in assigned)

@@ -219,7 +219,7 @@ class Namespaces:
         scope = cls.qualname.rpartition(".")[0]
         namespace = Namespace()
         if cls.opaque:
-            what = f"made by `type(...)`, and {cls.opaque}" if cls.made_by == "type" else cls.opaque
+            what = f"made by `{cls.made_by}(...)`, and {cls.opaque}" if cls.made_by else cls.opaque
             namespace.unknown.append(Touch(what, summary.path, cls.opaque_line or cls.class_line))
         for name, what, line in cls.unread:
             namespace.unknown_names.setdefault(name, Touch(what, summary.path, line))

@@ -62,6 +62,8 @@ from ppaux_lint.support.records import dataclass
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
 _SETATTR = {"setattr": "set", "delattr": "delete", "type.__setattr__": "set", "type.__delattr__": "delete"}
 # (``object.__setattr__(Out, ...)`` raises TypeError on a class: it sets nothing there)
+_MAKER_MODULES = {"make_dataclass": "dataclasses", "new_class": "types"}
+_MAKER_CALLS = frozenset(f"{module}.{name}" for name, module in _MAKER_MODULES.items())  # besides ``type(...)``
 _COMPUTED = "with a computed name"  # the ``how`` of an opaque ``setattr``
 _UNNAMED = "<comprehension>"  # an edit's target that no name resolves to: it may reach any class
 _PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
@@ -520,20 +522,20 @@ class Namespaces:
     # -- type(name, bases, namespace) -------------------------------------------------------------------------
     def _made_class(self, call: ast.expr | None, targets: list[ast.expr], scope: Scope,
                     frame: _Frame | None) -> str | None:
-        """The qualname of the class a ``type(name, bases, namespace)`` call makes (its ``ClassSummary`` added),
-        or None when the call is no such call."""
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "type"
-                and len(call.args) == 3 and not call.keywords):
+        """The qualname of the class a ``type(name, bases, namespace)``, ``dataclasses.make_dataclass(name, fields,
+        bases=..., namespace=...)`` or ``types.new_class(name, bases)`` call makes (its ``ClassSummary`` added), or
+        None when the call is no such call."""
+        made = self._maker(call) if isinstance(call, ast.Call) else None
+        if made is None:
             return None
-        name_arg, bases_arg, namespace = call.args
+        maker, name_arg, bases_arg, namespace, opaque = made
         bound = next((t.id for t in targets if isinstance(t, ast.Name)), None)
-        name = bound or string(name_arg) or f"<type@{call.lineno}>"
-        opaque = ""
+        name = bound or string(name_arg) or f"<type@{call.lineno}>"  # type: ignore[union-attr]
         bases: list[str] = []
         if isinstance(bases_arg, (ast.Tuple, ast.List)) and all(dotted(b) for b in bases_arg.elts):
             bases = [dotted(b) for b in bases_arg.elts]
         else:
-            opaque = "its bases are built at run time"
+            opaque = opaque or "its bases are built at run time"
         methods: list[MethodSummary] = []
         assigns: list[MemberAssign] = []
         if not isinstance(namespace, ast.Dict) or any(string(k) is None for k in namespace.keys):
@@ -547,13 +549,43 @@ class Namespaces:
                 text, function = self._value(value, scope, frame)
                 assigns.append(MemberAssign(member, function if function and "<locals>" in function else text,
                                             self.positions.span(key)))  # type: ignore[arg-type]
-        summary = ClassSummary(name=name, qualname=qualname(scope, name), span=self.positions.span(call.func),
-                               class_line=call.lineno, bases=tuple(bases), decorators=(), methods=tuple(methods),
-                               assigns=tuple(assigns), made_by="type", opaque=opaque)
+        summary = ClassSummary(name=name, qualname=qualname(scope, name), span=self.positions.span(call.func),  # type: ignore[union-attr]
+                               class_line=call.lineno, bases=tuple(bases), decorators=(), methods=tuple(methods),  # type: ignore[union-attr]
+                               assigns=tuple(assigns), made_by=maker, opaque=opaque)
         self.classes.append(summary)
         if frame is not None:
             frame.classes[name] = summary.qualname
         return summary.qualname
+
+    def _maker(self, call: ast.Call) -> tuple[str, ast.expr, ast.expr, ast.expr, str] | None:
+        """(the maker as messages name it, the name, bases and namespace arguments, why the namespace cannot be
+        read or "") of a call that makes a class; None for any other call. ``make_dataclass`` and ``new_class``
+        count as written with their module, or by name where the file imports them from it (the text says so)."""
+        callee = dotted(call.func)
+        args, keywords = call.args, {k.arg: k.value for k in call.keywords if k.arg}
+        empty_tuple, empty_dict = ast.Tuple(elts=[], ctx=ast.Load()), ast.Dict(keys=[], values=[])
+        if callee == "type" and len(args) == 3 and not call.keywords:
+            return "type", args[0], args[1], args[2], ""
+        text = self.positions.text
+        maker = callee.rpartition(".")[2] if callee in _MAKER_CALLS or (
+            callee in ("make_dataclass", "new_class") and f"from {_MAKER_MODULES[callee]} import" in text) else ""
+        if maker == "make_dataclass" and args and len(args) <= 2 and all(k.arg for k in call.keywords):
+            fields = args[1] if len(args) > 1 else keywords.get("fields")
+            named = [string(f.elts[0]) if isinstance(f, ast.Tuple) and f.elts else string(f)
+                     for f in (fields.elts if isinstance(fields, (ast.List, ast.Tuple)) else ())]
+            looked_up = next((n for n in named if n in LOOKED_UP), None)
+            namespace = keywords.get("namespace", empty_dict)
+            return ("make_dataclass", args[0], keywords.get("bases", empty_tuple),
+                    empty_dict if is_none(namespace) else namespace,
+                    f"its field `{looked_up}` is stored on each instance" if looked_up else "")
+        if maker == "new_class" and args and all(k.arg for k in call.keywords):
+            rest = dict(zip(("bases", "kwds", "exec_body"), args[1:], strict=False)) | keywords
+            body, kwds = rest.get("exec_body"), rest.get("kwds")
+            opaque = f"`{ast.unparse(body)}` fills its namespace" if body is not None and not is_none(body) else \
+                "it is given class keywords" if kwds is not None and not is_none(kwds) and not (
+                    isinstance(kwds, ast.Dict) and not kwds.keys) else ""
+            return "new_class", args[0], rest.get("bases", empty_tuple), empty_dict, opaque
+        return None
 
     # -- what hides in expressions ------------------------------------------------------------------------
     def _hidden_target(self, node: ast.expr, scope: Scope, frame: _Frame | None) -> None:
