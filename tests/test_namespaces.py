@@ -332,6 +332,53 @@ def test_methods_attached_after_the_class(lint_project):
     assert f"it is deleted at line {line} after the class" in by_symbol["pkg.outputs.Deleted"].message
 
 
+WRAPPED_AFTER = IMPORT_AUX + f"""
+IDS = object()
+
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+def _constant():
+    return {{"ids": IDS}}
+
+
+def _of_class(cls):
+    return {{"ids": IDS}}
+
+
+class Static(DeviceAuxiliaryOutput):{COPY}
+
+class StaticLambda(DeviceAuxiliaryOutput):{COPY}
+
+class NoSelf(DeviceAuxiliaryOutput):{COPY}
+
+class ByClass(DeviceAuxiliaryOutput):{COPY}
+
+Static.to_pp_tensors = staticmethod(_pack)
+StaticLambda.to_pp_tensors = staticmethod(lambda self: {{"ids": self.ids}})
+NoSelf.to_pp_tensors = staticmethod(_constant)
+ByClass.to_pp_tensors = classmethod(_of_class)
+Typed = type("Typed", (DeviceAuxiliaryOutput,), {{"copy_to_host": _of_class,
+                                               "to_pp_tensors": staticmethod(lambda self: {{"ids": self.ids}})}})
+"""
+
+
+def test_a_method_wrapped_by_staticmethod_or_classmethod_after_the_class_binds_as_in_the_body(lint_project):
+    """``Out.to_pp_tensors = staticmethod(_pack)`` gets no ``self``: the helper's call raises TypeError (at run time
+    through SGLang's helpers), as ``to_pp_tensors = staticmethod(_pack)`` in the body does; a function that takes
+    nothing, or a classmethod, is called as it should be."""
+    lint_project({"pkg/outputs.py": WRAPPED_AFTER})
+    findings = lint()
+    assert reported(findings) == {("pkg.outputs.Static", "PPA016"), ("pkg.outputs.StaticLambda", "PPA016"),
+                                  ("pkg.outputs.Typed", "PPA016")}
+    static = next(f for f in findings if f.symbol == "pkg.outputs.Static")
+    line = locate(WRAPPED_AFTER, "Static.to_pp_tensors = staticmethod")[0]
+    assert f"`pkg.outputs.Static.to_pp_tensors` (set at line {line} after the class) requires 1 argument(s)" \
+        in static.message
+
+
 HANDED = IMPORT_AUX + f"""
 REGISTRY = []
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 from typing import Protocol
 
 from ppaux_lint.contract.names import LOOKED_UP
@@ -55,6 +55,7 @@ from ppaux_lint.index.model import Touch
 from ppaux_lint.support.records import dataclass
 
 _DEPTH = 8  # decorators calling helpers calling helpers: deeper is unknown
+_BINDINGS = frozenset({"staticmethod", "classmethod"})  # the ``how`` of a "set" edit whose value is wrapped so
 
 
 class Resolver(Protocol):
@@ -437,9 +438,13 @@ class Namespaces:
         located: tuple[FunctionSummary, Site] | None = (
             (function, Site(summary.path, summary.module, edit.function.rpartition(".")[0])) if function
             else self.function(summary.module, edit.value, edit.scope) if edit.value not in ("", "none") else None)
-        assign = MemberAssign(edit.name, edit.value, edit.span)
-        namespace.added[edit.name] = Added(edit.name, located[0].method if located else None,
-                                           None if located else assign, origin, located[1] if located else site)
+        binding = edit.how if edit.how in _BINDINGS else ""  # ``staticmethod(_pack)``: as that decorator makes it
+        assign = MemberAssign(edit.name, edit.value, edit.span, binding)
+        method = located[0].method if located else None
+        if method is not None and binding:
+            method = replace(method, decorators=(binding, *method.decorators))
+        namespace.added[edit.name] = Added(edit.name, method, None if located else assign, origin,
+                                           located[1] if located else site)
         namespace.unknown_names.pop(edit.name, None)
 
     # -- assignments outside the class ---------------------------------------------------------------------

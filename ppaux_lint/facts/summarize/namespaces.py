@@ -44,6 +44,7 @@ from ppaux_lint.facts.summarize.syntax import (
     qualname,
     stored_targets,
     string,
+    unwrapped,
 )
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import (
@@ -429,6 +430,10 @@ class Namespaces:
         span = self.positions.span(node)  # what is kept is worked out only now: most stores are dropped above
         conditional = any(r.scope == scope and r.start < line <= r.end and (not r.loop or not r.values)
                           for r in self._regions)  # a loop over an empty literal never runs its body
+        binding = ""
+        if kind == "set" and value is not None:
+            value, binding = unwrapped(value)  # ``Out.to_pp_tensors = staticmethod(_pack)``: ``how`` says so
+            how = how or binding
         text, function = self._value(value, scope, frame) if kind == "set" else (LATER if later else "", "")
         if own:
             frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,  # type: ignore[union-attr]
@@ -541,14 +546,16 @@ class Namespaces:
         if not isinstance(namespace, ast.Dict) or any(string(k) is None for k in namespace.keys):
             opaque = opaque or "its namespace is built at run time"
         else:
-            for key, value in zip(namespace.keys, namespace.values, strict=True):
+            for key, written in zip(namespace.keys, namespace.values, strict=True):
                 member = string(key) or ""
+                value, binding = unwrapped(written)
                 if isinstance(value, ast.Lambda):
-                    methods.append(self._lambda_method(value, member))
+                    method = self._lambda_method(value, member)
+                    methods.append(replace(method, decorators=(binding,)) if binding else method)
                     continue
                 text, function = self._value(value, scope, frame)
                 assigns.append(MemberAssign(member, function if function and "<locals>" in function else text,
-                                            self.positions.span(key)))  # type: ignore[arg-type]
+                                            self.positions.span(key), binding))  # type: ignore[arg-type]
         summary = ClassSummary(name=name, qualname=qualname(scope, name), span=self.positions.span(call.func),  # type: ignore[union-attr]
                                class_line=call.lineno, bases=tuple(bases), decorators=(), methods=tuple(methods),  # type: ignore[union-attr]
                                assigns=tuple(assigns), made_by=maker, opaque=opaque)
