@@ -569,13 +569,15 @@ class Namespaces:
         read or "") of a call that makes a class; None for any other call. ``make_dataclass`` and ``new_class``
         count as written with their module, or by name where the file imports them from it (the text says so)."""
         callee = dotted(call.func)
-        args, keywords = call.args, {k.arg: k.value for k in call.keywords if k.arg}
-        empty_tuple, empty_dict = ast.Tuple(elts=[], ctx=ast.Load()), ast.Dict(keys=[], values=[])
+        args = call.args
         if callee == "type" and len(args) == 3 and not call.keywords:
             return "type", args[0], args[1], args[2], ""
-        text = self.positions.text
         maker = callee.rpartition(".")[2] if callee in _MAKER_CALLS or (
-            callee in ("make_dataclass", "new_class") and f"from {_MAKER_MODULES[callee]} import" in text) else ""
+            callee in _MAKER_MODULES and f"from {_MAKER_MODULES[callee]} import" in self.positions.text) else ""
+        if not maker:
+            return None
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        empty_tuple, empty_dict = ast.Tuple(elts=[], ctx=ast.Load()), ast.Dict(keys=[], values=[])
         if maker == "make_dataclass" and args and len(args) <= 2 and all(k.arg for k in call.keywords):
             fields = args[1] if len(args) > 1 else keywords.get("fields")
             named = [string(f.elts[0]) if isinstance(f, ast.Tuple) and f.elts else string(f)
