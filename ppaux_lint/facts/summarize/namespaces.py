@@ -69,6 +69,7 @@ _COMPUTED = "with a computed name"  # the ``how`` of an opaque ``setattr``
 _UNNAMED = "<comprehension>"  # an edit's target that no name resolves to: it may reach any class
 _PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+_MUTABLE = frozenset({ast.List, ast.Set})
 _CONDITIONAL = frozenset({ast.If, ast.While, *TRY_STATEMENTS, ast.Match})
 # Builtins that only read the class they are handed: passing it to them changes nothing.
 _READERS = frozenset({
@@ -91,6 +92,7 @@ class _Frame:
     classes: dict[str, str] = field(default_factory=dict)  # name -> qualname of the classes made in it
     local_names: set[str] = field(default_factory=set)
     looked_up: set[str] = field(default_factory=set)  # locals bound to ``globals()[...]``: a class of the module
+    drawn: dict[str, str] = field(default_factory=dict)  # a loop's variable -> the module's name it runs over
     edits: list[NamespaceEdit] = field(default_factory=list)
     escapes: list[Escape] = field(default_factory=list)
     returns: list[str] = field(default_factory=list)
@@ -183,6 +185,9 @@ class Namespaces:
             self._regions.append(_Region(scope, line, node.end_lineno or line))
         elif kind is ast.For or kind is ast.AsyncFor:
             values = self._literal(node.iter, scope) if type(node.target) is ast.Name else None  # type: ignore[attr-defined]
+            if frame is not None and values is None and type(node.target) is ast.Name and \
+                    self._global(dotted(node.iter), frame):  # type: ignore[attr-defined]
+                frame.drawn[node.target.id] = dotted(node.iter)  # type: ignore[attr-defined]
             loop = node.target.id if values is not None else ""  # type: ignore[attr-defined]
             self._regions.append(_Region(scope, line, node.end_lineno or line, loop, values or ()))
         elif kind is ast.Return:
@@ -235,7 +240,9 @@ class Namespaces:
                         frame.looked_up.add(target.id)
                     else:
                         frame.looked_up.discard(target.id)
-                values = self._literal(value, scope) if value is not None else None
+                # a list or set bound to a name may be filled before it is read (``OUTPUTS.append(cls)`` in a
+                # registering decorator): only a tuple's items are known wherever the name is read
+                values = self._literal(value, scope) if value is not None and type(value) not in _MUTABLE else None
                 if values is not None:
                     self._tuples[(scope, target.id)] = values
                 else:
@@ -419,7 +426,11 @@ class Namespaces:
             if head in frame.looked_up and target == head:
                 target = head = GLOBALS  # ``target = globals()[name]; target.to_pp_tensors = ...``
             elif head in frame.params or head in frame.local_names or not is_class_like(target.rsplit(".", 1)[-1]):
-                if target != frame.implicit and (name in LOOKED_UP or _COMPUTED in how):
+                if head in frame.drawn and target == head and name in LOOKED_UP and kind != "opaque":
+                    # ``for cls in OUTPUTS: cls.to_pp_tensors = fn``: any class the module's name may hold
+                    self.edits.append(NamespaceEdit(f"{frame.drawn[head]}[...]", name, kind, self.positions.span(node),
+                                                    scope=frame.qualname))
+                elif target != frame.implicit and (name in LOOKED_UP or _COMPUTED in how):
                     self._loose(frame, target, name, node)
                 return  # an object of the function's own, or not a class by its name
         loop = None if own else next((r for r in reversed(self._regions) if r.loop == head and r.scope == scope
