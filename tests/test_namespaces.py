@@ -1005,7 +1005,8 @@ def test_a_name_set_on_something_that_may_be_any_class_is_unknown_on_every_class
 @pytest.mark.parametrize("loop", [
     "for cls in OUTPUTS:\n    cls.to_pp_tensors = _pack\n",
     "def enable_all():\n    for cls in OUTPUTS:\n        cls.to_pp_tensors = _pack\n\n\nenable_all()\n",
-], ids=["module", "function"])
+    "def enable_all():\n    for cls in OUTPUTS.copy():\n        cls.to_pp_tensors = _pack\n\n\nenable_all()\n",
+], ids=["module", "function", "function-call"])
 def test_a_loop_over_a_list_a_decorator_fills_sets_the_name_on_what_may_be_any_class(lint_project, loop):
     """``OUTPUTS = []`` is filled by ``@register`` before the loop reads it: at run time ``Out`` gets
     ``to_pp_tensors`` (through SGLang's helpers its tensors cross), so a list bound to a name is no literal whose
@@ -1034,8 +1035,8 @@ class Out(DeviceAuxiliaryOutput):{COPY}
     [info] = analysis.unjudged()
     line = locate(source, "cls.to_pp_tensors")[0]
     assert info.fqn == "pkg.outputs.Out" and info.unknown[0].what == (
-        f"`to_pp_tensors` is set on `{'cls' if loop.startswith('for') else 'OUTPUTS[...]'}` (line {line}), which may "
-        "be any class")
+        f"`to_pp_tensors` is set on `{'cls' if loop.startswith('for') else loop.split(' in ')[1].split(':')[0] + '[...]'}`"
+        f" (line {line}), which may be any class")
 
 
 def test_a_class_patched_in_a_function_is_unknown_for_that_name(lint_project):

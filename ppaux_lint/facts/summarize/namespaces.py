@@ -93,6 +93,7 @@ class _Frame:
     local_names: set[str] = field(default_factory=set)
     looked_up: set[str] = field(default_factory=set)  # locals bound to ``globals()[...]``: a class of the module
     drawn: dict[str, str] = field(default_factory=dict)  # a loop's variable -> the module's name it runs over
+    # (or whose call it runs over: ``REGISTRY.values()``)
     edits: list[NamespaceEdit] = field(default_factory=list)
     escapes: list[Escape] = field(default_factory=list)
     returns: list[str] = field(default_factory=list)
@@ -185,9 +186,10 @@ class Namespaces:
             self._regions.append(_Region(scope, line, node.end_lineno or line))
         elif kind is ast.For or kind is ast.AsyncFor:
             values = self._literal(node.iter, scope) if type(node.target) is ast.Name else None  # type: ignore[attr-defined]
-            if frame is not None and values is None and type(node.target) is ast.Name and \
-                    self._global(dotted(node.iter), frame):  # type: ignore[attr-defined]
-                frame.drawn[node.target.id] = dotted(node.iter)  # type: ignore[attr-defined]
+            if frame is not None and values is None and type(node.target) is ast.Name:  # type: ignore[attr-defined]
+                source = node.iter.func if type(node.iter) is ast.Call else node.iter  # type: ignore[attr-defined]
+                if dotted(source) and self._global(dotted(source), frame):  # ``OUTPUTS``, ``REGISTRY.values()``
+                    frame.drawn[node.target.id] = dotted(source) + ("()" if source is not node.iter else "")  # type: ignore[attr-defined]
             loop = node.target.id if values is not None else ""  # type: ignore[attr-defined]
             self._regions.append(_Region(scope, line, node.end_lineno or line, loop, values or ()))
         elif kind is ast.Return:
