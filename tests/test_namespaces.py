@@ -332,6 +332,53 @@ def test_methods_attached_after_the_class(lint_project):
     assert f"it is deleted at line {line} after the class" in by_symbol["pkg.outputs.Deleted"].message
 
 
+WRAPPED_AFTER = IMPORT_AUX + f"""
+IDS = object()
+
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+def _constant():
+    return {{"ids": IDS}}
+
+
+def _of_class(cls):
+    return {{"ids": IDS}}
+
+
+class Static(DeviceAuxiliaryOutput):{COPY}
+
+class StaticLambda(DeviceAuxiliaryOutput):{COPY}
+
+class NoSelf(DeviceAuxiliaryOutput):{COPY}
+
+class ByClass(DeviceAuxiliaryOutput):{COPY}
+
+Static.to_pp_tensors = staticmethod(_pack)
+StaticLambda.to_pp_tensors = staticmethod(lambda self: {{"ids": self.ids}})
+NoSelf.to_pp_tensors = staticmethod(_constant)
+ByClass.to_pp_tensors = classmethod(_of_class)
+Typed = type("Typed", (DeviceAuxiliaryOutput,), {{"copy_to_host": _of_class,
+                                               "to_pp_tensors": staticmethod(lambda self: {{"ids": self.ids}})}})
+"""
+
+
+def test_a_method_wrapped_by_staticmethod_or_classmethod_after_the_class_binds_as_in_the_body(lint_project):
+    """``Out.to_pp_tensors = staticmethod(_pack)`` gets no ``self``: the helper's call raises TypeError (at run time
+    through SGLang's helpers), as ``to_pp_tensors = staticmethod(_pack)`` in the body does; a function that takes
+    nothing, or a classmethod, is called as it should be."""
+    lint_project({"pkg/outputs.py": WRAPPED_AFTER})
+    findings = lint()
+    assert reported(findings) == {("pkg.outputs.Static", "PPA016"), ("pkg.outputs.StaticLambda", "PPA016"),
+                                  ("pkg.outputs.Typed", "PPA016")}
+    static = next(f for f in findings if f.symbol == "pkg.outputs.Static")
+    line = locate(WRAPPED_AFTER, "Static.to_pp_tensors = staticmethod")[0]
+    assert f"`pkg.outputs.Static.to_pp_tensors` (set at line {line} after the class) requires 1 argument(s)" \
+        in static.message
+
+
 HANDED = IMPORT_AUX + f"""
 REGISTRY = []
 
@@ -362,6 +409,138 @@ def test_a_class_handed_to_a_project_function_after_the_class_gets_what_it_sets(
     line = locate(HANDED, "cls.to_pp_tensors = to_pp_tensors")[0]
     installed = next(f for f in findings if f.code == "PPA010")
     assert f"`pkg.outputs.Installed.to_pp_tensors` (added by `pkg.outputs.install` (line {line}))" in installed.message
+
+
+HANDED_OTHERWISE = IMPORT_AUX + f"""
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+def enable_pp(cls):
+    cls.to_pp_tensors = _pack
+    return cls
+
+
+def enable_all(*classes):
+    for c in classes:
+        c.to_pp_tensors = _pack
+
+
+def enable_each(classes):
+    for c in classes:
+        setattr(c, "to_pp_tensors", _pack)
+
+
+def install(fn, cls):
+    cls.to_pp_tensors = fn
+
+
+class Installer:
+    @staticmethod
+    def install(cls):
+        cls.to_pp_tensors = lambda self: {{}}
+
+
+class Registry:
+    def install(self, cls):
+        cls.to_pp_tensors = lambda self: {{}}
+
+
+REGISTRY = Registry()
+
+
+class Varargs(DeviceAuxiliaryOutput):{COPY}
+
+class Second(DeviceAuxiliaryOutput):{COPY}
+
+class InTuple(DeviceAuxiliaryOutput):{COPY}
+
+class Mapped(DeviceAuxiliaryOutput):{COPY}
+
+class Static(DeviceAuxiliaryOutput):{COPY}
+
+class ByInstance(DeviceAuxiliaryOutput):{COPY}
+
+class InFunction(DeviceAuxiliaryOutput):{COPY}
+
+class Never(DeviceAuxiliaryOutput):{COPY}
+
+enable_all(Varargs)
+install(_pack, Second)
+enable_each((InTuple,))
+list(map(enable_pp, (Mapped,)))
+Installer.install(Static)
+REGISTRY.install(ByInstance)
+
+
+def _setup():
+    enable_pp(InFunction)
+
+
+_setup()
+"""
+
+
+def test_a_class_handed_to_a_project_function_by_any_route_is_not_taken_for_unchanged(lint_project):
+    """Each of these classes gets ``to_pp_tensors`` at run time (the sampling harness confirmed it through SGLang's
+    helpers): a function that sets it on each of its ``*classes``, on its second parameter, on each of a tuple; a
+    ``map``; a static method and a registry instance's method; a function that may run at any time. Where the
+    analysis can read what is done it judges the result (``Static`` and ``ByInstance`` send nothing: PPA010), else
+    the class is unknown and says why; ``Never`` is handed to nothing and keeps its PPA001."""
+    lint_project({"pkg/outputs.py": HANDED_OTHERWISE})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Never", "PPA001"), ("pkg.outputs.Static", "PPA010"),
+                                           ("pkg.outputs.ByInstance", "PPA010")}
+    data = build(analysis)
+    unknown = {record["fqn"].rsplit(".", 1)[1]: [t["what"] for t in record["unknown"]]
+               for record in data["outputs"] if record["unknown"]}
+    assert set(unknown) == {"Varargs", "Second", "InTuple", "InFunction"}
+    loop = locate(HANDED_OTHERWISE, "        c.to_pp_tensors = _pack")[0]
+    assert unknown["Varargs"] == [
+        f"handed to `pkg.outputs.enable_all` (line {locate(HANDED_OTHERWISE, 'enable_all(Varargs)')[0]})",
+        f"setting `c.to_pp_tensors` on what may be any class it is handed (line {loop}) changes its namespace in a "
+        "way the analysis cannot follow"]
+    assert unknown["Second"] == [f"handed to `pkg.outputs.install` (line {locate(HANDED_OTHERWISE, 'install(_pack')[0]})"
+                                 " other than as its first argument, which the analysis cannot follow"]
+    assert unknown["InFunction"] == [
+        f"handed to `pkg.outputs.enable_pp` in `pkg.outputs._setup` (line "
+        f"{locate(HANDED_OTHERWISE, '    enable_pp(InFunction)')[0]}), which may run at any time"]
+    mapped = next(r for r in data["outputs"] if r["fqn"] == "pkg.outputs.Mapped")
+    assert not mapped["unknown"] and mapped["findings"] == []
+
+
+def test_a_class_whose_bases_are_assigned_is_unknown(lint_project):
+    """``Out.__bases__ = (PPMixin, Plain)`` (or ``+=``) gives the class a new MRO, with the mixin's methods: at run
+    time it sends its tensors, so it is no PPA001 but a class the analysis cannot judge."""
+    source = IMPORT_AUX + f"""
+
+class PPMixin:
+    def to_pp_tensors(self):
+        return {{"ids": self.ids}}
+
+
+class Plain:
+    pass
+
+
+class Rebased(Plain):{COPY}
+
+class Extended(Plain):{COPY}
+
+class Never(Plain):{COPY}
+
+Rebased.__bases__ = (PPMixin, Plain)
+Extended.__bases__ += (PPMixin,)
+"""
+    lint_project({"pkg/outputs.py": source})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Never", "PPA001")}
+    unknown = {record["fqn"]: record["unknown"][0]["what"] for record in build(analysis)["outputs"]
+               if record["unknown"]}
+    assert unknown == {f"pkg.outputs.{name}": f"`{name}.__bases__` assigned (line {locate(source, name + '.__bases__')[0]})"
+                                              " changes its namespace in a way the analysis cannot follow"
+                       for name in ("Rebased", "Extended")}
 
 
 HANDED_INSIDE = IMPORT_AUX + "from pkg.decorators import pp_fields\n" + f"""
@@ -623,6 +802,66 @@ def test_a_class_made_by_type_is_a_class_like_any_other_reported_at_the_call(lin
     assert "pkg.outputs.Base" not in _symbols(findings, "PPA001")
 
 
+MADE = IMPORT_AUX + IMPORT_OBS + """import dataclasses
+import types
+from dataclasses import make_dataclass
+
+from sglang.srt.model_executor.forward_observer import ForwardObserver
+
+
+def _copy(self, copy_tensor):
+    return self
+
+
+def _pack(self):
+    return {"ids": self.ids}
+
+
+def _body(namespace):
+    namespace.update(copy_to_host=_copy, to_pp_tensors=_pack)
+
+
+Missing = dataclasses.make_dataclass("Missing", [("ids", object)], namespace={"copy_to_host": _copy})
+Sent = make_dataclass("Sent", ["ids"], bases=(DeviceAuxiliaryOutput,), namespace={"to_pp_tensors": _pack})
+Filled = types.new_class("Filled", (DeviceAuxiliaryOutput,), {}, _body)
+Forwarded = type("Forwarded", (DeviceAuxiliaryOutput,), {"copy_to_host": _copy})
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        if state is None:
+            return Missing(token_ids)
+        if token_ids is None:
+            return Filled()
+        return Sent(token_ids)
+
+    def from_pp_tensors(self, tensors):
+        return Sent(tensors["ids"])
+
+
+class Forward(ForwardObserver):
+    def after_forward(self, batch, forward_batch, logits_output, *, can_run_graph):
+        return Forwarded()
+"""
+
+
+def test_classes_made_by_make_dataclass_and_new_class_are_classes_and_their_calls_construct_them(lint_project):
+    """``make_dataclass`` reads its ``bases`` and ``namespace`` as ``type(...)`` does (``Missing`` lacks
+    ``to_pp_tensors``: the helper refuses it at run time); a ``new_class`` whose ``exec_body`` fills the namespace is
+    unknown, and says so. Calling the name such a call is bound to constructs that class: ``Obs`` rebuilds ``Sent``,
+    and ``Forwarded``, which only a forward observer returns, never crosses a stage (no PPA001)."""
+    lint_project({"pkg/outputs.py": MADE})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Missing", "PPA001")}
+    missing = next(f for f in analysis.findings if f.symbol == "pkg.outputs.Missing")
+    assert (missing.span.line, missing.span.column) == locate(MADE, "dataclasses.make_dataclass(\"Missing\"")
+    data = build(analysis)
+    unknown = {r["fqn"]: [t["what"] for t in r["unknown"]] for r in data["outputs"] if r["unknown"]}
+    assert unknown == {"pkg.outputs.Filled": ["made by `new_class(...)`, and `_body` fills its namespace"]}
+    [observer] = [r for r in data["observers"] if r["fqn"] == "pkg.outputs.Obs"]
+    assert observer["rebuilds"] == "pkg.outputs.Sent"
+
+
 def test_a_class_made_in_a_factory_is_judged_once_named_where_it_is_defined(lint_project):
     src = IMPORT_AUX + f"""
 
@@ -761,6 +1000,43 @@ def test_a_name_set_on_something_that_may_be_any_class_is_unknown_on_every_class
                         "observer = Obs()\nobserver.from_pp_tensors = _rebuild\n",
     })
     assert reported(lint()) == {("pkg.outputs.Out", "PPA001")}
+
+
+@pytest.mark.parametrize("loop", [
+    "for cls in OUTPUTS:\n    cls.to_pp_tensors = _pack\n",
+    "def enable_all():\n    for cls in OUTPUTS:\n        cls.to_pp_tensors = _pack\n\n\nenable_all()\n",
+    "def enable_all():\n    for cls in OUTPUTS.copy():\n        cls.to_pp_tensors = _pack\n\n\nenable_all()\n",
+], ids=["module", "function", "function-call"])
+def test_a_loop_over_a_list_a_decorator_fills_sets_the_name_on_what_may_be_any_class(lint_project, loop):
+    """``OUTPUTS = []`` is filled by ``@register`` before the loop reads it: at run time ``Out`` gets
+    ``to_pp_tensors`` (through SGLang's helpers its tensors cross), so a list bound to a name is no literal whose
+    items are known (a tuple is), and a function's loop over the module's name sets the name on what may be any
+    class, as the module's own loop does."""
+    source = IMPORT_AUX + f"""
+OUTPUTS = []
+
+
+def register(cls):
+    OUTPUTS.append(cls)
+    return cls
+
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+@register
+class Out(DeviceAuxiliaryOutput):{COPY}
+
+""" + loop
+    lint_project({"pkg/outputs.py": source})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == set()
+    [info] = analysis.unjudged()
+    line = locate(source, "cls.to_pp_tensors")[0]
+    assert info.fqn == "pkg.outputs.Out" and info.unknown[0].what == (
+        f"`to_pp_tensors` is set on `{'cls' if loop.startswith('for') else loop.split(' in ')[1].split(':')[0] + '[...]'}`"
+        f" (line {line}), which may be any class")
 
 
 def test_a_class_patched_in_a_function_is_unknown_for_that_name(lint_project):
@@ -945,6 +1221,47 @@ class Obs(SamplingObserver):
         "pkg.outputs.Obs": "`__init__` sets `from_pp_tensors` on its instances (line 16), which the helpers' "
                            "isinstance check sees",
     }
+
+
+@pytest.mark.parametrize("decorator, field", [
+    ("dataclasses.dataclass", "to_pp_tensors: Optional[Callable] = None"),
+    ("dataclasses.dataclass(frozen=True)", "to_pp_tensors: Callable = _pack"),
+    ("attrs.define", "to_pp_tensors: Optional[Callable] = None"),
+], ids=["dataclass-none", "dataclass-function", "attrs"])
+def test_a_transport_method_that_is_a_dataclass_field_is_unknown(lint_project, decorator, field):
+    """A field is stored on each instance by the generated ``__init__``: ``Out(ids, to_pp_tensors=fn)`` sends its
+    tensors although the class binds None (at run time, through SGLang's helpers), and a function bound as the
+    default is called without ``self``. What the class binds is not what the helpers see: no PPA001, and inventory
+    says why. A ``ClassVar`` is no field, and keeps its finding."""
+    source = IMPORT_AUX + f"""import dataclasses
+from typing import Callable, ClassVar, Optional
+
+import attrs
+
+
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+@{decorator}
+class Out(DeviceAuxiliaryOutput):{COPY}
+    ids: object
+    {field}
+
+
+@{decorator}
+class Shared(DeviceAuxiliaryOutput):{COPY}
+    ids: object
+    to_pp_tensors: ClassVar[Optional[Callable]] = None
+"""
+    lint_project({"pkg/outputs.py": source})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.outputs.Shared", "PPA001")}
+    line = locate(source, field)[0]
+    resolved = decorator.partition("(")[0]
+    assert {info.fqn: [t.what for t in info.unknown] for info in analysis.unjudged()} == {
+        "pkg.outputs.Out": [f"`to_pp_tensors` is a field (`{resolved}`), which `__init__` stores on each instance "
+                            f"(line {line})"]}
 
 
 def test_other_attributes_set_on_instances_leave_the_class_judged(lint_project):

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from lintkit import lint, locate, positions, reported, run_analysis, run_console
+from lintkit import IMPORT_AUX, IMPORT_OBS, lint, locate, positions, reported, run_analysis, run_console
 
 HEAD = "import torch\nfrom sglang.srt.managers.auxiliary_output import DeviceAuxiliaryOutput\n" \
        "from sglang.srt.sampling.sampling_observer import SamplingObserver\n"
@@ -1516,3 +1516,68 @@ def test_a_wrapper_that_drops_the_result_makes_the_method_return_none(lint_proje
     assert {finding[-1] for finding in check_module(lint_project, sent_nothing)} == {"PPA010"}
     forwarding = src.replace("        fn(*args, **kwargs)", "        return fn(*args, **kwargs)")
     assert check_module(lint_project, forwarding) == set()
+
+
+# -- PPA022 -----------------------------------------------------------------------------------------
+
+
+COMPOSITES = IMPORT_AUX + IMPORT_OBS + """from sglang.srt.managers import auxiliary_output as aux
+from sglang.srt.managers.auxiliary_output import CompositeDeviceAuxiliaryOutput, append_auxiliary_output
+
+
+class Part(DeviceAuxiliaryOutput):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids}
+
+
+class Direct(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return CompositeDeviceAuxiliaryOutput((Part(token_ids),))
+
+    def from_pp_tensors(self, tensors):
+        return Part(tensors["ids"])
+
+
+class ThroughHelper(Direct):
+    def after_sample(self, state, token_ids):
+        if state is None:
+            return None
+        return self._bundle(token_ids)
+
+    def _bundle(self, token_ids):
+        bundle = aux.CompositeDeviceAuxiliaryOutput((Part(token_ids), Part(token_ids)))
+        return bundle
+
+
+class Inherits(ThroughHelper):
+    pass
+
+
+class Appended(Direct):
+    def after_sample(self, state, token_ids):
+        return append_auxiliary_output(None, Part(token_ids))
+
+
+class Own(Direct):
+    def after_sample(self, state, token_ids):
+        return Part(token_ids)
+"""
+
+
+def test_ppa022_an_observer_returning_sglang_s_composite_is_reported_at_its_after_sample(lint_project):
+    """SGLang's ``CompositeDeviceAuxiliaryOutput`` has no ``to_pp_tensors``: the add helper refuses it (confirmed
+    through SGLang 0.5.23's helpers). Returned directly, through a helper and a local, or through the module, each
+    ``after_sample`` that can return one is reported once, where it is written (``Inherits`` uses
+    ``ThroughHelper``'s); ``append_auxiliary_output`` may hand back its one output, and is not followed."""
+    lint_project({"pkg/mod.py": COMPOSITES})
+    findings = [f for f in lint() if f.code == "PPA022"]
+    assert {(f.symbol, f.span.line) for f in findings} == {
+        ("pkg.mod.Direct", locate(COMPOSITES, "def after_sample")[0]),
+        ("pkg.mod.ThroughHelper", locate(COMPOSITES, "def after_sample", 2)[0])}
+    assert "can return SGLang's `CompositeDeviceAuxiliaryOutput`, which has no `to_pp_tensors`" in findings[0].message

@@ -13,6 +13,8 @@ POP_HELPER = "pop_auxiliary_output_from_pp_tensors"
 HELPER_NAMES = frozenset({ADD_HELPER, POP_HELPER})
 PREFIX_CONSTANTS = ("_OUTPUT_PREFIX", "PP_OUTPUT_KEY_PREFIX")  # the helper modules' names for the key prefix
 COPY_TO_HOST = "copy_to_host"
+COMPOSITE_OUTPUT = "sglang.srt.managers.auxiliary_output.CompositeDeviceAuxiliaryOutput"
+"""SGLang's own output that bundles several (``append_auxiliary_output`` makes one): it has no ``to_pp_tensors``."""
 AFTER_SAMPLE = "after_sample"
 OBSERVER_HOOKS = ("is_active", "before_grammar")  # one of them beside after_sample makes a sampling observer
 AFTER_FORWARD = "after_forward"

@@ -17,8 +17,9 @@ from dataclasses import field
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 25  # 25: ``alters`` read in a file that holds only ``del(``; 24: ``ClassSummary.made``,
-# calls inside module-level expressions, ``Import.certain``,
+SUMMARY_FORMAT = 25  # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
+# read in a file that holds only ``del(``; 24: ``ClassSummary.made``, calls inside module-level expressions,
+# ``Import.certain``,
 # ``ConstructorFacts.alters``, ``InitFacts.altered`` and ``declared``; 23: ``FunctionFlow.wraps``; 22: an
 # empty-tensors guard after the mapping is handed on; 21: ``FunctionFlow.rewraps``; 20: ``up`` through any method;
 # 19: ``MemberAssign.binding``
@@ -283,7 +284,7 @@ class ClassSummary:
     init_fields: tuple[Field, ...] = ()  # ``self.<name>`` that only ``__init__`` stores, with the annotation it
     # is stored from: its parameter's (``self.lengths = lengths``) or its own (``self.lengths: T = ...``)
     decorations: tuple[Decorator, ...] = ()  # the decorators as written, top first (``decorators`` without calls)
-    made_by: str = ""  # "type" for a ``type(...)`` call, "" for a class statement
+    made_by: str = ""  # "type", "make_dataclass" or "new_class" for a call that makes it, "" for a class statement
     opaque: str = ""  # why its namespace as written cannot be read whole (``type(name, bases, ns)``, ``vars()``), or ""
     opaque_line: int = 0  # the line of what makes it so in a class body (``vars().update(...)``); 0 otherwise
     base_args: tuple[tuple[str, ...], ...] = ()  # the type arguments of each base as written, in the order of
@@ -316,6 +317,12 @@ GLOBALS = "globals()"
 it): some class of the edit's own module, which one known only at run time."""
 
 
+LATER = "later"
+"""The ``value`` of a "call" ``NamespaceEdit`` whose class is not the first argument (``install(fn, Out)``,
+``enable_pp((A, B))``): the callee's edits are read for its first parameter, so what it does to the class is not
+known."""
+
+
 @dataclass(frozen=True)
 class NamespaceEdit:
     """A statement outside a class's body that changes what a class's namespace holds (``summarize.namespaces``):
@@ -323,8 +330,9 @@ class NamespaceEdit:
     takes a class (``ClassEditor``) the same done to its parameter (``cls.to_pp_tensors = to_pp_tensors``).
 
     ``target`` is the class as written (``Out``, ``mod.Out``; a loop over a literal tuple of classes gives one
-    edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete", "call" (at module
-    level, the class is handed first to the function ``how`` names, which may edit it), "decorate" (``Out =
+    edit per class), or the parameter's name in a ``ClassEditor``. ``kind`` is "set", "delete", "call" (the class
+    is handed to the function ``how`` names, which may edit it: first, or where ``value`` is ``LATER`` in another
+    argument; in a function where ``scope`` says so), "decorate" (``Out =
     deco(Out)`` or ``Out = factory(...)(Out)`` at module level: ``how`` is ``deco`` or ``factory()``) or "opaque": the
     code changes the namespace in a way the analysis cannot read (``how`` says which: ``setattr`` with a
     computed name, ``vars(Out).update``, ``Out.__dict__``), and ``name`` is then "". For "set", ``value`` is

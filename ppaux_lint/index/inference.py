@@ -32,7 +32,8 @@ sets of them are hashable and cheap to union:
 - ``("k", fqn)``: the class itself; ``("f", module, qualname, receiver)``: a function, or a method bound to
   ``receiver`` (a value, or None); ``("m", module)``: a module; ``("x", dotted)``: a name outside the project;
   ``("s", owner, receiver)``: ``super()`` in a method of ``owner``, whose attributes are looked up along the
-  receiver's MRO after ``owner``.
+  receiver's MRO after ``owner``; ``("xi", dotted)``: an instance of a class outside the project whose members
+  are known, SGLang's ``CompositeDeviceAuxiliaryOutput`` (``X(...)`` of any other outside class is unknown).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import weakref
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from ppaux_lint.contract.names import COMPOSITE_OUTPUT
 from ppaux_lint.facts.summary import Expr, FunctionFlow
 from ppaux_lint.index.arguments import PARTIAL, Arguments
 from ppaux_lint.index.constants import dotted_name
@@ -57,12 +59,17 @@ NONE: Value = ("none",)
 UNKNOWN: Value = ("?",)
 TRUTHY, EMPTY = "truthy", "empty"  # shapes of a flow's expressions, never values
 INSTANCE, SUBCLASS_OF, CLASS, FUNCTION, MODULE, OUTSIDE, SUPER = "i", "i+", "k", "f", "m", "x", "s"
+FOREIGN = "xi"
+_FOREIGN_CLASSES = frozenset({COMPOSITE_OUTPUT})  # outside classes whose instances the rules ask about
 _NOTHING: Values = frozenset()
 _UNKNOWN: Values = frozenset({UNKNOWN})
 _NONE: Values = frozenset({NONE})
 _PASS_THROUGH = frozenset({"copy.copy", "copy.deepcopy", "dataclasses.replace"})  # hand back their argument's class
 _TYPE = "builtins.type"
 _SUPER = "builtins.super"
+_MAKERS = frozenset({"type()", "type(...)", "make_dataclass()", "dataclasses.make_dataclass()", "new_class()",
+                     "types.new_class()"})
+"""A flow's text of a call that may make a class (``ClassSummary.made_by``): the name it is bound to is that class."""
 _DEPTH = 48
 _NESTING = 120
 """The most evaluations one inside another (a local's value read through another's, ``x2 = x1``, ``x1 = x0``, a
@@ -302,6 +309,10 @@ class Inference:
     def _name(self, name: str, module: str, flow: FunctionFlow, receiver: Value | None,
               reading: frozenset[str]) -> Values:
         assigned = dict(flow.locals).get(name)
+        if assigned is not None and all(e in _MAKERS for e in assigned):  # ``Out = type("Out", (Base,), {...})``
+            made = self.index.resolve(module, name, flow.qualname)
+            if made in self.index.classes and self.index.classes[made].made_by:
+                return frozenset({(CLASS, made)})
         values: set[Value] = set()
         if assigned is not None and name not in reading:
             values |= self._union(self.evaluate(e, module, flow, receiver, reading | {name}) for e in assigned)
@@ -475,6 +486,8 @@ class Inference:
             return self._super(where[1], where[0], where[2])
         if kind == CLASS:
             return frozenset({(INSTANCE, callee[1])})
+        if kind == OUTSIDE and callee[1] in _FOREIGN_CLASSES:
+            return frozenset({(FOREIGN, callee[1])})
         if kind == FUNCTION:
             return self.returns(callee[1], callee[2], callee[3])
         if kind == OUTSIDE and where is not None and first is not None and callee[1] in (*_PASS_THROUGH, _TYPE,

@@ -26,6 +26,14 @@ HARMLESS_DECORATORS = frozenset({
 """Decorators, by the fully qualified name they resolve to, that hand back the class with no transport method
 added or removed; called (``@dataclass(frozen=True)``) or not."""
 
+FIELD_DECORATORS = frozenset({
+    "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
+    "attr.s", "attr.attrs", "attr.define", "attr.mutable", "attr.frozen", "attr.dataclass",
+    "attrs.define", "attrs.mutable", "attrs.frozen",
+})
+"""Of those, the ones whose ``__init__`` stores the class's annotated names on each instance: a field named
+``to_pp_tensors`` is the instance's own attribute, whatever the class body binds to it."""
+
 HARMLESS_METACLASSES = frozenset({
     "builtins.type", "abc.ABCMeta", "enum.EnumMeta", "enum.EnumType", "typing._ProtocolMeta",
     "typing_extensions._ProtocolMeta",

@@ -28,12 +28,13 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 from typing import Protocol
 
 from ppaux_lint.contract.names import LOOKED_UP
 from ppaux_lint.facts.summary import (
     GLOBALS,
+    LATER,
     ClassEditor,
     ClassSummary,
     Decorator,
@@ -44,11 +45,17 @@ from ppaux_lint.facts.summary import (
     MethodSummary,
     NamespaceEdit,
 )
-from ppaux_lint.index.known_decorators import HARMLESS_DECORATORS, HARMLESS_METACLASSES, METACLASS_HOOKS
+from ppaux_lint.index.known_decorators import (
+    FIELD_DECORATORS,
+    HARMLESS_DECORATORS,
+    HARMLESS_METACLASSES,
+    METACLASS_HOOKS,
+)
 from ppaux_lint.index.model import Touch
 from ppaux_lint.support.records import dataclass
 
 _DEPTH = 8  # decorators calling helpers calling helpers: deeper is unknown
+_BINDINGS = frozenset({"staticmethod", "classmethod"})  # the ``how`` of a "set" edit whose value is wrapped so
 
 
 class Resolver(Protocol):
@@ -213,7 +220,7 @@ class Namespaces:
         scope = cls.qualname.rpartition(".")[0]
         namespace = Namespace()
         if cls.opaque:
-            what = f"made by `type(...)`, and {cls.opaque}" if cls.made_by == "type" else cls.opaque
+            what = f"made by `{cls.made_by}(...)`, and {cls.opaque}" if cls.made_by else cls.opaque
             namespace.unknown.append(Touch(what, summary.path, cls.opaque_line or cls.class_line))
         for name, what, line in cls.unread:
             namespace.unknown_names.setdefault(name, Touch(what, summary.path, line))
@@ -249,6 +256,8 @@ class Namespaces:
         shown = decorator.name or "an expression"
         target = self._graph.resolve(summary.module, decorator.name, scope) if decorator.name else None
         if target in HARMLESS_DECORATORS:
+            if target in FIELD_DECORATORS:
+                self._fields(namespace, self._graph.classes[fqn], summary, target)  # type: ignore[arg-type]
             return
         touch = Touch(f"decorated by `{target or shown}` (line {decorator.line}), which the analysis cannot follow",
                       summary.path, decorator.line)
@@ -272,6 +281,20 @@ class Namespaces:
         namespace.followed.append(f"`{label}`")
         self._apply(namespace, editor_summary, editor, label, 0, fqn)
 
+    @staticmethod
+    def _fields(namespace: Namespace, cls: ClassSummary, summary: FileSummary, decorator: str) -> None:
+        """A dataclass (or attrs class) field named as a transport method or hook (``to_pp_tensors: Optional[Callable]
+        = None``) is stored on each instance by ``__init__``, from whatever the constructor is given: the class's
+        own binding (None, a function that then gets no ``self``) is not what the helpers' ``isinstance`` check
+        sees, so that name is unknown."""
+        for each in cls.fields:
+            if each.name in LOOKED_UP and "ClassVar" not in each.annotation:
+                assign = cls.assign(each.name)
+                line = assign.span.line if assign is not None else cls.class_line
+                namespace.unknown_names.setdefault(each.name, Touch(
+                    f"`{each.name}` is a field (`{decorator}`), which `__init__` stores on each instance (line "
+                    f"{line})", summary.path, line))
+
     def _editor_of(self, summary: FileSummary, written: str, target: str | None,
                    scope: str) -> tuple[FileSummary, str, str] | None:
         """The module and qualname of the project function ``written`` names (also a method of a module-level
@@ -280,6 +303,14 @@ class Namespaces:
         if found is not None:
             return found[0], found[1], target  # type: ignore[return-value]
         head, _, rest = written.partition(".")
+        owner_class = self._graph.resolve(summary.module, head, scope) if rest and "." not in rest else None
+        if owner_class in self._graph.classes:  # ``Installer.install``: a method reached through its class
+            method = self._graph.classes[owner_class].method(rest)  # type: ignore[index]
+            kinds = {d.rsplit(".", 1)[-1] for d in method.decorators} if method is not None else set()
+            if not kinds & {"staticmethod", "classmethod"}:
+                return None  # a plain method takes the class as its ``self``: not what its edits are read for
+            owner = self._graph.modules[self._graph.class_module[owner_class]]  # type: ignore[index]
+            return owner, f"{self._graph.classes[owner_class].qualname}.{rest}", f"{owner_class}.{rest}"  # type: ignore[index]
         module_flow = next((f for f in summary.flows if f.qualname == ""), None)
         values = dict(module_flow.locals).get(head, ()) if module_flow is not None and rest else ()
         if len(values) != 1 or not values[0].endswith("()"):
@@ -407,9 +438,13 @@ class Namespaces:
         located: tuple[FunctionSummary, Site] | None = (
             (function, Site(summary.path, summary.module, edit.function.rpartition(".")[0])) if function
             else self.function(summary.module, edit.value, edit.scope) if edit.value not in ("", "none") else None)
-        assign = MemberAssign(edit.name, edit.value, edit.span)
-        namespace.added[edit.name] = Added(edit.name, located[0].method if located else None,
-                                           None if located else assign, origin, located[1] if located else site)
+        binding = edit.how if edit.how in _BINDINGS else ""  # ``staticmethod(_pack)``: as that decorator makes it
+        assign = MemberAssign(edit.name, edit.value, edit.span, binding)
+        method = located[0].method if located else None
+        if method is not None and binding:
+            method = replace(method, decorators=(binding, *method.decorators))
+        namespace.added[edit.name] = Added(edit.name, method, None if located else assign, origin,
+                                           located[1] if located else site)
         namespace.unknown_names.pop(edit.name, None)
 
     # -- assignments outside the class ---------------------------------------------------------------------
@@ -469,8 +504,9 @@ class Namespaces:
             self._maybe = before
 
     def _call_patch(self, namespace: Namespace, fqn: str, summary: FileSummary, edit: NamespaceEdit) -> None:
-        """The class handed to a call at module level: a factory's decorator, or a project function."""
-        factory = edit.how[:-2] if edit.how.endswith("()") else _factory_bound_to(summary, edit.how)
+        """The class handed to a call: a factory's decorator (at module level, first), or a project function."""
+        factory = "" if edit.scope or edit.value == LATER else \
+            edit.how[:-2] if edit.how.endswith("()") else _factory_bound_to(summary, edit.how)
         if factory:  # ``pp_fields("ids")(Out)`` or ``_deco(Out)`` (``_deco = pp_fields(..)``)
             if self._is_project_function(summary.module, factory):  # an outside registry's leaves it alone
                 self._decorate(namespace, fqn, summary, edit.scope, Decorator(factory, True, edit.span.line))
@@ -482,18 +518,28 @@ class Namespaces:
         return target is not None and flow_at(self._graph, target) is not None
 
     def _handed(self, namespace: Namespace, summary: FileSummary, edit: NamespaceEdit) -> None:
-        """``install_transport(Out, "to", fn)`` at module level: a project function that edits what it is handed
-        first runs on the class as a decorator's body does, and says so where what it did cannot be followed.
-        Any other callee (a registry's ``register(Out)``, a library's) is taken to leave the class as it is."""
-        target = self._graph.resolve(summary.module, edit.how, "")
-        found = function_at(self._graph, target) if target else None
+        """``install_transport(Out, "to", fn)`` at module level: a project function (or a static or class method, or a
+        method of a module-level instance: ``REGISTRY.install(Out)``) that edits what it is handed first runs on the
+        class as a decorator's body does, and says so where what it did cannot be followed. Handed to such a
+        function in another argument (its edits are read for the first), or inside a function (which may run at any
+        time, or never), the class is unknown. Any other callee (a registry's ``register(Out)``, a library's, a
+        project function that changes nothing it is handed) is taken to leave the class as it is."""
+        written = edit.how
+        target = self._graph.resolve(summary.module, written, edit.scope)
+        found = self._editor_of(summary, written, target, edit.scope)
         editor = self._editor_table(found[0]).get(found[1]) if found is not None else None
-        if editor is None or found is None or target is None:
+        if editor is None or found is None:
             return
-        namespace.followed.append(f"`{target}`")
-        if not self._edit_with(namespace, found[0], editor, target, 0):
-            namespace.unknown.insert(0, Touch(f"handed to `{target}` (line {edit.span.line})", summary.path,
-                                              edit.span.line))
+        label, line = found[2], edit.span.line
+        namespace.followed.append(f"`{label}`")
+        if edit.scope:
+            namespace.unknown.append(Touch(f"handed to `{label}` in `{summary.module}.{edit.scope}` (line {line}), "
+                                           "which may run at any time", summary.path, line))
+        elif edit.value == LATER:
+            namespace.unknown.append(Touch(f"handed to `{label}` (line {line}) other than as its first argument, "
+                                           "which the analysis cannot follow", summary.path, line))
+        elif not self._edit_with(namespace, found[0], editor, label, 0):
+            namespace.unknown.insert(0, Touch(f"handed to `{label}` (line {line})", summary.path, line))
 
     def _reaches(self, summary: FileSummary, edit: NamespaceEdit, fqn: str) -> bool:
         """Whether the edit, written in the class's own module, is made to it (``globals()[name]``: it may be)."""

@@ -31,6 +31,7 @@ from ppaux_lint.facts.summarize.syntax import (
     spells,
     stored_targets,
     string,
+    unwrapped,
     walk_scope,
     walk_statements,
 )
@@ -308,18 +309,8 @@ def _is_name(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-_BINDINGS = {"staticmethod": "staticmethod", "classmethod": "classmethod", "partial": "staticmethod",
-             "functools.partial": "staticmethod"}
-"""Calls that wrap a function into what a class attribute binds differently: what it then binds like."""
-
-
 def _member(target: ast.Name, value: ast.expr, positions: Positions) -> MemberAssign:
-    binding = ""
-    if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords \
-            and isinstance(value.args[0], (ast.Name, ast.Attribute)):
-        binding = _BINDINGS.get(dotted(value.func), "")
-        if binding:
-            value = value.args[0]
+    value, binding = unwrapped(value)
     text = "none" if is_none(value) else dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else ""
     return MemberAssign(target.id, text, positions.span(target), binding)
 

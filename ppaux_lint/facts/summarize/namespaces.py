@@ -44,10 +44,12 @@ from ppaux_lint.facts.summarize.syntax import (
     qualname,
     stored_targets,
     string,
+    unwrapped,
 )
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summary import (
     GLOBALS,
+    LATER,
     ClassEditor,
     ClassSummary,
     Escape,
@@ -61,9 +63,13 @@ from ppaux_lint.support.records import dataclass
 _DETAILED = frozenset({*TRANSPORT_METHODS, AFTER_SAMPLE, AFTER_FORWARD})
 _SETATTR = {"setattr": "set", "delattr": "delete", "type.__setattr__": "set", "type.__delattr__": "delete"}
 # (``object.__setattr__(Out, ...)`` raises TypeError on a class: it sets nothing there)
+_MAKER_MODULES = {"make_dataclass": "dataclasses", "new_class": "types"}
+_MAKER_CALLS = frozenset(f"{module}.{name}" for name, module in _MAKER_MODULES.items())  # besides ``type(...)``
+_COMPUTED = "with a computed name"  # the ``how`` of an opaque ``setattr``
 _UNNAMED = "<comprehension>"  # an edit's target that no name resolves to: it may reach any class
 _PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+_MUTABLE = frozenset({ast.List, ast.Set})
 _CONDITIONAL = frozenset({ast.If, ast.While, *TRY_STATEMENTS, ast.Match})
 # Builtins that only read the class they are handed: passing it to them changes nothing.
 _READERS = frozenset({
@@ -80,10 +86,14 @@ class _Frame:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     param: str  # "" when it takes no parameter that could be a class
     params: frozenset[str]
+    implicit: str = ""  # a method's own ``self`` (or ``cls``): what it sets there is the instance's, or the class's
+    loose: bool = False  # it sets a name the rules ask about on an object it cannot name (``_loose``)
     defs: dict[str, str] = field(default_factory=dict)  # name -> qualname of the functions defined in it
     classes: dict[str, str] = field(default_factory=dict)  # name -> qualname of the classes made in it
     local_names: set[str] = field(default_factory=set)
     looked_up: set[str] = field(default_factory=set)  # locals bound to ``globals()[...]``: a class of the module
+    drawn: dict[str, str] = field(default_factory=dict)  # a loop's variable -> the module's name it runs over
+    # (or whose call it runs over: ``REGISTRY.values()``)
     edits: list[NamespaceEdit] = field(default_factory=list)
     escapes: list[Escape] = field(default_factory=list)
     returns: list[str] = field(default_factory=list)
@@ -139,7 +149,8 @@ class Namespaces:
                 parent.defs[node.name] = name
             elif not scope:
                 self._module_defs[node.name] = name
-        self._frames.append(_Frame(name, node, param, frozenset(every)))
+        implicit = positional[0] if skip and positional else ""
+        self._frames.append(_Frame(name, node, param, frozenset(every), implicit))
 
     def leave_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         frame = self._frames.pop()
@@ -148,7 +159,7 @@ class Namespaces:
             frame.edits.extend(self._hidden_edits(node.body, frame.param, frame.qualname))
         hands_back = any(r == "param" or r.startswith(("def:", "class:", "call:")) for r in frame.returns)
         factory = any(r.startswith("def:") for r in frame.returns)  # ``pp_fields(*names)``: its result decorates
-        if (frame.param and (hands_back or frame.edits or frame.escapes)) or factory:
+        if (frame.param and (hands_back or frame.edits or frame.escapes)) or factory or frame.loose:
             if can_fall_through(node.body):  # asked only of an editor: most functions are none
                 frame.returns.append("none")
             self.editors.append(ClassEditor(frame.qualname, frame.param, node.lineno, tuple(frame.edits),
@@ -175,6 +186,10 @@ class Namespaces:
             self._regions.append(_Region(scope, line, node.end_lineno or line))
         elif kind is ast.For or kind is ast.AsyncFor:
             values = self._literal(node.iter, scope) if type(node.target) is ast.Name else None  # type: ignore[attr-defined]
+            if frame is not None and values is None and type(node.target) is ast.Name:  # type: ignore[attr-defined]
+                source = node.iter.func if type(node.iter) is ast.Call else node.iter  # type: ignore[attr-defined]
+                if dotted(source) and self._global(dotted(source), frame):  # ``OUTPUTS``, ``REGISTRY.values()``
+                    frame.drawn[node.target.id] = dotted(source) + ("()" if source is not node.iter else "")  # type: ignore[attr-defined]
             loop = node.target.id if values is not None else ""  # type: ignore[attr-defined]
             self._regions.append(_Region(scope, line, node.end_lineno or line, loop, values or ()))
         elif kind is ast.Return:
@@ -227,7 +242,9 @@ class Namespaces:
                         frame.looked_up.add(target.id)
                     else:
                         frame.looked_up.discard(target.id)
-                values = self._literal(value, scope) if value is not None else None
+                # a list or set bound to a name may be filled before it is read (``OUTPUTS.append(cls)`` in a
+                # registering decorator): only a tuple's items are known wherever the name is read
+                values = self._literal(value, scope) if value is not None and type(value) not in _MUTABLE else None
                 if values is not None:
                     self._tuples[(scope, target.id)] = values
                 else:
@@ -243,24 +260,22 @@ class Namespaces:
                 self._hidden_target(target, scope, frame)
         if frame is not None and isinstance(value, ast.Call):
             self._escape(value, frame)
+            self._handed(value, scope, frame)
         elif frame is None and not scope and value is not None and type(value) not in _PLAIN and not (
                 type(value) is ast.Attribute and dotted(value)):
             self._handed_inside(value, value if any(type(t) is ast.Name and _decorating(value, t.id) is not None
                                                     for t in targets) else None, scope)
 
     def _call(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
-        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed to the
-        decorator a factory returns (``pp_fields("ids")(Out)``: a "call" edit whose ``how`` ends in "()", followed as
-        the decorator when the factory is the project's, left alone as a registry's when it is not), a class handed
-        first to a function at module level
-        (``install_transport(Out, "to", fn)``: a "call" edit), or a class editor's class handed on."""
+        """A call standing alone: ``setattr``/``delattr`` on a class, ``vars(X).update(...)``, a class handed to a
+        call (``_handed``), or a class editor's class handed on."""
         callee = dotted(call.func)
         if callee in _SETATTR and len(call.args) >= 2:
             self._setattr(call, callee, scope, frame)
-        elif self._hidden and isinstance(call.func, ast.Attribute):
-            self._hidden_target(call.func.value, scope, frame)
-        elif frame is None:
-            self._handed(call, scope)
+        else:
+            if self._hidden and isinstance(call.func, ast.Attribute):
+                self._hidden_target(call.func.value, scope, frame)
+            self._handed(call, scope, frame)
         if frame is not None:
             self._escape(call, frame)
         elif not scope:
@@ -274,24 +289,56 @@ class Namespaces:
         value = call.args[2] if kind == "set" and len(call.args) > 2 else None
         names = self._names(call.args[1], scope)
         if names is None:
-            self._edit(target, "", "opaque", None, call, scope, frame, how=f"`{callee}` with a computed name")
+            self._edit(target, "", "opaque", None, call, scope, frame, how=f"`{callee}` {_COMPUTED}")
         for name in names or ():
             self._edit(target, name, kind, value, call, scope, frame)
 
-    def _handed(self, call: ast.Call, scope: Scope) -> None:
-        """At module level, a class handed first to a call: ``pp_fields("ids")(Out)`` (a "call" edit whose ``how``
-        ends in "()", followed as the decorator when the factory is the project's, left alone as a registry's when it
-        is not), or ``install_transport(Out, "to", fn)`` (a "call" edit, followed when the function is the
-        project's)."""
-        first = dotted(call.args[0]) if call.args else ""
-        if not first:
-            return
-        decorator = _decorating(call, first)
+    def _handed(self, call: ast.Call, scope: Scope, frame: _Frame | None = None) -> None:
+        """A class handed to a call, as "call" edits whose ``how`` is the callee. At module level, handed first:
+        ``pp_fields("ids")(Out)`` (``how`` ends in "()", followed as the decorator when the factory is the project's,
+        left alone as a registry's when it is not), or ``install_transport(Out, "to", fn)`` (followed when the
+        function is the project's). Handed otherwise, the edit's ``value`` is ``LATER``: in another argument
+        (``install(fn, Out)``), in a literal tuple or list (``enable_pp((A, B))``), or by name to a class the module
+        binds a literal tuple of. ``map(enable_pp, (A, B))`` hands each one first, as a loop would, under a condition
+        (nothing may consume the map). Inside a function (``frame``) only the module's classes count, not what the
+        function has of its own."""
         callee = dotted(call.func)
-        if decorator is not None and decorator.endswith("()"):
-            self._edit(first, "", "call", None, call, scope, None, how=decorator)
-        elif callee and callee not in _READERS:
-            self._edit(first, "", "call", None, call, scope, None, how=callee)
+        if callee in _READERS or (callee == "map" and len(call.args) == 2):
+            if callee == "map" and dotted(call.args[0]):
+                self._mapped(call, scope, frame)
+            return
+        first = dotted(call.args[0]) if call.args else ""
+        if first and self._global(first, frame):
+            decorator = _decorating(call, first) if frame is None else None
+            if decorator is not None and decorator.endswith("()"):
+                self._edit(first, "", "call", None, call, scope, frame, how=decorator)
+            elif callee:
+                self._edit(first, "", "call", None, call, scope, frame, how=callee)
+        if not callee:
+            return
+        for index, argument in enumerate([*call.args, *(k.value for k in call.keywords)]):
+            argument = argument.value if isinstance(argument, ast.Starred) else argument
+            name = dotted(argument)
+            names = ((name,) if index and name else ()) + (self._literal(argument, scope) or ())
+            for each in names:
+                if is_class_like(each.rsplit(".", 1)[-1]) and self._global(each, frame):
+                    self._edit(each, "", "call", None, call, scope, frame, how=callee, later=True)
+
+    def _mapped(self, call: ast.Call, scope: Scope, frame: _Frame | None) -> None:
+        """``map(enable_pp, (A, B))``: each class handed first to the function, if the map is consumed."""
+        region = _Region(scope, call.lineno - 1, call.end_lineno or call.lineno)  # no loop: a condition
+        self._regions.append(region)
+        for each in self._literal(call.args[1], scope) or ():
+            if is_class_like(each.rsplit(".", 1)[-1]) and self._global(each, frame):
+                self._edit(each, "", "call", None, call, scope, frame, how=dotted(call.args[0]))
+        self._regions.remove(region)
+
+    @staticmethod
+    def _global(name: str, frame: _Frame | None) -> bool:
+        """Whether ``name`` is the module's, not a parameter, local, function or class of the function running."""
+        head = name.partition(".")[0]
+        return frame is None or not (head in frame.params or head in frame.local_names or head in frame.defs
+                                     or head in frame.classes)
 
     def _handed_inside(self, value: ast.expr, done: ast.expr | None, scope: Scope) -> None:
         """The same inside an expression at module level, where the call's result is put to other use
@@ -369,9 +416,11 @@ class Namespaces:
         self._regions.remove(region)
 
     def _edit(self, target: str, name: str, kind: str, value: ast.expr | None, node: ast.AST, scope: Scope,
-              frame: _Frame | None, how: str = "") -> None:
+              frame: _Frame | None, how: str = "", later: bool = False) -> None:
         if not target:
             return
+        if name == "__bases__" and kind != "call":  # ``Out.__bases__ = (Mixin, Base)``: a new MRO, read nowhere
+            kind, name, how = "opaque", "", f"`{target}.__bases__` {'deleted' if kind == 'delete' else 'assigned'}"
         head = target.split(".", 1)[0]
         line = node.lineno  # type: ignore[attr-defined]
         own = frame is not None and target == frame.param
@@ -379,6 +428,12 @@ class Namespaces:
             if head in frame.looked_up and target == head:
                 target = head = GLOBALS  # ``target = globals()[name]; target.to_pp_tensors = ...``
             elif head in frame.params or head in frame.local_names or not is_class_like(target.rsplit(".", 1)[-1]):
+                if head in frame.drawn and target == head and name in LOOKED_UP and kind != "opaque":
+                    # ``for cls in OUTPUTS: cls.to_pp_tensors = fn``: any class the module's name may hold
+                    self.edits.append(NamespaceEdit(f"{frame.drawn[head]}[...]", name, kind, self.positions.span(node),
+                                                    scope=frame.qualname))
+                elif target != frame.implicit and (name in LOOKED_UP or _COMPUTED in how):
+                    self._loose(frame, target, name, node)
                 return  # an object of the function's own, or not a class by its name
         loop = None if own else next((r for r in reversed(self._regions) if r.loop == head and r.scope == scope
                                       and r.start < line <= r.end), None)
@@ -388,7 +443,11 @@ class Namespaces:
         span = self.positions.span(node)  # what is kept is worked out only now: most stores are dropped above
         conditional = any(r.scope == scope and r.start < line <= r.end and (not r.loop or not r.values)
                           for r in self._regions)  # a loop over an empty literal never runs its body
-        text, function = self._value(value, scope, frame) if kind == "set" else ("", "")
+        binding = ""
+        if kind == "set" and value is not None:
+            value, binding = unwrapped(value)  # ``Out.to_pp_tensors = staticmethod(_pack)``: ``how`` says so
+            how = how or binding
+        text, function = self._value(value, scope, frame) if kind == "set" else (LATER if later else "", "")
         if own:
             frame.edits.append(NamespaceEdit(target, name, kind, span, text, function, frame.qualname,  # type: ignore[union-attr]
                                              conditional, how))
@@ -396,6 +455,16 @@ class Namespaces:
         where = frame.qualname if frame is not None else ""
         for each in ([value + target[len(head):] for value in loop.values] if loop is not None else [target]):
             self.edits.append(NamespaceEdit(each, name, kind, span, text, function, where, conditional, how))
+
+    def _loose(self, frame: _Frame, target: str, name: str, node: ast.AST) -> None:
+        """A function that sets a name the rules ask about (or a computed one) on an object it cannot name: a
+        parameter other than the one a class arrives in, a loop's variable, a local (``def enable_pp(*classes): for
+        c in classes: c.to_pp_tensors = fn``). Whatever class it is handed, in whatever argument, may be that
+        object: an opaque edit makes the function a ``ClassEditor`` whose classes are unknown."""
+        frame.loose = True
+        frame.edits.append(NamespaceEdit(frame.param, "", "opaque", self.positions.span(node), scope=frame.qualname,
+                                         how=f"setting `{target}.{name or '<computed name>'}` on what may be any "
+                                             "class it is handed"))
 
     def _value(self, value: ast.expr | None, scope: Scope, frame: _Frame | None) -> tuple[str, str]:
         """(the value as an edit records it, the qualname of the function it is in this module or "")."""
@@ -471,40 +540,74 @@ class Namespaces:
     # -- type(name, bases, namespace) -------------------------------------------------------------------------
     def _made_class(self, call: ast.expr | None, targets: list[ast.expr], scope: Scope,
                     frame: _Frame | None) -> str | None:
-        """The qualname of the class a ``type(name, bases, namespace)`` call makes (its ``ClassSummary`` added),
-        or None when the call is no such call."""
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "type"
-                and len(call.args) == 3 and not call.keywords):
+        """The qualname of the class a ``type(name, bases, namespace)``, ``dataclasses.make_dataclass(name, fields,
+        bases=..., namespace=...)`` or ``types.new_class(name, bases)`` call makes (its ``ClassSummary`` added), or
+        None when the call is no such call."""
+        made = self._maker(call) if isinstance(call, ast.Call) else None
+        if made is None:
             return None
-        name_arg, bases_arg, namespace = call.args
+        maker, name_arg, bases_arg, namespace, opaque = made
         bound = next((t.id for t in targets if isinstance(t, ast.Name)), None)
-        name = bound or string(name_arg) or f"<type@{call.lineno}>"
-        opaque = ""
+        name = bound or string(name_arg) or f"<type@{call.lineno}>"  # type: ignore[union-attr]
         bases: list[str] = []
         if isinstance(bases_arg, (ast.Tuple, ast.List)) and all(dotted(b) for b in bases_arg.elts):
             bases = [dotted(b) for b in bases_arg.elts]
         else:
-            opaque = "its bases are built at run time"
+            opaque = opaque or "its bases are built at run time"
         methods: list[MethodSummary] = []
         assigns: list[MemberAssign] = []
         if not isinstance(namespace, ast.Dict) or any(string(k) is None for k in namespace.keys):
             opaque = opaque or "its namespace is built at run time"
         else:
-            for key, value in zip(namespace.keys, namespace.values, strict=True):
+            for key, written in zip(namespace.keys, namespace.values, strict=True):
                 member = string(key) or ""
+                value, binding = unwrapped(written)
                 if isinstance(value, ast.Lambda):
-                    methods.append(self._lambda_method(value, member))
+                    method = self._lambda_method(value, member)
+                    methods.append(replace(method, decorators=(binding,)) if binding else method)
                     continue
                 text, function = self._value(value, scope, frame)
                 assigns.append(MemberAssign(member, function if function and "<locals>" in function else text,
-                                            self.positions.span(key)))  # type: ignore[arg-type]
-        summary = ClassSummary(name=name, qualname=qualname(scope, name), span=self.positions.span(call.func),
-                               class_line=call.lineno, bases=tuple(bases), decorators=(), methods=tuple(methods),
-                               assigns=tuple(assigns), made_by="type", opaque=opaque)
+                                            self.positions.span(key), binding))  # type: ignore[arg-type]
+        summary = ClassSummary(name=name, qualname=qualname(scope, name), span=self.positions.span(call.func),  # type: ignore[union-attr]
+                               class_line=call.lineno, bases=tuple(bases), decorators=(), methods=tuple(methods),  # type: ignore[union-attr]
+                               assigns=tuple(assigns), made_by=maker, opaque=opaque)
         self.classes.append(summary)
         if frame is not None:
             frame.classes[name] = summary.qualname
         return summary.qualname
+
+    def _maker(self, call: ast.Call) -> tuple[str, ast.expr, ast.expr, ast.expr, str] | None:
+        """(the maker as messages name it, the name, bases and namespace arguments, why the namespace cannot be
+        read or "") of a call that makes a class; None for any other call. ``make_dataclass`` and ``new_class``
+        count as written with their module, or by name where the file imports them from it (the text says so)."""
+        callee = dotted(call.func)
+        args = call.args
+        if callee == "type" and len(args) == 3 and not call.keywords:
+            return "type", args[0], args[1], args[2], ""
+        maker = callee.rpartition(".")[2] if callee in _MAKER_CALLS or (
+            callee in _MAKER_MODULES and f"from {_MAKER_MODULES[callee]} import" in self.positions.text) else ""
+        if not maker:
+            return None
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        empty_tuple, empty_dict = ast.Tuple(elts=[], ctx=ast.Load()), ast.Dict(keys=[], values=[])
+        if maker == "make_dataclass" and args and len(args) <= 2 and all(k.arg for k in call.keywords):
+            fields = args[1] if len(args) > 1 else keywords.get("fields")
+            named = [string(f.elts[0]) if isinstance(f, ast.Tuple) and f.elts else string(f)
+                     for f in (fields.elts if isinstance(fields, (ast.List, ast.Tuple)) else ())]
+            looked_up = next((n for n in named if n in LOOKED_UP), None)
+            namespace = keywords.get("namespace", empty_dict)
+            return ("make_dataclass", args[0], keywords.get("bases", empty_tuple),
+                    empty_dict if is_none(namespace) else namespace,
+                    f"its field `{looked_up}` is stored on each instance" if looked_up else "")
+        if maker == "new_class" and args and all(k.arg for k in call.keywords):
+            rest = dict(zip(("bases", "kwds", "exec_body"), args[1:], strict=False)) | keywords
+            body, kwds = rest.get("exec_body"), rest.get("kwds")
+            opaque = f"`{ast.unparse(body)}` fills its namespace" if body is not None and not is_none(body) else \
+                "it is given class keywords" if kwds is not None and not is_none(kwds) and not (
+                    isinstance(kwds, ast.Dict) and not kwds.keys) else ""
+            return "new_class", args[0], rest.get("bases", empty_tuple), empty_dict, opaque
+        return None
 
     # -- what hides in expressions ------------------------------------------------------------------------
     def _hidden_target(self, node: ast.expr, scope: Scope, frame: _Frame | None) -> None:

@@ -201,3 +201,19 @@ def known_truth(test: ast.expr) -> bool | None:
     if isinstance(test, ast.Constant):
         return bool(test.value)
     return None
+
+
+BINDINGS = {"staticmethod": "staticmethod", "classmethod": "classmethod", "partial": "staticmethod",
+            "functools.partial": "staticmethod"}
+"""Calls that wrap a function into what a class attribute binds differently: what it then binds like."""
+
+
+def unwrapped(value: ast.expr) -> tuple[ast.expr, str]:
+    """``staticmethod(f)``, ``classmethod(f)``, ``functools.partial(f)`` (or of a lambda): the function and how a
+    class attribute holding the wrapper binds it ("staticmethod" or "classmethod"); else ``value`` and ""."""
+    if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords \
+            and isinstance(value.args[0], (ast.Name, ast.Attribute, ast.Lambda)):
+        binding = BINDINGS.get(dotted(value.func), "")
+        if binding:
+            return value.args[0], binding
+    return value, ""
