@@ -1,6 +1,6 @@
 """The index's answers along deep and tangled hierarchies: memoised along the MRO (a class's answer reused by every
 class whose MRO's tail is its MRO), they must be what a walk of each class's own MRO gives, whichever class is
-asked first; and a chain deeper than Python's recursion limit must be answered, not crash (issue 54).
+asked first; and a chain deeper than Python's recursion limit must be answered, not crash.
 
 The reference for each answer is a fresh index asked about that class alone, so nothing another question
 memoised can leak into it; lookups are also checked against the interpreter's own attribute lookup."""
@@ -273,3 +273,19 @@ def test_what_classes_declare_and_how_their_methods_run_are_those_of_whole_walks
     for info in infos:
         assert ppa012._declared(context, info, "ids") == _declared_walked(context, info, "ids"), info.fqn
     assert context._runs == _runs_walked(context)
+
+
+def test_a_stack_of_diamonds_has_pythons_mro_asked_from_the_top() -> None:
+    """Each level's sides share the level below, whose MRO every side's ends with: the merge of what comes before
+    it, then it (``_merged_before``). Mixins that a side lists again, and one listed in the shared part, too."""
+    lines = ["class D0:\n    pass\n", "class M:\n    pass\n"]
+    for i in range(1, 120):
+        mixin = ", M" if i % 7 == 0 else ""
+        lines.append(f"class L{i}(D{i - 1}{mixin}):\n    pass\nclass R{i}(D{i - 1}):\n    pass\n"
+                     f"class D{i}(L{i}, R{i}):\n    pass\n")
+    source = "".join(lines)
+    namespace: dict[str, type] = {}
+    exec(source, namespace)  # the test's own class statements
+    index = _index(source)
+    for name in ("D119", "R60", "D60", "L119", "D1"):
+        assert index.mro(f"m.{name}") == tuple(f"m.{c.__name__}" for c in namespace[name].__mro__ if c is not object)

@@ -177,9 +177,8 @@ class SummaryStore:
         ``scan`` gives: the files in memory in their order, then those read from disk."""
         if len(tokens) > HELD_MAX_TOKENS:
             return self.scan(files, tokens)
-        keys = set(held.keys)
         found = held.holding(encoded(tokens))
-        rest = [f for f in files if f.path not in keys]
+        rest = [f for f in files if f.path not in held.keys]
         in_memory = [f for f in rest if self.overlays.get(f.path, self._bytes.get(f.path)) is not None]
         found.update(f.path for f in self.scan(in_memory, tokens))
         on_disk = [f for f in rest if self.overlays.get(f.path, self._bytes.get(f.path)) is None]

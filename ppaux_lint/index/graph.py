@@ -348,7 +348,9 @@ class ProjectGraph:
         if single:
             merged: list[str] | None = sequences[0]  # one base: its MRO, as the merge would give it
         else:
-            merged = _c3_merge([*sequences, [p for p in parents if any(p == s[0] for s in sequences)]])
+            order = [p for p in parents if any(p == s[0] for s in sequences)]
+            shared = None if cut or len(sequences) < 2 else self._shared_tail([s[0] for s in sequences])
+            merged = _c3_merge([*sequences, order]) if shared is None else self._merged_before(sequences, order, shared)
         if merged is None:  # inconsistent order (Python would raise TypeError): fall back to depth-first
             merged = []
             seen: set[str] = set()
@@ -362,6 +364,33 @@ class ProjectGraph:
             if jump is not None:
                 self._jumps[fqn] = jump
         return result, cut
+
+    def _shared_tail(self, heads: list[str]) -> tuple[str, ...] | None:
+        """The MRO of a class that every MRO of ``heads`` ends with (each memoised), found along their ``_jumps``
+        (a few steps: the classes a diamond's sides share); None when there is none within ``_SHARED_STEPS``."""
+        current = list(heads)
+        for _ in range(_SHARED_STEPS):
+            if any(c not in self._mro for c in current):
+                return None
+            if all(c == current[0] for c in current):
+                return self._mro[current[0]]
+            longest = max(range(len(current)), key=lambda i: len(self._mro[current[i]]))
+            jump = self._jumps.get(current[longest])
+            if jump is None:
+                return None
+            current[longest] = self._mro[current[longest]][jump]
+        return None
+
+    @staticmethod
+    def _merged_before(sequences: list[list[str]], order: list[str], shared: tuple[str, ...]) -> list[str] | None:
+        """C3's merge of sequences that all end with ``shared``: the merge of what comes before it, then it, when
+        nothing before it is in it (C3 cannot take a class of ``shared`` while a sequence still has a class before
+        it, and then takes it in order). Merged whole, the sequences along a stack of n diamonds cost n * n steps."""
+        before = [s[:len(s) - len(shared)] for s in sequences]
+        if any(c in shared for c in order) or any(c in shared for s in before for c in s):
+            return _c3_merge([*sequences, order])
+        merged = _c3_merge([*(s for s in before if s), order])
+        return None if merged is None else merged + list(shared)
 
     def _find_jump(self, mro: tuple[str, ...]) -> int | None:
         """The first position after the class itself from which its MRO is the MRO of the class there (memoised
@@ -854,6 +883,7 @@ class Below:
         return self._firsts[fqn]
 
 
+_SHARED_STEPS = 32  # steps _shared_tail takes along the MROs' tails before it gives up (a plain merge then)
 _FIRST = 4  # names Below.least keeps: three to show, and one to tell there are more
 
 

@@ -232,7 +232,8 @@ class Held:
     n rounds of n searches."""
 
     def __init__(self, keys: Sequence[str], texts: Sequence[bytes]) -> None:
-        self.keys = tuple(keys)
+        self.keys = frozenset(keys)
+        self._keys = tuple(keys)
         self._starts: list[int] = []
         at = 0
         for text in texts:
@@ -251,7 +252,7 @@ class Held:
                 index = bisect.bisect_right(starts, at) - 1
                 found.add(index)
                 at = blob.find(needle, starts[index + 1]) if index + 1 < len(starts) else -1
-        return {self.keys[i] for i in found}
+        return {self._keys[i] for i in found}
 
 
 def _trie_pattern(needles: Iterable[bytes]) -> bytes:
