@@ -526,7 +526,6 @@ def test_a_local_bound_twice_from_the_one_before_is_read_in_bounded_time(lint_pr
     read, two to the fortieth, and check (or the language server) never ended. Each expression's value now has a
     budget of evaluations, past which what is left is unknown; the run ends in seconds."""
     import signal
-    import time
 
     twice = "".join(f"        x{i} = x{i - 1}\n        x{i} = x{i - 1}\n" for i in range(1, 40))
     lint_project({"pkg/outputs.py": OUTPUTS,
@@ -537,11 +536,9 @@ def test_a_local_bound_twice_from_the_one_before_is_read_in_bounded_time(lint_pr
         raise TimeoutError("the inference did not end")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(60)
+    signal.alarm(60)  # a guard against the hang, not a timing: two to the fortieth paths never end
     try:
-        start = time.perf_counter()
         analysis = run_analysis()
-        assert time.perf_counter() - start < 30
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
