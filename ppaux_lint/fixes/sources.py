@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summarize.syntax import walk_statements
 from ppaux_lint.support.encoding import source_encoding
+from ppaux_lint.support.fileio import MAX_SOURCE_BYTES, read_regular_file
 
 if TYPE_CHECKING:
     from ppaux_lint.index.project_index import ProjectIndex
@@ -29,8 +30,7 @@ def read_source_data(path: str, overlays: Mapping[str, bytes] | None = None) -> 
     if overlays is not None and path in overlays:
         data = overlays[path]
     else:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular_file(path, MAX_SOURCE_BYTES)  # as the analysis read it: never a FIFO, never a huge one
     encoding = source_encoding(data)
     return data, data.decode(encoding), encoding
 

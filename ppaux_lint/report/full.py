@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ppaux_lint.facts.spans import source_lines
 from ppaux_lint.report.paths import display_path, printable
+from ppaux_lint.support.fileio import MAX_SOURCE_BYTES, read_regular_file
 
 if TYPE_CHECKING:
     from ppaux_lint.facts.findings import Finding
@@ -46,9 +47,10 @@ def render(findings: Sequence[Finding], out: TextIO, overlays: Mapping[str, byte
 
 
 def _read(path: str) -> bytes:
+    """The file the findings quote, read as the analysis read it: a regular file no larger than any source (a
+    3 GB sparse file was read whole to quote its line 1, and its NULs written out), else nothing to quote."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular_file(path, MAX_SOURCE_BYTES)
     except OSError:
         return b""
 

@@ -118,7 +118,7 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
 
 def _current(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular_file(path, MAX_SOURCE_BYTES)  # a FIFO swapped in meanwhile must not block the write
     except OSError:
         return None
 

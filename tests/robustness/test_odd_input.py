@@ -382,6 +382,10 @@ def test_a_file_too_large_for_any_source_is_its_own_ppa000_unread(root: Path) ->
     (huge,) = [f for f in json.loads(result.stdout) if f["path"] == "pkg/huge.py"]
     assert f"larger than {MAX_SOURCE_BYTES} bytes" in huge["message"]
     assert f"pyproject.toml: cannot read: larger than {MAX_SETTINGS_BYTES} bytes" in result.stderr, result.stderr
+    with deadline(60):  # the default format quotes each finding's line: it read the file whole to quote line 1
+        shown = cli(["check", "--no-cache", "--output-format", "full", "."], root)
+    assert shown.returncode == 1 and "pkg/huge.py:1:1: PPA000" in shown.stdout, shown.stderr
+    assert len(shown.stdout) < 100_000 and "\x00" not in shown.stdout
 
 
 @pytest.mark.parametrize("output_format", ["concise", "sarif"])
