@@ -56,11 +56,11 @@ def _init(init: ast.FunctionDef) -> InitFacts:
 
 # What ``_alters`` looks for, as text: ``setattr``/``delattr``/``__setattr__``, ``del`` (``del(self.ids[0])`` too),
 # an in-place method call (a name ending in one ``_``: ``add_(``), ``out=``, ``__dict__``, ``vars(``, a store into a
-# subscript (``] =``, ``] +=``). Every form starts with a literal, its word boundary looked behind after it: the
-# search then tries only where one of those first characters stands (``\bdel`` had it try every character, a
-# twentieth of the summarizer's time).
+# subscript (``] =``, ``] +=``, ``] //=``). Every form starts with a literal, its word boundary looked behind after
+# it: the search then tries only where one of those first characters stands (``\bdel`` had it try every character,
+# a twentieth of the summarizer's time).
 _ALTERING = re.compile(r"setattr|delattr|del(?<!\wdel)\b|_(?<=[A-Za-z0-9]_)\s*\(|out(?<!\wout)\s*=|__dict__"
-                       r"|vars\s*\(|\]\s*[-+*/@%&|^]?=(?!=)")
+                       r"|vars\s*\(|\]\s*(?://|\*\*|>>|<<|[-+*/@%&|^])?=(?!=)")
 
 
 @functools.lru_cache(maxsize=4)
