@@ -1581,3 +1581,16 @@ def test_ppa022_an_observer_returning_sglang_s_composite_is_reported_at_its_afte
         ("pkg.mod.Direct", locate(COMPOSITES, "def after_sample")[0]),
         ("pkg.mod.ThroughHelper", locate(COMPOSITES, "def after_sample", 2)[0])}
     assert "can return SGLang's `CompositeDeviceAuxiliaryOutput`, which has no `to_pp_tensors`" in findings[0].message
+
+
+@pytest.mark.parametrize("patch", [
+    "CompositeDeviceAuxiliaryOutput.to_pp_tensors = _bundle_to_pp",
+    "setattr(CompositeDeviceAuxiliaryOutput, 'to_pp_tensors', _bundle_to_pp)",
+    "for _cls in (CompositeDeviceAuxiliaryOutput,):\n    _cls.to_pp_tensors = _bundle_to_pp",
+])
+def test_ppa022_is_silent_where_the_project_gives_the_composite_a_to_pp_tensors(lint_project, patch: str) -> None:
+    """The project may give SGLang's class the method itself (confirmed through SGLang 0.5.23's helpers: add then
+    sends the bundle, pop rebuilds its part): no observer returning it is reported."""
+    patched = COMPOSITES + f"\n\ndef _bundle_to_pp(self):\n    return {{'ids': self.outputs[0].ids}}\n\n\n{patch}\n"
+    lint_project({"pkg/mod.py": patched})
+    assert [f for f in lint() if f.code == "PPA022"] == []

@@ -6,6 +6,8 @@ PP helper refuses it whatever its parts can do. The class is SGLang's, not the p
 the project's own classes, never sees it, so the finding is made here, at the ``after_sample`` that can return one
 (the inference's ``("xi", ...)`` value: a call of the class itself, also through locals and project helpers).
 ``append_auxiliary_output(a, b)`` hands back one of its arguments when the other is None, so it is not followed.
+Where the project sets ``to_pp_tensors`` on the class (or on something the analysis cannot name, which may be it),
+the lookup of that name on it is not empty, and the rule says nothing: the helper then sends it.
 
 No fix: what the composite should send (each part's tensors under a name of its own) is the author's design.
 """
@@ -26,6 +28,8 @@ _RETURNED = (FOREIGN, COMPOSITE_OUTPUT)
 
 def check(context: CheckContext) -> Iterator[Finding]:
     index = context.index
+    if index.lookup(COMPOSITE_OUTPUT, TO_PP) is not None:
+        return  # the project gives it one (``CompositeDeviceAuxiliaryOutput.to_pp_tensors = ...``), or may
     done: set[str] = set()
     for info in context.concrete():
         if OBSERVER not in info.roles or info.unknown:
