@@ -1039,6 +1039,35 @@ class Out(DeviceAuxiliaryOutput):{COPY}
         f" (line {line}), which may be any class")
 
 
+@pytest.mark.parametrize("binding", ["PATCHED = [A]", "PATCHED: list = [A]", "PATCHED = {A}"])
+def test_a_list_the_module_only_loops_over_holds_its_items(lint_project, binding):
+    """``PATCHED = [A]`` that the module names nowhere else than in ``for cls in PATCHED:`` is filled by nothing:
+    the loop sets the name on ``A`` alone, and an output elsewhere that lacks it is still a PPA001 (through SGLang
+    0.5.23's helpers: add raises for it). Taken for a list that may hold anything, it made every output of the
+    project unknown."""
+    lint_project({
+        "pkg/reg.py": IMPORT_AUX + f"""
+def _pack(self):
+    return {{"ids": self.ids}}
+
+
+class A(DeviceAuxiliaryOutput):{COPY}
+
+
+{binding}
+for cls in PATCHED:
+    cls.to_pp_tensors = _pack
+""",
+        "pkg/other.py": IMPORT_AUX + f"""
+
+class Lonely(DeviceAuxiliaryOutput):{COPY}
+""",
+    })
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.other.Lonely", "PPA001")}
+    assert analysis.unjudged() == []
+
+
 def test_a_class_patched_in_a_function_is_unknown_for_that_name(lint_project):
     lint_project({"pkg/outputs.py": IMPORT_AUX + f"""
 

@@ -22,6 +22,7 @@ function's ``scope``, which the index cannot order and so takes for unknown.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from dataclasses import field, replace
 
@@ -228,6 +229,16 @@ class Namespaces:
                 self.functions.append(FunctionSummary(name, summarize_method(node, self.positions, detailed=True)))
 
     # -- statements ---------------------------------------------------------------------------------------
+    def _only_looped(self, name: str) -> bool:
+        """Whether the module's text names ``name`` only where it binds it (``NAME = [...]``) and where a loop
+        runs over it (``for cls in NAME:``): then nothing in the module fills the list or hands it on. (Another
+        module that imports it and appends to it is not seen.)"""
+        text, word = self.positions.text, re.escape(name)
+        every = len(re.findall(rf"(?<![\w.]){word}(?!\w)", text))
+        bound = len(re.findall(rf"(?<![\w.]){word}\s*(?::[^=\n]*)?=(?!=)", text))
+        looped = len(re.findall(rf"\bin\s+{word}\s*:", text))
+        return every == bound + looped
+
     def _assign(self, node: ast.stmt, targets: list[ast.expr], value: ast.expr | None, scope: Scope,
                 frame: _Frame | None) -> None:
         made = self._made_class(value, targets, scope, frame) if isinstance(value, ast.Call) else None
@@ -243,8 +254,10 @@ class Namespaces:
                     else:
                         frame.looked_up.discard(target.id)
                 # a list or set bound to a name may be filled before it is read (``OUTPUTS.append(cls)`` in a
-                # registering decorator): only a tuple's items are known wherever the name is read
-                values = self._literal(value, scope) if value is not None and type(value) not in _MUTABLE else None
+                # registering decorator): only a tuple's items are known wherever the name is read, and a list's
+                # or set's where the module names it nowhere but where it binds it and where loops run over it
+                values = self._literal(value, scope) if value is not None and (
+                    type(value) not in _MUTABLE or (frame is None and self._only_looped(target.id))) else None
                 if values is not None:
                     self._tuples[(scope, target.id)] = values
                 else:
