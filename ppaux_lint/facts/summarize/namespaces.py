@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import field, replace
 
@@ -71,6 +72,10 @@ _UNNAMED = "<comprehension>"  # an edit's target that no name resolves to: it ma
 _PLAIN = frozenset({ast.Name, ast.Constant})  # values that hold no call (nor does a dotted name)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _MUTABLE = frozenset({ast.List, ast.Set})
+# Where a module's text names a word, binds it, and loops over it (``_only_looped``).
+_WORD = re.compile(r"(?<![\w.])(\w+)")
+_BOUND = re.compile(r"(?<![\w.])(\w+)\s*(?::[^=\n]*)?=(?!=)")
+_LOOPED = re.compile(r"\bin\s+(\w+)\s*:")
 _CONDITIONAL = frozenset({ast.If, ast.While, *TRY_STATEMENTS, ast.Match})
 # Builtins that only read the class they are handed: passing it to them changes nothing.
 _READERS = frozenset({
@@ -126,6 +131,7 @@ class Namespaces:
         self._frames: list[_Frame | None] = []  # None: a class body
         self._regions: list[_Region] = []
         self._tuples: dict[tuple[Scope, str], tuple[str, ...]] = {}  # literal tuples of names bound in a scope
+        self._word_counts: tuple[Counter[str], Counter[str], Counter[str]] | None = None  # ``_only_looped``
         self._module_defs: dict[str, str] = {}
         self._defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # qualname -> every non-method def
         self._wanted: set[str] = set()  # qualnames bound into a class somewhere in this file
@@ -232,12 +238,14 @@ class Namespaces:
     def _only_looped(self, name: str) -> bool:
         """Whether the module's text names ``name`` only where it binds it (``NAME = [...]``) and where a loop
         runs over it (``for cls in NAME:``): then nothing in the module fills the list or hands it on. (Another
-        module that imports it and appends to it is not seen.)"""
-        text, word = self.positions.text, re.escape(name)
-        every = len(re.findall(rf"(?<![\w.]){word}(?!\w)", text))
-        bound = len(re.findall(rf"(?<![\w.]){word}\s*(?::[^=\n]*)?=(?!=)", text))
-        looped = len(re.findall(rf"\bin\s+{word}\s*:", text))
-        return every == bound + looped
+        module that imports it and appends to it is not seen.) The text is counted once per module, whatever
+        the number of lists it binds."""
+        if self._word_counts is None:
+            text = self.positions.text
+            self._word_counts = (Counter(_WORD.findall(text)), Counter(_BOUND.findall(text)),
+                                 Counter(_LOOPED.findall(text)))
+        every, bound, looped = self._word_counts
+        return every[name] == bound[name] + looped[name]
 
     def _assign(self, node: ast.stmt, targets: list[ast.expr], value: ast.expr | None, scope: Scope,
                 frame: _Frame | None) -> None:
