@@ -116,7 +116,7 @@ class SummaryStore:
         contains = None
         disk = self._disk
         for source in files:
-            data = self.overlays.get(source.path, self._bytes.get(source.path))
+            data = self._in_memory(source.path)
             if data is not None:
                 contains = contains or searcher(encoded(tokens))
                 text = searchable(data)
@@ -166,7 +166,7 @@ class SummaryStore:
         index), to be searched again by ``scan_held``."""
         keys, texts = [], []
         for source in files:
-            data = self.overlays.get(source.path, self._bytes.get(source.path))
+            data = self._in_memory(source.path)
             if data is not None and source.path not in self._kept_stamps:
                 keys.append(source.path)
                 texts.append(searchable(data))
@@ -178,11 +178,17 @@ class SummaryStore:
         if len(tokens) > HELD_MAX_TOKENS:
             return self.scan(files, tokens)
         found = held.holding(encoded(tokens))
-        rest = [f for f in files if f.path not in held.keys]
-        in_memory = [f for f in rest if self.overlays.get(f.path, self._bytes.get(f.path)) is not None]
+        in_memory: list[SourceFile] = []
+        on_disk: list[SourceFile] = []
+        for source in files:
+            if source.path not in held.keys:
+                (in_memory if self._in_memory(source.path) is not None else on_disk).append(source)
         found.update(f.path for f in self.scan(in_memory, tokens))
-        on_disk = [f for f in rest if self.overlays.get(f.path, self._bytes.get(f.path)) is None]
         return [f for f in files if f.path in found] + self.scan(on_disk, tokens)
+
+    def _in_memory(self, path: str) -> bytes | None:
+        """The bytes of ``path`` this store already holds: an overlay's, else what an earlier scan kept."""
+        return self.overlays.get(path, self._bytes.get(path))
 
     def forget_unsummarized(self) -> None:
         """Drop the bytes that scans kept of files never summarized: the fixpoint is over."""

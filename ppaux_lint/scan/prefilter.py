@@ -143,8 +143,7 @@ def uncovered(added: Iterable[str], older: Iterable[str]) -> frozenset[str]:
     added = tuple(added)
     if not added:  # the fixpoint's last round: nothing to index the older tokens for
         return frozenset()
-    contains = Substrings(encoded(older))
-    return frozenset(t for t in added if not contains.any_in(t.encode("utf-8")))
+    return Uncovered(older)(added)
 
 
 class Uncovered:
