@@ -135,6 +135,19 @@ def parse(args: Sequence[str]) -> dict[str, object] | None:
     return params
 
 
+def file_named_like_an_option(args: Sequence[str]) -> str | None:
+    """The first of ``check``'s arguments (``args``, after ``check``) that click would read as an option, and that
+    names a file (or anything) in the working directory; None where none does. pre-commit puts the staged file
+    names after the hook's options as they are, so a commit adding ``--exclude=*.py`` would make every later run
+    exclude every file and pass: such a name is refused, not guessed at (``--`` ends the options)."""
+    for arg in args:
+        if arg == "--":
+            return None
+        if arg[:1] == "-" and arg != "-" and "\0" not in arg and os.path.lexists(arg):
+            return arg
+    return None
+
+
 def _value(option: Option, text: str) -> object | None:
     """What click makes of ``text`` given to ``option``; None where it would refuse it."""
     if option.choices is not None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ppaux_lint.cli import notices
 from ppaux_lint.cli.check_command import AT_ONCE, OWN_PROCESS, run
-from ppaux_lint.cli.check_options import parse
+from ppaux_lint.cli.check_options import file_named_like_an_option, parse
 from ppaux_lint.support import collector, interrupts, records, streams
 from ppaux_lint.support.command import (
     EXIT_CLEAN,
@@ -91,6 +91,11 @@ def main(argv: Sequence[str] | None = None, state: dict[str, object] | None = No
 def _run(args: list[str], state: dict[str, object]) -> object:
     """The command ``args`` ask for: a ``check`` whose command line ``check_options.parse`` reads runs without
     click (importing it and building its commands took 13 ms of a one-file check's 50); the rest through click."""
+    if args[:1] == ["check"]:
+        ambiguous = file_named_like_an_option(args[1:])
+        if ambiguous is not None:
+            raise ExitError(f"{ambiguous!r} is an option, and a file here is named so: it is read as neither; "
+                            f"pass the file as './{ambiguous}' or after '--'")
     params = parse(args)
     if params is not None:
         state["debug"] = False  # what click's group would say: ``--debug`` comes before the command
