@@ -40,14 +40,14 @@ def annotation(f: Finding) -> str:
     rule = by_code(f.code)
     title = f"{f.code} {rule.name}" if rule is not None else f.code
     properties = [
-        ("file", display_path(f.path)),
+        ("file", inert(display_path(f.path))),  # a link to the file, unless its name holds what a terminal acts on
         ("line", str(f.span.line)),
         ("col", str(f.span.column)),
         ("endLine", str(max(f.span.end_line, f.span.line))),
         ("endColumn", str(f.span.end_column)),
         ("title", title),
     ]
-    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)  # the path as it is: a link
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
     return f"::{_COMMANDS.get(f.severity, 'error')} {props}::{escape_data(inert(f'{f.code} {f.message}'))}"
 
 

@@ -108,13 +108,16 @@ def test_the_files_a_run_would_check_are_fenced_off(hostile):
     assert stop == "stop-commands" and resume == token and len(token) >= 32
 
 
-def test_an_annotation_message_holds_no_terminal_control(tmp_path):
-    """A class named in a message comes from the file's name: what would reach a log reader's terminal is
-    shown as its escape, as the human formats show it."""
-    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/o\x1b]0;t\x07\x9b2J.py": BROKEN_OUTPUT})
+def test_an_annotation_holds_no_terminal_control(tmp_path):
+    """A class named in a message comes from the file's name, and so does the annotation's ``file``: what would
+    reach a terminal (the format run by hand) or a log reader's is shown as its escape, as the human formats
+    show it. Such a name then links to no file, and the annotation is shown for the whole run."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/o\x1b]0;t\x07\x9b2J\u202e.py": BROKEN_OUTPUT})
     done = github(["."], root)
-    ((name, _, data),) = commands(done.stdout)
-    assert name == "error" and not any(c in data for c in "\x1b\x07\x9b") and "\\x1b]0;t\\x07" in data, data
+    ((name, properties, data),) = commands(done.stdout)
+    assert name == "error" and not any(c in data for c in "\x1b\x07\x9b\u202e") and "\\x1b]0;t\\x07" in data, data
+    assert properties["file"] == "pkg/o\\x1b]0;t\\x07\\x9b2J\\u202e.py", properties
+    assert not any(c in done.stdout for c in "\x1b\x07\x9b\u202e"), done.stdout
 
 
 # Names that end a line, rewrite the terminal (an OSC title, a colour) or reorder what is shown (RLO).
