@@ -34,7 +34,7 @@ def write_report(path: Path, text: str, follow: bool = True) -> None:
     setting = "--output-file" if follow else "output-file"
     if path.suffix in SOURCE_SUFFIXES or (follow and Path(os.path.realpath(path)).suffix in SOURCE_SUFFIXES):
         raise ExitError(f"{setting} {str(path)!r}: a Python source file; the report is not written over it")
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "backslashreplace")  # as standard output writes it: a file name that is not UTF-8
     try:
         _write(path, data, follow, setting)
     except OSError as error:

@@ -399,3 +399,19 @@ def test_a_buffer_named_by_a_path_longer_than_the_system_takes_is_checked(root: 
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr[:500]
     assert result.returncode == 1, result.stderr[:500]
     assert "PPA001" in result.stdout
+
+
+@pytest.mark.parametrize("output_format", ["full", "concise", "json", "sarif", "github"])
+def test_a_file_name_that_is_not_utf8_is_written_to_an_output_file_as_to_standard_output(
+        tmp_path: Path, output_format: str) -> None:
+    """A name the file system holds in bytes that are not UTF-8 (``bad\\xff.py``) reaches the report as Python
+    decodes it, with a lone surrogate: standard output writes it escaped (``streams.py``), and ``--output-file``
+    failed on it, an internal error that lost every other file's findings."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/good.py": BROKEN_OUTPUT})
+    (root / "pkg").joinpath(os.fsdecode(b"bad\xff.py")).write_text(BROKEN_OUTPUT)
+    args = ["check", "--no-cache", "--output-format", output_format, "."]
+    shown = cli(args, root)
+    written = cli([*args, "--output-file", "report.txt"], root)
+    assert (shown.returncode, written.returncode) == (1, 1), written.stderr
+    assert written.stdout == "" and "bad\\udcff.py" in shown.stdout.replace("%FF", "\\udcff")
+    assert (root / "report.txt").read_text(encoding="utf-8") == shown.stdout
