@@ -58,8 +58,8 @@ def render(findings: Sequence[Finding], out: TextIO) -> None:
 
 def command(name: str, text: str) -> str:
     """``text`` as the data of the workflow command ``name`` (``warning``, ``error``): one line, whatever it
-    holds."""
-    return f"::{name}::{escape_data(text)}"
+    holds, and nothing in it that a terminal acts on (``inert``), as in an annotation."""
+    return f"::{name}::{escape_data(inert(text))}"
 
 
 def fenced(text: str) -> str:

@@ -152,3 +152,17 @@ def test_a_quoted_source_line_holds_no_terminal_control(tmp_path):
     done = cli(["check", "--no-cache", "--output-format", "full", "."], root)
     assert done.returncode == 1, done.stderr
     assert not any(c in done.stdout for c in "\x9b\u202e\u2066") and "# \ufffd2J \ufffd \ufffdevil" in done.stdout
+
+
+def test_a_warning_or_an_error_holds_no_terminal_control(tmp_path):
+    """ppaux-lint's own lines under github carry names from the tree (a FIFO skipped) or the command line: what
+    a terminal or a log reader acts on is shown as its escape there too, as in the annotations."""
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/ok.py": BROKEN_OUTPUT})
+    os.mkfifo(root / "pkg" / "f\x1b]0;t\x07\u202e.py")
+    warned = github(["."], root)
+    missing = github(["nope\x1b[2J"], root)
+    assert (warned.returncode, missing.returncode) == (1, 2), (warned.stderr, missing.stderr)
+    said = {"warning": "f\\x1b]0;t\\x07\\u202e.py: not a regular file", "error": "nope\\x1b[2J"}
+    for stream, kind in ((warned.stderr, "warning"), (missing.stderr, "error")):
+        ((name, _, data),) = commands(stream)
+        assert name == kind and said[kind] in data and not any(c in stream for c in "\x1b\x07\u202e"), stream
