@@ -91,8 +91,9 @@ def main(argv: Sequence[str] | None = None, state: dict[str, object] | None = No
 def _run(args: list[str], state: dict[str, object]) -> object:
     """The command ``args`` ask for: a ``check`` whose command line ``check_options.parse`` reads runs without
     click (importing it and building its commands took 13 ms of a one-file check's 50); the rest through click."""
-    if args[:1] == ["check"]:
-        ambiguous = file_named_like_an_option(args[1:])
+    command = next((at for at, arg in enumerate(args) if arg[:1] != "-"), len(args))  # after ``--debug``, say
+    if args[command:command + 1] == ["check"]:
+        ambiguous = file_named_like_an_option(args[command + 1:])
         if ambiguous is not None:
             raise ExitError(f"{ambiguous!r} is an option, and a file here is named so: it is read as neither; "
                             f"pass the file as './{ambiguous}' or after '--'")

@@ -34,9 +34,10 @@ def root(tmp_path: Path) -> Path:
     return write_tree(tmp_path / "proj", files)
 
 
+@pytest.mark.parametrize("before", [[], ["--debug"]])
 @pytest.mark.parametrize("planted", PLANTED)
-def test_a_staged_file_named_like_an_option_cannot_pass_the_hook(root: Path, planted: str) -> None:
-    done = cli(_hook("pkg/broken.py", planted), root)
+def test_a_staged_file_named_like_an_option_cannot_pass_the_hook(root: Path, planted: str, before: list[str]) -> None:
+    done = cli([*before, *_hook("pkg/broken.py", planted)], root)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert planted in one_error_line(done.stderr) and "Traceback" not in done.stderr
 
