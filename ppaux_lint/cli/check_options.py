@@ -139,12 +139,17 @@ def file_named_like_an_option(args: Sequence[str]) -> str | None:
     """The first of ``check``'s arguments (``args``, after ``check``) that click would read as an option, and that
     names a file (or anything) in the working directory; None where none does. pre-commit puts the staged file
     names after the hook's options as they are, so a commit adding ``--exclude=*.py`` would make every later run
-    exclude every file and pass: such a name is refused, not guessed at (``--`` ends the options)."""
-    for arg in args:
+    exclude every file and pass: such a name is refused, not guessed at (``--`` ends the options). The value of
+    an option spelt ``--name value`` is that option's, whatever it looks like, as click takes it."""
+    rest = iter(args)
+    for arg in rest:
         if arg == "--":
             return None
         if arg[:1] == "-" and arg != "-" and "\0" not in arg and os.path.lexists(arg):
             return arg
+        option = _BY_FLAG.get(arg)
+        if option is not None and not option.flag:
+            next(rest, None)
     return None
 
 

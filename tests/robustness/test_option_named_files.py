@@ -11,12 +11,13 @@ a path like any other.
 from __future__ import annotations
 
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from ._support import BROKEN_OUTPUT, REPO, cli, one_error_line, write_tree
+from ._support import BROKEN_OUTPUT, REPO, cli, console, one_error_line, write_tree
 
 HOOK = next(h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
             if h["id"] == "ppaux-lint")
@@ -52,3 +53,11 @@ def test_such_a_file_is_a_path_after_the_double_dash_or_with_a_directory(root: P
 def test_options_that_name_no_file_are_options(root: Path) -> None:
     done = cli(["check", "--output-format", "concise", "--exclude=pkg/broken.py", "."], root)
     assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+def test_an_option_s_own_value_may_name_such_a_file(root: Path) -> None:
+    """``--stdin-filename -x.py``: an editor's buffer of a file whose name starts with a dash."""
+    (root / "-x.py").write_text(BROKEN_OUTPUT)
+    done = subprocess.run([*console(), "check", "--output-format", "concise", "--stdin-filename", "-x.py", "-"],
+                          cwd=root, input=BROKEN_OUTPUT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "-x.py:4:7: PPA001" in done.stdout, (done.stdout, done.stderr)
