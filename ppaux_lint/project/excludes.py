@@ -7,6 +7,7 @@ which is imported only by trees that need it.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -74,14 +75,19 @@ class GitIgnores:
         if directory in self._loaded:
             return
         self._loaded.add(directory)
+        path = os.path.join(directory, GITIGNORE)
         try:  # a FIFO named .gitignore must not block the walk
-            data = read_regular_file(os.path.join(directory, GITIGNORE), MAX_PATTERN_BYTES)
-        except OSError:
+            data = read_regular_file(path, MAX_PATTERN_BYTES, follow=False)
+        except OSError as error:
+            # git (2.32 on) reads no .gitignore that is a symbolic link: one committed may lead out of the
+            # repository, to a file that is not the repository's, whose lines a warning would quote
+            if error.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW's answer (EMLINK: FreeBSD's)
+                self.warnings.append(f"{path}: a symbolic link, not read (as git reads none)")
             return
         if data == OWN_GITIGNORE and any(is_within(path, directory) for path in self.checked):
             # A cache-dir that named a checked directory ('.') left its markers there before such a setting was
             # refused; they would hide every file the run was asked to check, and say nothing.
-            self.warnings.append(f"{os.path.join(directory, GITIGNORE)}: written by ppaux-lint for a cache directory "
+            self.warnings.append(f"{path}: written by ppaux-lint for a cache directory "
                                  "that was set to this one; it hides every file here from git, so delete it (and "
                                  "CACHEDIR.TAG beside it). Its files are checked")
             return
@@ -90,7 +96,7 @@ class GitIgnores:
             spec = _globs(lines)
         except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so
             bad = invalid_patterns(lines)
-            self.warnings.extend(f"{os.path.join(directory, GITIGNORE)}: invalid pattern {line!r} ignored ({why})"
+            self.warnings.extend(f"{path}: invalid pattern {line!r} ignored ({why})"
                                  for line, why in bad)
             spec = _globs([line for line in lines if line not in {b for b, _ in bad}])
         if spec.patterns:

@@ -23,20 +23,21 @@ MAX_PATTERN_BYTES = 100 << 20  # a .gitignore: git itself ignores a larger patte
 MAX_SETTINGS_BYTES = 16 << 20  # a pyproject.toml or a --config file
 
 
-def read_regular_file(path: str | Path, limit: int | None = None) -> bytes:
+def read_regular_file(path: str | Path, limit: int | None = None, follow: bool = True) -> bytes:
     """A regular file's bytes. Anything else (a FIFO, a device) is an OSError rather than a read that may
     never end; O_NONBLOCK keeps even the open from waiting for a FIFO's writer. With ``limit``, a file of more
-    bytes is an OSError too, judged by the opened file itself, not by a stat of the path taken before."""
-    return read_regular_file_stat(path, limit)[0]
+    bytes is an OSError too, judged by the opened file itself, not by a stat of the path taken before. Without
+    ``follow``, a symbolic link at ``path`` is an OSError (ELOOP) rather than followed."""
+    return read_regular_file_stat(path, limit, follow=follow)[0]
 
 
-def read_regular_file_stat(path: str | Path, limit: int | None = None,
-                           directory: int | None = None) -> tuple[bytes, os.stat_result]:
+def read_regular_file_stat(path: str | Path, limit: int | None = None, directory: int | None = None,
+                           follow: bool = True) -> tuple[bytes, os.stat_result]:
     """``read_regular_file``, with the file's stat as it was opened, before it was read: what a cache that
     trusts stats must pair with what it learns from the bytes. With ``directory`` (a descriptor), ``path`` is
     a name in that directory, and a link there is refused rather than followed."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags) if directory is None else os.open(path, flags | os.O_NOFOLLOW, dir_fd=directory)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow and directory is None else os.O_NOFOLLOW)
+    fd = os.open(path, flags) if directory is None else os.open(path, flags, dir_fd=directory)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):

@@ -75,6 +75,22 @@ def test_a_fifo_named_gitignore_does_not_block_the_walk(tmp_path: Path, alarm) -
     assert by_file(run(root, no_cache=True).findings, root) == {"pkg/good.py": {"PPA001"}}
 
 
+@pytest.mark.parametrize("where", ["", "pkg/"])
+def test_a_gitignore_that_is_a_symlink_is_not_read(tmp_path: Path, where: str) -> None:
+    """git (2.32 on) reads no ``.gitignore`` that is a symbolic link, and says so. A committed one that leads out
+    of the repository hid files git checks, and its lines were quoted in warnings, into a CI log: a file that
+    is not the repository's (a key, a token) must not be read."""
+    root = _project(tmp_path)
+    (root / ".git").mkdir()
+    outside = tmp_path / "secret.txt"
+    outside.write_text("pkg/\ngood.py\nTOKEN[z-a]abc123\n")
+    os.symlink(outside, root / where / ".gitignore")
+    done = cli(["check", "--no-cache", "--output-format", "concise", "."], root)
+    assert done.returncode == 1 and "pkg/good.py:4:7: PPA001" in done.stdout, (done.stdout, done.stderr)
+    assert "abc123" not in done.stderr
+    assert f"{root / where / '.gitignore'}: a symbolic link, not read" in done.stderr, done.stderr
+
+
 def test_a_fifo_given_explicitly_is_skipped_with_a_warning(tmp_path: Path) -> None:
     root = _project(tmp_path)
     os.mkfifo(root / "pkg" / "pipe.py")
