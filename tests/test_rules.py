@@ -1594,3 +1594,43 @@ def test_ppa022_is_silent_where_the_project_gives_the_composite_a_to_pp_tensors(
     patched = COMPOSITES + f"\n\ndef _bundle_to_pp(self):\n    return {{'ids': self.outputs[0].ids}}\n\n\n{patch}\n"
     lint_project({"pkg/mod.py": patched})
     assert [f for f in lint() if f.code == "PPA022"] == []
+
+
+SUBCLASSED = IMPORT_AUX + IMPORT_OBS + """from sglang.srt.managers.auxiliary_output import CompositeDeviceAuxiliaryOutput
+
+
+class Part(DeviceAuxiliaryOutput):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids}
+
+
+class Bundle(CompositeDeviceAuxiliaryOutput):
+    pass
+
+
+class Sent(CompositeDeviceAuxiliaryOutput):
+    def to_pp_tensors(self):
+        return {"ids": self.outputs[0].ids}
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Bundle((Part(token_ids),)) if state is None else Sent((Part(token_ids),))
+
+    def from_pp_tensors(self, tensors):
+        return Part(tensors["ids"])
+"""
+
+
+def test_ppa001_a_project_subclass_of_sglang_s_composite_is_an_output_without_to_pp_tensors(lint_project):
+    """``class Bundle(CompositeDeviceAuxiliaryOutput): pass`` inherits SGLang's ``copy_to_host`` and no
+    ``to_pp_tensors``: the add helper refuses it (confirmed through SGLang 0.5.23's helpers), so it is an output
+    with PPA001, not a class on an unknown base; a subclass that defines the method sends it, and is not reported."""
+    lint_project({"pkg/mod.py": SUBCLASSED})
+    assert {(f.code, f.symbol) for f in lint()} == {("PPA001", "pkg.mod.Bundle")}
