@@ -1450,8 +1450,13 @@ def test_asdict_of_a_class_with_an_unseen_base_is_not_read(lint_project):
     ("classmethod(_rebuild)", False),  # the class fills ``self``, which it never reads
     ("functools.partial(_rebuild)", True),  # a partial binds no instance either
     ("staticmethod(_from)", False),
-], ids=["staticmethod", "classmethod-fits", "classmethod-too-many", "classmethod", "partial", "staticmethod-fits"])
+    ("functools.partial(_rebuild, None)", False),  # the partial's argument fills ``self``, the tensors the next
+    ("functools.partial(_into, into=Out)", False),  # its keyword fills the second parameter
+    ("functools.partial(_into, scale=2)", True),  # nothing fills ``into``
+], ids=["staticmethod", "classmethod-fits", "classmethod-too-many", "classmethod", "partial", "staticmethod-fits",
+        "partial-fills-self", "partial-keyword-fits", "partial-keyword-short"])
 def test_ppa016_a_function_wrapped_as_it_is_bound(lint_project, bound, reported):
+    """Each confirmed through SGLang 0.5.23's helpers: a partial binds no instance, and what it gives is given."""
     src = "import functools\n" + observer_src(f"from_pp_tensors = {bound}", extra="""
 
 def _rebuild(self, tensors):
@@ -1464,8 +1469,30 @@ def _rebuild_from(cls, tensors):
 
 def _from(tensors):
     return Out(tensors["a"], tensors["b"])
+
+
+def _into(tensors, into, scale=1):
+    return into(tensors["a"], tensors["b"])
 """)
     assert {finding[-1] for finding in check_module(lint_project, src)} == ({"PPA016"} if reported else set())
+
+
+@pytest.mark.parametrize("bound", ['Out.to_pp_tensors = functools.partial(_pack, key="a")',
+                                   'setattr(Out, "to_pp_tensors", functools.partial(_pack, key="a"))'])
+def test_ppa016_a_partial_with_keywords_still_binds_no_instance(lint_project, bound):
+    """``functools.partial(_pack, key="a")`` gives ``key`` but no instance: the helper's call leaves ``_pack``'s
+    first parameter empty (confirmed through SGLang 0.5.23's helpers: TypeError, missing 1 required positional
+    argument)."""
+    src = "import functools\n" + output_src('return {"a": self.a}').replace(
+        "    def to_pp_tensors(self):\n", "    def unused(self):\n") + f"""
+
+def _pack(out, *, key):
+    return {{key: out.a}}
+
+
+{bound}
+"""
+    assert {finding[-1] for finding in check_module(lint_project, src)} == {"PPA016"}
 
 
 def test_a_key_constant_a_base_declares_as_a_classvar_is_each_subclass_s(lint_project):

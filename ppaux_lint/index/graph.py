@@ -647,7 +647,7 @@ class ProjectGraph:
             return Member(cls, None, assign, stub_of_protocol=False, site=self._site(cls))
         method = function[0].method
         if assign.binding:  # ``staticmethod(_pack)``: the function as that decorator would make it
-            method = replace(method, decorators=(assign.binding, *method.decorators))
+            method = method.bound_as(assign.binding)
         return Member(cls, method, assign, False, site=function[1])
 
     def _hooks(self, cls: str) -> Namespace:
