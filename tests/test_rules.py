@@ -1661,3 +1661,16 @@ def test_ppa001_a_project_subclass_of_sglang_s_composite_is_an_output_without_to
     with PPA001, not a class on an unknown base; a subclass that defines the method sends it, and is not reported."""
     lint_project({"pkg/mod.py": SUBCLASSED})
     assert {(f.code, f.symbol) for f in lint()} == {("PPA001", "pkg.mod.Bundle")}
+
+
+@pytest.mark.parametrize("made", ["copy.copy(CompositeDeviceAuxiliaryOutput((Part(token_ids),)))",
+                                  "dataclasses.replace(_EMPTY, outputs=(Part(token_ids),))"])
+def test_ppa022_a_copy_of_sglang_s_composite_is_one_too(lint_project, made: str) -> None:
+    """``copy.copy`` and ``dataclasses.replace`` hand back their argument's class, SGLang's composite too (confirmed
+    through SGLang 0.5.23's helpers: the add helper refuses the copy)."""
+    src = "import copy\nimport dataclasses\n" + COMPOSITES.replace(
+        "        return CompositeDeviceAuxiliaryOutput((Part(token_ids),))", f"        return {made}") \
+        + "\n\n_EMPTY = CompositeDeviceAuxiliaryOutput(())\n"
+    lint_project({"pkg/mod.py": src})
+    assert ("pkg.mod.Direct", locate(src, "def after_sample")[0]) in {
+        (f.symbol, f.span.line) for f in lint() if f.code == "PPA022"}

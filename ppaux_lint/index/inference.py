@@ -497,7 +497,7 @@ class Inference:
                 return frozenset((CLASS, v[1]) if v[0] in (INSTANCE, SUBCLASS_OF) else UNKNOWN for v in arguments)
             if callee[1] == PARTIAL:  # calling the partial calls the class or function it binds
                 return frozenset(v if v[0] in (CLASS, FUNCTION) else UNKNOWN for v in arguments)
-            return frozenset(v if v[0] in (INSTANCE, SUBCLASS_OF, NONE[0]) else UNKNOWN for v in arguments)
+            return frozenset(v if v[0] in (INSTANCE, SUBCLASS_OF, NONE[0], FOREIGN) else UNKNOWN for v in arguments)
         return _UNKNOWN
 
     def _super(self, flow: FunctionFlow, module: str, receiver: Value | None) -> Values:
