@@ -17,7 +17,8 @@ from dataclasses import field, replace
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 26  # 26: the binding "partial:N:names" (``functools.partial(f, x, k=v)``)
+SUMMARY_FORMAT = 27  # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
+# "partial:N:names" (``functools.partial(f, x, k=v)``)
 # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
 # read in a file that holds only ``del(``; 24: ``ClassSummary.made``, calls inside module-level expressions,
 # ``Import.certain``,
