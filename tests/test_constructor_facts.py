@@ -139,3 +139,23 @@ def test_what_the_methods_may_change_besides_plain_stores(body: str, altered: tu
             def touch(self, x):
                 {body}
         """).alters == altered
+
+
+@pytest.mark.parametrize(("body", "altered"), [
+    ("t = ids\n    t += 1", ("ids",)),
+    ("t = ids.view(-1)\n    t[0] = 0", ("ids",)),
+    ("t = u = ids\n    u.add_(1)", ("ids",)),
+    ("t = ids\n    u = t\n    u.add_(1)", ("ids",)),
+    ("torch.Tensor.add_(ids, 1)", ("ids",)),
+    ("ids.__iadd__(1)", ("ids",)),
+    ("self.ids = ids\n    t = self.ids\n    t += 1", ("ids",)),
+    ("n = ids.shape[0]\n    n += 1", ()),  # not a view of the tensor
+    ("t = ids.clone()\n    t += 1", ()),
+    ("self.buf.copy_(ids)", ()),  # ``ids`` is read, the buffer changed
+])
+def test_init_parameters_changed_through_an_alias(body: str, altered: tuple[str, ...]) -> None:
+    """An ``__init__`` that changes a parameter's tensor through a local aliasing it stores a changed tensor: a
+    rebuild that passes the sent one back would change it again (confirmed through SGLang 0.5.23's helpers: the
+    fixed observer rebuilt ``ids + 2`` from the ``ids + 1`` sent), so the parameter is ``altered``."""
+    init = facts(f"class Out:\n  def __init__(self, ids):\n    {body}\n").init
+    assert init is not None and init.altered == altered

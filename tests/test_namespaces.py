@@ -379,6 +379,45 @@ def test_a_method_wrapped_by_staticmethod_or_classmethod_after_the_class_binds_a
         in static.message
 
 
+HOOK_AFTER = IMPORT_AUX + IMPORT_OBS + """
+
+class Out(DeviceAuxiliaryOutput):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids}
+
+
+class Obs(SamplingObserver):
+    def is_active(self, sampling_info):
+        return True
+
+    def after_sample(self, state, token_ids):
+        return None
+
+
+def _after(state, token_ids):
+    return Out(token_ids)
+
+
+Obs.after_sample = staticmethod(_after)
+"""
+
+
+def test_an_after_sample_set_after_the_class_is_what_the_observer_returns(lint_project):
+    """The body's ``after_sample`` returns None, but the one set after the class returns an ``Out``: the observer
+    has an output after all, and no ``from_pp_tensors`` (SGLang 0.5.23's pop helper raises: sampling observer does
+    not support pipeline-parallel transport, confirmed with the real helpers). It is paired with ``Out``."""
+    lint_project({"pkg/obs.py": HOOK_AFTER})
+    analysis = run_analysis()
+    assert reported(analysis.findings) == {("pkg.obs.Obs", "PPA002")}
+    assert analysis.classes["pkg.obs.Obs"].pair == "pkg.obs.Out"
+
+
 HANDED = IMPORT_AUX + f"""
 REGISTRY = []
 

@@ -1450,8 +1450,13 @@ def test_asdict_of_a_class_with_an_unseen_base_is_not_read(lint_project):
     ("classmethod(_rebuild)", False),  # the class fills ``self``, which it never reads
     ("functools.partial(_rebuild)", True),  # a partial binds no instance either
     ("staticmethod(_from)", False),
-], ids=["staticmethod", "classmethod-fits", "classmethod-too-many", "classmethod", "partial", "staticmethod-fits"])
+    ("functools.partial(_rebuild, None)", False),  # the partial's argument fills ``self``, the tensors the next
+    ("functools.partial(_into, into=Out)", False),  # its keyword fills the second parameter
+    ("functools.partial(_into, scale=2)", True),  # nothing fills ``into``
+], ids=["staticmethod", "classmethod-fits", "classmethod-too-many", "classmethod", "partial", "staticmethod-fits",
+        "partial-fills-self", "partial-keyword-fits", "partial-keyword-short"])
 def test_ppa016_a_function_wrapped_as_it_is_bound(lint_project, bound, reported):
+    """Each confirmed through SGLang 0.5.23's helpers: a partial binds no instance, and what it gives is given."""
     src = "import functools\n" + observer_src(f"from_pp_tensors = {bound}", extra="""
 
 def _rebuild(self, tensors):
@@ -1464,8 +1469,30 @@ def _rebuild_from(cls, tensors):
 
 def _from(tensors):
     return Out(tensors["a"], tensors["b"])
+
+
+def _into(tensors, into, scale=1):
+    return into(tensors["a"], tensors["b"])
 """)
     assert {finding[-1] for finding in check_module(lint_project, src)} == ({"PPA016"} if reported else set())
+
+
+@pytest.mark.parametrize("bound", ['Out.to_pp_tensors = functools.partial(_pack, key="a")',
+                                   'setattr(Out, "to_pp_tensors", functools.partial(_pack, key="a"))'])
+def test_ppa016_a_partial_with_keywords_still_binds_no_instance(lint_project, bound):
+    """``functools.partial(_pack, key="a")`` gives ``key`` but no instance: the helper's call leaves ``_pack``'s
+    first parameter empty (confirmed through SGLang 0.5.23's helpers: TypeError, missing 1 required positional
+    argument)."""
+    src = "import functools\n" + output_src('return {"a": self.a}').replace(
+        "    def to_pp_tensors(self):\n", "    def unused(self):\n") + f"""
+
+def _pack(out, *, key):
+    return {{key: out.a}}
+
+
+{bound}
+"""
+    assert {finding[-1] for finding in check_module(lint_project, src)} == {"PPA016"}
 
 
 def test_a_key_constant_a_base_declares_as_a_classvar_is_each_subclass_s(lint_project):
@@ -1594,3 +1621,56 @@ def test_ppa022_is_silent_where_the_project_gives_the_composite_a_to_pp_tensors(
     patched = COMPOSITES + f"\n\ndef _bundle_to_pp(self):\n    return {{'ids': self.outputs[0].ids}}\n\n\n{patch}\n"
     lint_project({"pkg/mod.py": patched})
     assert [f for f in lint() if f.code == "PPA022"] == []
+
+
+SUBCLASSED = IMPORT_AUX + IMPORT_OBS + """from sglang.srt.managers.auxiliary_output import CompositeDeviceAuxiliaryOutput
+
+
+class Part(DeviceAuxiliaryOutput):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {"ids": self.ids}
+
+
+class Bundle(CompositeDeviceAuxiliaryOutput):
+    pass
+
+
+class Sent(CompositeDeviceAuxiliaryOutput):
+    def to_pp_tensors(self):
+        return {"ids": self.outputs[0].ids}
+
+
+class Obs(SamplingObserver):
+    def after_sample(self, state, token_ids):
+        return Bundle((Part(token_ids),)) if state is None else Sent((Part(token_ids),))
+
+    def from_pp_tensors(self, tensors):
+        return Part(tensors["ids"])
+"""
+
+
+def test_ppa001_a_project_subclass_of_sglang_s_composite_is_an_output_without_to_pp_tensors(lint_project):
+    """``class Bundle(CompositeDeviceAuxiliaryOutput): pass`` inherits SGLang's ``copy_to_host`` and no
+    ``to_pp_tensors``: the add helper refuses it (confirmed through SGLang 0.5.23's helpers), so it is an output
+    with PPA001, not a class on an unknown base; a subclass that defines the method sends it, and is not reported."""
+    lint_project({"pkg/mod.py": SUBCLASSED})
+    assert {(f.code, f.symbol) for f in lint()} == {("PPA001", "pkg.mod.Bundle")}
+
+
+@pytest.mark.parametrize("made", ["copy.copy(CompositeDeviceAuxiliaryOutput((Part(token_ids),)))",
+                                  "dataclasses.replace(_EMPTY, outputs=(Part(token_ids),))"])
+def test_ppa022_a_copy_of_sglang_s_composite_is_one_too(lint_project, made: str) -> None:
+    """``copy.copy`` and ``dataclasses.replace`` hand back their argument's class, SGLang's composite too (confirmed
+    through SGLang 0.5.23's helpers: the add helper refuses the copy)."""
+    src = "import copy\nimport dataclasses\n" + COMPOSITES.replace(
+        "        return CompositeDeviceAuxiliaryOutput((Part(token_ids),))", f"        return {made}") \
+        + "\n\n_EMPTY = CompositeDeviceAuxiliaryOutput(())\n"
+    lint_project({"pkg/mod.py": src})
+    assert ("pkg.mod.Direct", locate(src, "def after_sample")[0]) in {
+        (f.symbol, f.span.line) for f in lint() if f.code == "PPA022"}

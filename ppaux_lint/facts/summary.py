@@ -12,12 +12,14 @@ cover.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import field, replace
 
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 25  # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
+SUMMARY_FORMAT = 27  # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
+# "partial:N:names" (``functools.partial(f, x, k=v)``)
+# 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
 # read in a file that holds only ``del(``; 24: ``ClassSummary.made``, calls inside module-level expressions,
 # ``Import.certain``,
 # ``ConstructorFacts.alters``, ``InitFacts.altered`` and ``declared``; 23: ``FunctionFlow.wraps``; 22: an
@@ -176,6 +178,21 @@ class MethodSummary:
         staticmethod (what a method returns the call of is followed through it: ``rules/sent.expanded``)."""
         positional = [p for p in self.params if p.kind in ("posonly", "pos")]
         return positional[0].name if positional and "staticmethod" not in self.decorators else ""
+
+    def bound_as(self, binding: str) -> MethodSummary:
+        """The method as a class attribute holding it wrapped (``syntax.unwrapped``) binds it: as ``staticmethod`` or
+        ``classmethod`` decorates it; ``partial:N:a,b`` (``functools.partial(f, x, a=1, b=2)``, which binds no
+        instance) as a staticmethod whose first ``N`` positional parameters and those named are given already."""
+        if not binding.startswith("partial:"):
+            return replace(self, decorators=(binding, *self.decorators))
+        _, given, named = binding.split(":")
+        skip, names, params = int(given), set(named.split(",")), []
+        for param in self.params:
+            if param.kind in ("posonly", "pos") and skip:
+                skip -= 1
+            else:
+                params.append(replace(param, has_default=True) if param.name in names else param)
+        return replace(self, decorators=("staticmethod", *self.decorators), params=tuple(params))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,15 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
-from ppaux_lint.contract.names import AFTER_SAMPLE, DYNAMIC_LOOKUP, FROM_PP, OBSERVER_HOOKS, TO_PP, is_near_miss
+from ppaux_lint.contract.names import (
+    AFTER_SAMPLE,
+    COMPOSITE_OUTPUT,
+    DYNAMIC_LOOKUP,
+    FROM_PP,
+    OBSERVER_HOOKS,
+    TO_PP,
+    is_near_miss,
+)
 from ppaux_lint.facts.summary import ClassSummary, FileSummary, Import, MemberAssign, MethodSummary
 from ppaux_lint.index import known_bases
 from ppaux_lint.index.hooks import AFTER_FORWARD_CALL, AFTER_SAMPLE_CALL, COPY_TO_HOST_CALL, HookCall
@@ -95,7 +103,9 @@ class ProjectGraph:
         self._bases: dict[str, list[tuple[str, str | None]]] = {}
         self._looked_up: dict[tuple[str, str, bool], Member | None] = {}  # every rule asks the same few names
         self._classified: dict[str, ClassInfo] = {}  # in the order first asked: the order infos are listed in
-        self._roots_output = frozenset(protocols.output)
+        # SGLang's composite is an output its subclasses inherit ``copy_to_host`` from, and no ``to_pp_tensors``
+        # (``class Bundle(CompositeDeviceAuxiliaryOutput): pass``): judged as outputs, not an unknown base's
+        self._roots_output = frozenset(protocols.output) | {COMPOSITE_OUTPUT}
         self._roots_observer = frozenset(protocols.observer)
         self._roots_pp = frozenset(protocols.pp_output) | frozenset(protocols.pp_observer)
         self._roots_forward = frozenset(protocols.forward_observer)
@@ -637,7 +647,7 @@ class ProjectGraph:
             return Member(cls, None, assign, stub_of_protocol=False, site=self._site(cls))
         method = function[0].method
         if assign.binding:  # ``staticmethod(_pack)``: the function as that decorator would make it
-            method = replace(method, decorators=(assign.binding, *method.decorators))
+            method = method.bound_as(assign.binding)
         return Member(cls, method, assign, False, site=function[1])
 
     def _hooks(self, cls: str) -> Namespace:
@@ -734,6 +744,8 @@ class ProjectGraph:
         interface = self.is_interface(fqn)
         recognized: dict[str, str | Via] = {}
         output_root = self._first_root(fqn, self._roots_output)
+        if output_root == COMPOSITE_OUTPUT and output_root in self.classes:
+            output_root = None  # SGLang's own tree: its composite is recognised by what it defines, as before
         observer_root = self._first_root(fqn, self._roots_observer)
         if output_root is not None:
             recognized[OUTPUT] = _via("subclass of", output_root, self._path_chain(fqn, output_root), fqn)

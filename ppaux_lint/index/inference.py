@@ -50,7 +50,7 @@ from ppaux_lint.index.arguments import PARTIAL, Arguments
 from ppaux_lint.index.constants import dotted_name
 
 if TYPE_CHECKING:
-    from ppaux_lint.index.graph import ProjectGraph
+    from ppaux_lint.index.graph import Member, ProjectGraph
 
 Value = tuple
 Values = frozenset
@@ -182,6 +182,8 @@ class Inference:
             return _NONE if member.stub_of_protocol or member.is_none else _UNKNOWN
         if member.owner not in self.index.classes:
             return _UNKNOWN  # a known library base provides it: its body is not ours to read
+        if member.method is not self.index.classes[member.owner].method(hook):
+            return self._bound_function(member, cls)  # ``Obs.after_sample = staticmethod(_after)``: not the body's
         function = self._method(member.owner, hook, (INSTANCE, cls))
         values = self.call(function, None, None)
         flow = self.flow(function[1], function[2])
@@ -402,6 +404,20 @@ class Inference:
             return level or _UNKNOWN
         return self._declared_attribute(cls, name, self._stored(cls, name, receiver) | level)
 
+    def _bound_function(self, member: Member, cls: str) -> Values:
+        """What a member bound to a project function outside a ``def`` of the class returns (``after_sample =
+        _after`` in the body, ``Obs.after_sample = staticmethod(_after)`` after it, a decorator's), bound as the
+        member binds it; unknown where that function's flow is not at hand (a lambda)."""
+        method, site = member.method, member.site
+        if method is None or site is None:
+            return _UNKNOWN
+        qualname = f"{site.scope}.{method.name}" if site.scope else method.name
+        if self.flow(site.module, qualname) is None:
+            return _UNKNOWN
+        receiver: Value | None = None if "staticmethod" in method.decorators else \
+            (CLASS, cls) if "classmethod" in method.decorators else (INSTANCE, cls)
+        return self.returns(site.module, qualname, receiver)
+
     def _method(self, owner: str, name: str, receiver: Value) -> Value:
         """The method as a function bound as its decorators say: ``cls`` for a classmethod, nothing for a
         staticmethod, the instance otherwise."""
@@ -497,7 +513,7 @@ class Inference:
                 return frozenset((CLASS, v[1]) if v[0] in (INSTANCE, SUBCLASS_OF) else UNKNOWN for v in arguments)
             if callee[1] == PARTIAL:  # calling the partial calls the class or function it binds
                 return frozenset(v if v[0] in (CLASS, FUNCTION) else UNKNOWN for v in arguments)
-            return frozenset(v if v[0] in (INSTANCE, SUBCLASS_OF, NONE[0]) else UNKNOWN for v in arguments)
+            return frozenset(v if v[0] in (INSTANCE, SUBCLASS_OF, NONE[0], FOREIGN) else UNKNOWN for v in arguments)
         return _UNKNOWN
 
     def _super(self, flow: FunctionFlow, module: str, receiver: Value | None) -> Values:

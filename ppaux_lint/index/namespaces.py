@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import field, replace
+from dataclasses import field
 from typing import Protocol
 
 from ppaux_lint.contract.names import LOOKED_UP
@@ -438,11 +438,12 @@ class Namespaces:
         located: tuple[FunctionSummary, Site] | None = (
             (function, Site(summary.path, summary.module, edit.function.rpartition(".")[0])) if function
             else self.function(summary.module, edit.value, edit.scope) if edit.value not in ("", "none") else None)
-        binding = edit.how if edit.how in _BINDINGS else ""  # ``staticmethod(_pack)``: as that decorator makes it
+        wrapped = edit.how in _BINDINGS or edit.how.startswith("partial:")  # ``staticmethod(_pack)``, ``partial(...)``
+        binding = edit.how if wrapped else ""  # as that wrapper binds it (``MethodSummary.bound_as``)
         assign = MemberAssign(edit.name, edit.value, edit.span, binding)
         method = located[0].method if located else None
         if method is not None and binding:
-            method = replace(method, decorators=(binding, *method.decorators))
+            method = method.bound_as(binding)
         namespace.added[edit.name] = Added(edit.name, method, None if located else assign, origin,
                                            located[1] if located else site)
         namespace.unknown_names.pop(edit.name, None)

@@ -88,6 +88,7 @@ from collections.abc import Iterable, Iterator
 from ppaux_lint.contract.names import (
     AFTER_FORWARD,
     AFTER_SAMPLE,
+    COMPOSITE_OUTPUT,
     COPY_TO_HOST,
     FROM_PP,
     HELPER_NAMES,
@@ -108,7 +109,7 @@ _STRUCTURAL = frozenset({*STRUCTURAL_METHODS, AFTER_FORWARD})
 
 def initial_tokens(protocols: Protocols) -> frozenset[str]:
     roots = (*protocols.output, *protocols.observer, *protocols.pp_output, *protocols.pp_observer,
-             *protocols.forward_observer)
+             *protocols.forward_observer, COMPOSITE_OUTPUT)  # the index's output roots (``graph.py``)
     return frozenset({r.rsplit(".", 1)[-1] for r in roots} | set(STRUCTURAL_METHODS) | set(HELPER_NAMES)
                      | set(PREFIX_CONSTANTS) | {PP_KEY_PREFIX.rstrip("."), FORWARD_DEFINITION})
 

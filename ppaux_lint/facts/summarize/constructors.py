@@ -15,6 +15,7 @@ import collections
 import functools
 import re
 
+from ppaux_lint.contract.names import is_class_like
 from ppaux_lint.facts.summarize.syntax import annotation_expression, children, is_none, plain_dotted, source, string
 from ppaux_lint.facts.summary import ConstructorFacts, FieldFacts, InitFacts
 
@@ -117,10 +118,13 @@ def _alters(node: ast.ClassDef) -> tuple[str, ...]:
 
 def _body_facts(init: ast.FunctionDef, params: set[str],
                 receiver: str | None) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """``altered``: the parameters ``__init__`` rebinds or changes in place, anywhere in its body (see ``_alters``);
-    ``declared``: the attributes of ``receiver`` it annotates (``self.ids: Tensor = ...``), with their annotations,
-    in the order ``ast.walk`` meets them. One walk of the body finds both."""
+    """``altered``: the parameters ``__init__`` rebinds or changes in place, anywhere in its body (see ``_alters``),
+    also through a local that may alias one (``_through_aliases``); ``declared``: the attributes of ``receiver`` it
+    annotates (``self.ids: Tensor = ...``), with their annotations, in the order ``ast.walk`` meets them. One walk
+    of the body finds both."""
     found: set[str] = set()
+    in_place: set[str] = set()  # names whose object may be changed in place, not only rebound
+    bound: list[tuple[str, ast.expr]] = []  # (local, the value it is bound to)
     declared: list[tuple[str, str]] = []
     queue = collections.deque(children(init))
     while queue:
@@ -133,20 +137,81 @@ def _body_facts(init: ast.FunctionDef, params: set[str],
         elif isinstance(current, (ast.Global, ast.Nonlocal)):
             found.update(current.names)
         elif isinstance(current, ast.Call):
-            if isinstance(current.func, ast.Attribute) and _in_place(current.func.attr):
-                found.add(_name_of(current.func.value))
-            found.update(_name_of(k.value) for k in current.keywords if k.arg == "out")
+            in_place.update(_changed_by_call(current))
         elif isinstance(current, ast.Subscript) and isinstance(current.ctx, (ast.Store, ast.Del)):
-            found.add(_name_of(current.value))
+            in_place.add(_name_of(current.value))
+        elif isinstance(current, ast.AugAssign):
+            in_place.add(_name_of(current.target))  # ``t += 1`` changes a tensor ``t`` in place
+        elif isinstance(current, ast.Assign):
+            bound.extend((target.id, current.value) for target in current.targets if isinstance(target, ast.Name))
         elif (isinstance(current, ast.AnnAssign) and isinstance(current.target, ast.Attribute)
               and isinstance(current.target.value, ast.Name) and current.target.value.id == receiver):
             declared.append((current.target.attr, source(current.annotation)))
-    return tuple(sorted(found & params)), tuple(declared)
+    stored = dict(store for statement in init.body if (store := _simple_store(statement)) is not None)
+    altered = found | _through_aliases(in_place, bound, stored, receiver)
+    return tuple(sorted(altered & params)), tuple(declared)
+
+
+def _changed_by_call(call: ast.Call) -> list[str]:
+    """The names a call may change in place: the receiver of an in-place method (``ids.add_(1)``,
+    ``ids.__iadd__(1)``), the first argument of one called on a class (``torch.Tensor.add_(ids, 1)``), ``out=``."""
+    changed = [_name_of(k.value) for k in call.keywords if k.arg == "out"]
+    if isinstance(call.func, ast.Attribute) and _in_place(call.func.attr):
+        changed.append(_name_of(call.func.value))
+        if call.args and is_class_like(plain_dotted(call.func.value).rpartition(".")[2]):
+            changed.append(_name_of(call.args[0]))
+    return changed
+
+
+def _through_aliases(changed: set[str], bound: list[tuple[str, ast.expr]], stored: dict[str, str],
+                     receiver: str | None) -> set[str]:
+    """``changed`` with every name a changed local may alias, transitively: ``t = ids`` (or ``t = ids.view(-1)``,
+    or ``t = self.ids`` after ``self.ids = ids``: ``stored`` maps attributes to the parameters stored in them), then
+    ``t += 1``. A local bound to anything that reads a name counts: a rebuild must not pass back a tensor that
+    ``__init__`` may have changed."""
+    aliases: dict[str, set[str]] = {}
+    for name, value in bound:
+        aliases.setdefault(name, set()).update(_read_names(value, stored, receiver))
+    result, todo = set(changed), list(changed)
+    while todo:
+        for source_name in aliases.get(todo.pop(), ()):
+            if source_name not in result:
+                result.add(source_name)
+                todo.append(source_name)
+    return result
+
+
+def _read_names(value: ast.expr, stored: dict[str, str], receiver: str | None) -> set[str]:
+    """The name whose tensor ``value`` may be (or be a view of): ``ids``, ``ids[0]``, ``ids.view(-1)``, ``ids.T``,
+    with ``self.<attr>`` read as the parameter ``stored`` in it; none for what is no tensor (``ids.shape[0]``)."""
+    node = value
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Attribute) or node.func.attr in _NOT_VIEWS:
+                return set()
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and node.attr in _NOT_VIEWS:
+            return set()
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
+            return {stored[node.attr]} if node.attr in stored else set()
+        else:
+            node = node.value
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
+_NOT_VIEWS = frozenset({"shape", "dtype", "device", "ndim", "size", "numel", "dim", "item", "tolist", "clone",
+                        "copy", "__len__"})
+"""What reads something of a tensor that is not (a view of) the tensor itself."""
+
+
+_IN_PLACE_DUNDERS = frozenset(f"__i{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                                                         "pow", "lshift", "rshift", "and", "xor", "or"))
 
 
 def _in_place(method: str) -> bool:
-    """Whether a method name is torch's spelling of an in-place operation (``add_``, ``copy_``, ``masked_fill_``)."""
-    return method.endswith("_") and not method.startswith("_")
+    """Whether a method name is torch's spelling of an in-place operation (``add_``, ``copy_``, ``masked_fill_``),
+    or Python's (``__iadd__``)."""
+    return (method.endswith("_") and not method.startswith("_")) or method in _IN_PLACE_DUNDERS
 
 
 def _base(node: ast.expr) -> ast.expr:

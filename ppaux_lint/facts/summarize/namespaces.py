@@ -585,7 +585,7 @@ class Namespaces:
                 value, binding = unwrapped(written)
                 if isinstance(value, ast.Lambda):
                     method = self._lambda_method(value, member)
-                    methods.append(replace(method, decorators=(binding,)) if binding else method)
+                    methods.append(method.bound_as(binding) if binding else method)
                     continue
                 text, function = self._value(value, scope, frame)
                 assigns.append(MemberAssign(member, function if function and "<locals>" in function else text,

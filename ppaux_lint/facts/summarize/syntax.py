@@ -210,10 +210,15 @@ BINDINGS = {"staticmethod": "staticmethod", "classmethod": "classmethod", "parti
 
 def unwrapped(value: ast.expr) -> tuple[ast.expr, str]:
     """``staticmethod(f)``, ``classmethod(f)``, ``functools.partial(f)`` (or of a lambda): the function and how a
-    class attribute holding the wrapper binds it ("staticmethod" or "classmethod"); else ``value`` and ""."""
-    if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords \
+    class attribute holding the wrapper binds it ("staticmethod" or "classmethod"); else ``value`` and "". A partial
+    that gives arguments (``partial(_pack, key="ids")``, none starred) binds as "partial:N:names": a staticmethod
+    with the first N positional parameters and the named ones given (``MethodSummary.bound_as``)."""
+    if isinstance(value, ast.Call) and value.args \
             and isinstance(value.args[0], (ast.Name, ast.Attribute, ast.Lambda)):
         binding = BINDINGS.get(dotted(value.func), "")
-        if binding:
+        if binding and len(value.args) == 1 and not value.keywords:
             return value.args[0], binding
+        if dotted(value.func) in ("partial", "functools.partial") and all(k.arg for k in value.keywords) \
+                and not any(isinstance(a, ast.Starred) for a in value.args):
+            return value.args[0], f"partial:{len(value.args) - 1}:{','.join(str(k.arg) for k in value.keywords)}"
     return value, ""
