@@ -28,7 +28,10 @@ def spells(text: str, needles: tuple[str, ...]) -> bool:
     Asked per class and per method, each a search of the whole file, they made a file of n classes cost n * n (a
     file of 5,000 classes took 9 seconds to summarize): the summarizer's text is a ``SourceText``, which answers
     each needle once per file."""
-    return any(needle in text for needle in needles)
+    for needle in needles:  # not ``any()`` of a generator: asked for every class and method
+        if needle in text:
+            return True
+    return False
 
 
 def dotted(node: ast.AST | None) -> str:
@@ -98,17 +101,26 @@ def source(node: ast.AST) -> str:
     return ".".join(parts)
 
 
+_AST = ast.AST
 NO_NODE_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "id", "attr", "arg", "asname", "module",
                             "level", "is_async", "conversion", "simple", "kwd_attrs", "rest"})
 """Fields that never hold a node worth visiting: expression contexts and operators (no reading of a tree visits
 them as nodes: ``node.ctx`` and ``node.op`` are read as attributes) and plain values. Left out, a walk visits a
 third fewer nodes. (``name`` stays: a ``type`` statement's is a ``Name``.)"""
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # ``_child_fields`` of each node type met so far
+_MAY_HOLD_OTHERS = frozenset({"names", "keys", "kw_defaults"})
+"""The list fields whose items may be other than nodes: ``global``/``nonlocal`` names (strings), a dict display's
+keys (None for ``**``), ``kw_defaults`` (None for no default). Every other list field holds nodes only, and is
+taken whole, without a look at each item (``alias`` nodes are ``Import``'s ``names``, filtered all the same)."""
+CHILD_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}  # ``child_fields`` of each node type met so far
 
 
-def _child_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type that may hold nodes to visit, in field order (``NO_NODE_FIELDS`` left out)."""
-    fields = _CHILD_FIELDS[kind] = tuple(field for field in kind._fields if field not in NO_NODE_FIELDS)
+def child_fields(kind: type) -> tuple[tuple[str, bool], ...]:
+    """The fields of a node type that may hold nodes to visit, in field order (``NO_NODE_FIELDS`` left out), each
+    with whether a list it holds may hold other things than nodes (``_MAY_HOLD_OTHERS``)."""
+    fields = CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = CHILD_FIELDS[kind] = tuple((field, field in _MAY_HOLD_OTHERS) for field in kind._fields
+                                             if field not in NO_NODE_FIELDS)
     return fields
 
 
@@ -116,13 +128,13 @@ def children(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes(node)`` as a list, without its two generators and without the nodes of
     ``NO_NODE_FIELDS``: what every walk of a summary's trees pushes, once per node of a file."""
     kind = type(node)
-    fields = _CHILD_FIELDS.get(kind)
+    fields = CHILD_FIELDS.get(kind)
     found: list[ast.AST] = []
-    for field in fields if fields is not None else _child_fields(kind):
+    for field, mixed in fields if fields is not None else child_fields(kind):
         value = getattr(node, field, None)
         if type(value) is list:
-            found.extend([item for item in value if isinstance(item, ast.AST)])
-        elif isinstance(value, ast.AST):
+            found.extend([item for item in value if isinstance(item, _AST)] if mixed else value)
+        elif isinstance(value, _AST):
             found.append(value)
     return found
 

@@ -146,23 +146,40 @@ def _split_statement(stmt: ast.stmt) -> tuple[list[ast.AST], list[list[ast.stmt]
     """A compound statement's own expressions, and the statement lists nested in it."""
     expressions: list[ast.AST] = []
     bodies: list[list[ast.stmt]] = []
-    for name in type(stmt)._fields:  # ``ast.iter_fields`` without its generator: once per statement of a file
+    kind = type(stmt)
+    for name, role in _ROLES.get(kind) or _roles(kind):  # ``ast.iter_fields`` without its generator
         value = getattr(stmt, name, None)
-        if name in _BODY_FIELDS and isinstance(value, list):
+        if role is _BODY and type(value) is list:
             bodies.append(value)
-        elif name == "handlers":
+        elif role is _HANDLERS:
             for handler in value:
-                expressions.extend([handler.type] if handler.type is not None else [])
+                if handler.type is not None:
+                    expressions.append(handler.type)
                 bodies.append(handler.body)
-        elif name == "cases":
+        elif role is _CASES:
             for case in value:
-                expressions.extend([case.pattern] + ([case.guard] if case.guard is not None else []))
+                expressions.append(case.pattern)
+                if case.guard is not None:
+                    expressions.append(case.guard)
                 bodies.append(case.body)
         elif isinstance(value, ast.AST):
             expressions.append(value)
-        elif isinstance(value, list):
-            expressions.extend(v for v in value if isinstance(v, ast.AST))
+        elif type(value) is list:
+            expressions.extend([v for v in value if isinstance(v, ast.AST)])
     return expressions, bodies
+
+
+_BODY, _HANDLERS, _CASES, _OTHER = "body", "handlers", "cases", "other"
+_ROLES: dict[type, tuple[tuple[str, str], ...]] = {}  # each statement type's fields, with what each holds
+
+
+def _roles(kind: type) -> tuple[tuple[str, str], ...]:
+    """The fields of a statement type in field order, each with its role in ``_split_statement``: once per type,
+    not a comparison of each field's name once per statement of a file."""
+    roles = _ROLES[kind] = tuple(
+        (name, _BODY if name in _BODY_FIELDS else _HANDLERS if name == "handlers" else _CASES if name == "cases"
+         else _OTHER) for name in kind._fields)
+    return roles
 
 
 def _params(args: ast.arguments) -> list[str]:
