@@ -28,6 +28,9 @@ from ppaux_lint.facts.summary import ClassSummary
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 _TRY = frozenset(TRY_STATEMENTS)
+_FLAT = frozenset(kind for kind in ast.stmt.__subclasses__()
+                  if not {*_BODY_FIELDS, "handlers", "cases"} & set(kind._fields))
+"""The statements that hold no statements (an expression, an assignment, an import, ``return``): most of a file."""
 
 
 class Collector:
@@ -71,7 +74,9 @@ class Collector:
             if kind is ast.ClassDef:
                 self.classes.append(summarize_class(stmt, scope, self.positions))
                 self.constants.definition(scope, stmt.name)
-                self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
+                if self.deep or self.forward:  # the header's expressions, for the scans that want them
+                    self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope,
+                                      frame)
                 self._bind(frame, stmt.name, NAMED)
                 self.flows.enter_class()
                 self.namespaces.enter_class(stmt, scope)
@@ -82,12 +87,14 @@ class Collector:
                 if not scope:
                     self.defs.append(stmt.name)
                 self.constants.definition(scope, stmt.name)
-                defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
-                self._expressions(stmt.decorator_list + defaults, scope, frame)
+                if self.deep or self.forward:
+                    defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
+                    self._expressions(stmt.decorator_list + defaults, scope, frame)
                 self._bind(frame, stmt.name, NAMED)
                 body = frame.function()
-                for param in _params(stmt.args):
-                    self._bind(body, param)
+                if self.deep:  # ``_bind``'s condition, asked once for all the parameters
+                    for param in _params(stmt.args):
+                        body.bind(param, UNKNOWN)
                 self.flows.enter_function(stmt, scope)
                 self.namespaces.enter_function(stmt, scope)
                 self._walk(stmt.body, (*scope, ("def", stmt.name)), body)
@@ -95,8 +102,13 @@ class Collector:
                 self.flows.leave_function(stmt)
             else:
                 self._statement(stmt, scope, frame)
-                children, bodies = _split_statement(stmt)
-                self._expressions(children, scope, frame, stmt)
+                if self.deep or self.forward:
+                    children, bodies = _split_statement(stmt)
+                    self._expressions(children, scope, frame, stmt)
+                elif kind in _FLAT:  # no statement below it, and no scan wants its expressions
+                    continue
+                else:
+                    bodies = _split_statement(stmt)[1]
                 truth = known_truth(stmt.test) if kind is ast.If else None  # type: ignore[attr-defined]
                 for position, nested in enumerate(bodies):  # an ``if``'s: its body, then its ``else``
                     self._walk(nested, scope, frame, never_runs or truth is (position == 1))
