@@ -59,15 +59,38 @@ def test_children_are_the_plain_children_without_contexts_or_operators() -> None
 
 
 def test_source_spells_names_as_unparse_does() -> None:
-    """``source`` spells a dotted name itself, and anything else through ``ast.unparse``: the text a rule compares
-    (an annotation, a key) is the same either way."""
+    """``source`` spells dotted names, subscripts and tuples of them, and plain constants itself, and anything else
+    through ``ast.unparse``: the text a rule compares (an annotation, a key) is the same either way."""
     dotted = 0
     for path in _files():
         for node in ast.walk(ast.parse(path.read_bytes())):
-            if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+            if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.Constant)):
                 assert source(node) == ast.unparse(node), (path, ast.dump(node))
                 dotted += isinstance(node, ast.Attribute)
     assert dotted > 10_000
+
+
+def test_source_spells_the_edge_shapes_as_unparse_does() -> None:
+    """The shapes next to those ``source`` spells itself: a one-item tuple (its comma), a subscript of a call, a
+    starred item, strings that hold a quote, a backslash, a line break or non-ASCII text, a ``u`` string, bools,
+    big ints, floats, bytes, an ellipsis."""
+    written = ['x[a,]', 'x[a, b]', 'x[()]', 'x[a, *b]', 'f()[a]', 'x[1]', 'x["k"]', '(a,)', '(a, b)', '()',
+               '(a, 1)', '"it\'s"', "'say \"hi\"'", '"a\\b"', '"a\\nb"', '"é"', 'u"x"', '""', 'True', 'None',
+               '10**30', str(10**30), '1.5', 'b"x"', '...', 'a.b[c.d, e]', 'x[a:b]', 'x[a][b]']
+    for text in written:
+        node = ast.parse(text, mode="eval").body
+        assert source(node) == ast.unparse(node), text
+
+
+def test_children_leave_out_what_lists_hold_besides_nodes() -> None:
+    """The only list fields that hold other things than nodes (``global``'s names, ``None`` in a dict display's
+    keys and in ``kw_defaults``) give their nodes alone: the other list fields are taken whole."""
+    tree = ast.parse("def f(*, a, b=1):\n    global g\n    return {**a, 'k': b}\n")
+    for node in ast.walk(tree):
+        assert all(isinstance(child, ast.AST) for child in children(node)), ast.dump(node)
+    function = tree.body[0]
+    assert [type(n) for n in children(function.args)] == [ast.arg, ast.arg, ast.Constant]
+    assert children(function.body[0]) == []
 
 
 def _targets_reference(body: Sequence[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, ast.expr]]:

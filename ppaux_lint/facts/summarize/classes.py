@@ -258,6 +258,7 @@ def _instance_stores(statements: Sequence[ast.stmt], text: str) -> set[str]:
     class-level annotation of one of them does not say what it holds once such a method has run (``__post_init__``
     turning a ``list`` field into a tensor)."""
     found: set[str] = set()
+    setter = spells(text, ("setattr", "delattr"))  # once per class, not per method
     for stmt in statements:
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -270,7 +271,7 @@ def _instance_stores(statements: Sequence[ast.stmt], text: str) -> set[str]:
                      if isinstance(t, ast.Attribute) and _is_name(t.value, receiver)
                      and not (isinstance(store, ast.Assign) and isinstance(store.value, ast.Name)
                               and store.value.id in params and t in store.targets))
-        if spells(text, ("setattr", "delattr")):
+        if setter:
             found.update(string(n.args[1]) or "" for n in ast.walk(stmt) if isinstance(n, ast.Call) and len(n.args) >= 2
                          and dotted(n.func) in ("setattr", "delattr") and _is_name(n.args[0], receiver))
     found.discard("")
@@ -344,25 +345,30 @@ def _class_level_statements(body: Sequence[ast.stmt], conditional: set[int] | No
     ``shadows`` takes it) are added to ``conditional``."""
     out: list[ast.stmt] = []
     for stmt in body:
-        if isinstance(stmt, ast.If):
+        kind = type(stmt)  # ``ast.parse`` makes no subclasses: one look at the type for most statements
+        if kind not in _NESTING:
+            out.append(stmt)
+            if under and conditional is not None:
+                conditional.add(id(stmt))
+        elif kind is ast.If:
             runs = known_truth(stmt.test)
             if runs is None:
                 out.extend(_class_level_statements(stmt.body + stmt.orelse, conditional, True))
             else:
                 out.extend(_class_level_statements(stmt.body if runs else stmt.orelse, conditional, under))
-        elif isinstance(stmt, TRY_STATEMENTS):
+        elif kind in _TRY:
             handlers = [s for h in stmt.handlers for s in h.body]
             out.extend(_class_level_statements(stmt.body + stmt.orelse, conditional, under))
             out.extend(_class_level_statements(handlers, conditional, True))
             out.extend(_class_level_statements(stmt.finalbody, conditional, under))
-        elif isinstance(stmt, ast.With):
+        else:  # ``with``
             out.append(stmt)  # for its ``as`` targets (``unread_members``); the statements it holds follow
             out.extend(_class_level_statements(stmt.body, conditional, under))
-        else:
-            out.append(stmt)
-            if under and conditional is not None:
-                conditional.add(id(stmt))
     return out
+
+
+_TRY = frozenset(TRY_STATEMENTS)
+_NESTING = frozenset({ast.If, ast.With, *_TRY})  # the statements ``_class_level_statements`` looks into
 
 
 _PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})

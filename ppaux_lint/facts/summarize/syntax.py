@@ -28,7 +28,10 @@ def spells(text: str, needles: tuple[str, ...]) -> bool:
     Asked per class and per method, each a search of the whole file, they made a file of n classes cost n * n (a
     file of 5,000 classes took 9 seconds to summarize): the summarizer's text is a ``SourceText``, which answers
     each needle once per file."""
-    return any(needle in text for needle in needles)
+    for needle in needles:  # noqa: SIM110 - a loop, not any() of a generator: asked for every class and method
+        if needle in text:
+            return True
+    return False
 
 
 def dotted(node: ast.AST | None) -> str:
@@ -84,31 +87,78 @@ def is_none(node: ast.AST | None) -> bool:
 
 def source(node: ast.AST) -> str:
     """Normalised source of a small node (an annotation, a key). ``ast.get_source_segment`` would
-    re-split the whole file on every call. A name or a dotted name (most annotations: ``int``,
-    ``torch.Tensor``) is spelt here as ``ast.unparse`` spells it, without the visitor it builds per call."""
+    re-split the whole file on every call. The shapes most annotations and keys have are spelt here as
+    ``ast.unparse`` spells them, without the visitor it builds per call (a third of a small file's summary, once
+    spent there): a dotted name (``int``, ``torch.Tensor``), one subscripted by dotted names (``list[str]``,
+    ``dict[str, torch.Tensor]``), a tuple of them, and a plain string, ``None``, a bool or an int."""
+    kind = type(node)
+    if kind is ast.Subscript:
+        head = _plain(node.value)  # type: ignore[attr-defined]
+        inner = node.slice  # type: ignore[attr-defined]
+        if type(inner) is ast.Tuple:
+            inside = _plain_items(inner.elts) if len(inner.elts) > 1 else None  # ``x[a,]`` keeps its comma
+        else:
+            inside = _plain(inner)
+        if head is not None and inside is not None:
+            return f"{head}[{inside}]"
+    elif kind is ast.Tuple:
+        items = _plain_items(node.elts) if len(node.elts) > 1 else None  # type: ignore[attr-defined]
+        if items is not None:
+            return f"({items})"
+    elif kind is ast.Constant:
+        value = node.value  # type: ignore[attr-defined]
+        if value is None or type(value) is bool or type(value) is int:
+            return repr(value)
+        if type(value) is str and node.kind is None and value.isascii() and value.isprintable() \
+                and "'" not in value and '"' not in value and "\\" not in value:  # type: ignore[attr-defined]
+            return f"'{value}'"  # ``repr``, as ``ast.unparse`` quotes a string that holds no quote to choose by
+    else:
+        plain = _plain(node)
+        if plain is not None:
+            return plain
+    return ast.unparse(node)
+
+
+def _plain(node: ast.AST) -> str | None:
+    """A name or a dotted name as ``ast.unparse`` spells it; None for anything else."""
     parts = []
     head = node
     while type(head) is ast.Attribute:
         parts.append(head.attr)  # type: ignore[attr-defined]
         head = head.value  # type: ignore[attr-defined]
     if type(head) is not ast.Name:
-        return ast.unparse(node)
+        return None
     parts.append(head.id)  # type: ignore[attr-defined]
     parts.reverse()
     return ".".join(parts)
 
 
+def _plain_items(items: list[ast.expr]) -> str | None:
+    """Dotted names joined by ", " as ``ast.unparse`` joins a tuple's items; None unless every item is one."""
+    spelt = [_plain(item) for item in items]
+    return None if None in spelt else ", ".join(spelt)  # type: ignore[arg-type]
+
+
+_AST = ast.AST
 NO_NODE_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "id", "attr", "arg", "asname", "module",
                             "level", "is_async", "conversion", "simple", "kwd_attrs", "rest"})
 """Fields that never hold a node worth visiting: expression contexts and operators (no reading of a tree visits
 them as nodes: ``node.ctx`` and ``node.op`` are read as attributes) and plain values. Left out, a walk visits a
 third fewer nodes. (``name`` stays: a ``type`` statement's is a ``Name``.)"""
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # ``_child_fields`` of each node type met so far
+_MAY_HOLD_OTHERS = frozenset({"names", "keys", "kw_defaults"})
+"""The list fields whose items may be other than nodes: ``global``/``nonlocal`` names (strings), a dict display's
+keys (None for ``**``), ``kw_defaults`` (None for no default). Every other list field holds nodes only, and is
+taken whole, without a look at each item (``alias`` nodes are ``Import``'s ``names``, filtered all the same)."""
+CHILD_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}  # ``child_fields`` of each node type met so far
 
 
-def _child_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type that may hold nodes to visit, in field order (``NO_NODE_FIELDS`` left out)."""
-    fields = _CHILD_FIELDS[kind] = tuple(field for field in kind._fields if field not in NO_NODE_FIELDS)
+def child_fields(kind: type) -> tuple[tuple[str, bool], ...]:
+    """The fields of a node type that may hold nodes to visit, in field order (``NO_NODE_FIELDS`` left out), each
+    with whether a list it holds may hold other things than nodes (``_MAY_HOLD_OTHERS``)."""
+    fields = CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = CHILD_FIELDS[kind] = tuple((field, field in _MAY_HOLD_OTHERS) for field in kind._fields
+                                             if field not in NO_NODE_FIELDS)
     return fields
 
 
@@ -116,13 +166,13 @@ def children(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes(node)`` as a list, without its two generators and without the nodes of
     ``NO_NODE_FIELDS``: what every walk of a summary's trees pushes, once per node of a file."""
     kind = type(node)
-    fields = _CHILD_FIELDS.get(kind)
+    fields = CHILD_FIELDS.get(kind)
     found: list[ast.AST] = []
-    for field in fields if fields is not None else _child_fields(kind):
+    for field, mixed in fields if fields is not None else child_fields(kind):
         value = getattr(node, field, None)
         if type(value) is list:
-            found.extend([item for item in value if isinstance(item, ast.AST)])
-        elif isinstance(value, ast.AST):
+            found.extend([item for item in value if isinstance(item, _AST)] if mixed else value)
+        elif isinstance(value, _AST):
             found.append(value)
     return found
 

@@ -172,8 +172,13 @@ class SourceText(str):
     ``setattr``, a ``:=``, a ``yield`` anywhere?), which is cheap once but made a module of many classes cost the
     square of its size: 20,000 small classes took longer than the parser's time limit."""
 
+    _found: dict[object, bool] | None = None  # each instance's own, made on its first question
+    _counts: dict[str, int] | None = None
+
     def __contains__(self, needle: object) -> bool:
-        found = self.__dict__.setdefault("_found", {})
+        found = self._found
+        if found is None:
+            found = self._found = {}
         answer = found.get(needle)
         if answer is None:
             answer = found[needle] = str.__contains__(self, needle)  # type: ignore[arg-type]
@@ -182,7 +187,9 @@ class SourceText(str):
     def count(self, needle: str, *where: int | None) -> int:  # type: ignore[override]
         if where:
             return str.count(self, needle, *where)
-        counts = self.__dict__.setdefault("_counts", {})
+        counts = self._counts
+        if counts is None:
+            counts = self._counts = {}
         answer = counts.get(needle)
         if answer is None:
             answer = counts[needle] = str.count(self, needle)

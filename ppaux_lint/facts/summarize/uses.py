@@ -21,10 +21,11 @@ from __future__ import annotations
 import ast
 
 from ppaux_lint.contract.names import TO_PP, is_class_like
-from ppaux_lint.facts.summarize.syntax import children
+from ppaux_lint.facts.summarize.syntax import CHILD_FIELDS, child_fields
 
 _CLASS_ARGUMENT = {"isinstance": 1, "issubclass": 1, "super": 0, "cast": 0}  # callee -> index of the class
 _Name, _Attribute, _Constant, _Call, _AnnAssign = ast.Name, ast.Attribute, ast.Constant, ast.Call, ast.AnnAssign
+_AST = ast.AST
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Nodes that never hold a name: imports bind, they use nothing. The fields that hold none (a context, an
 # operator, a comparison's operators) are left out as every walk leaves them (``syntax.children``).
@@ -35,6 +36,7 @@ def value_names(tree: ast.Module) -> tuple[str, ...]:
     seen: set[str] = set()
     stack: list[ast.AST] = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
+    fields_of = CHILD_FIELDS
     while stack:
         node = pop()
         kind = type(node)
@@ -67,6 +69,11 @@ def value_names(tree: ast.Module) -> tuple[str, ...]:
             push(node.target)
             if node.value is not None:
                 push(node.value)
-        elif kind not in _NAMELESS:
-            extend(children(node))
+        elif kind not in _NAMELESS:  # ``syntax.children``, inlined: no call and no list per node
+            for field, mixed in fields_of.get(kind) or child_fields(kind):
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    extend([item for item in value if isinstance(item, _AST)] if mixed else value)
+                elif isinstance(value, _AST):
+                    push(value)
     return tuple(sorted(name for name in seen if is_class_like(name)))

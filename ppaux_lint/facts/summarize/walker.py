@@ -28,6 +28,9 @@ from ppaux_lint.facts.summary import ClassSummary
 
 _BODY_FIELDS = ("body", "orelse", "finalbody")
 _TRY = frozenset(TRY_STATEMENTS)
+_FLAT = frozenset(kind for kind in ast.stmt.__subclasses__()
+                  if not {*_BODY_FIELDS, "handlers", "cases"} & set(kind._fields))
+"""The statements that hold no statements (an expression, an assignment, an import, ``return``): most of a file."""
 
 
 class Collector:
@@ -71,7 +74,9 @@ class Collector:
             if kind is ast.ClassDef:
                 self.classes.append(summarize_class(stmt, scope, self.positions))
                 self.constants.definition(scope, stmt.name)
-                self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope, frame)
+                if self.deep or self.forward:  # the header's expressions, for the scans that want them
+                    self._expressions(stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords], scope,
+                                      frame)
                 self._bind(frame, stmt.name, NAMED)
                 self.flows.enter_class()
                 self.namespaces.enter_class(stmt, scope)
@@ -82,12 +87,14 @@ class Collector:
                 if not scope:
                     self.defs.append(stmt.name)
                 self.constants.definition(scope, stmt.name)
-                defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
-                self._expressions(stmt.decorator_list + defaults, scope, frame)
+                if self.deep or self.forward:
+                    defaults = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
+                    self._expressions(stmt.decorator_list + defaults, scope, frame)
                 self._bind(frame, stmt.name, NAMED)
                 body = frame.function()
-                for param in _params(stmt.args):
-                    self._bind(body, param)
+                if self.deep:  # ``_bind``'s condition, asked once for all the parameters
+                    for param in _params(stmt.args):
+                        body.bind(param, UNKNOWN)
                 self.flows.enter_function(stmt, scope)
                 self.namespaces.enter_function(stmt, scope)
                 self._walk(stmt.body, (*scope, ("def", stmt.name)), body)
@@ -95,8 +102,13 @@ class Collector:
                 self.flows.leave_function(stmt)
             else:
                 self._statement(stmt, scope, frame)
-                children, bodies = _split_statement(stmt)
-                self._expressions(children, scope, frame, stmt)
+                if self.deep or self.forward:
+                    children, bodies = _split_statement(stmt)
+                    self._expressions(children, scope, frame, stmt)
+                elif kind in _FLAT:  # no statement below it, and no scan wants its expressions
+                    continue
+                else:
+                    bodies = _split_statement(stmt)[1]
                 truth = known_truth(stmt.test) if kind is ast.If else None  # type: ignore[attr-defined]
                 for position, nested in enumerate(bodies):  # an ``if``'s: its body, then its ``else``
                     self._walk(nested, scope, frame, never_runs or truth is (position == 1))
@@ -146,23 +158,40 @@ def _split_statement(stmt: ast.stmt) -> tuple[list[ast.AST], list[list[ast.stmt]
     """A compound statement's own expressions, and the statement lists nested in it."""
     expressions: list[ast.AST] = []
     bodies: list[list[ast.stmt]] = []
-    for name in type(stmt)._fields:  # ``ast.iter_fields`` without its generator: once per statement of a file
+    kind = type(stmt)
+    for name, role in _ROLES.get(kind) or _roles(kind):  # ``ast.iter_fields`` without its generator
         value = getattr(stmt, name, None)
-        if name in _BODY_FIELDS and isinstance(value, list):
+        if role is _BODY and type(value) is list:
             bodies.append(value)
-        elif name == "handlers":
+        elif role is _HANDLERS:
             for handler in value:
-                expressions.extend([handler.type] if handler.type is not None else [])
+                if handler.type is not None:
+                    expressions.append(handler.type)
                 bodies.append(handler.body)
-        elif name == "cases":
+        elif role is _CASES:
             for case in value:
-                expressions.extend([case.pattern] + ([case.guard] if case.guard is not None else []))
+                expressions.append(case.pattern)
+                if case.guard is not None:
+                    expressions.append(case.guard)
                 bodies.append(case.body)
         elif isinstance(value, ast.AST):
             expressions.append(value)
-        elif isinstance(value, list):
-            expressions.extend(v for v in value if isinstance(v, ast.AST))
+        elif type(value) is list:
+            expressions.extend([v for v in value if isinstance(v, ast.AST)])
     return expressions, bodies
+
+
+_BODY, _HANDLERS, _CASES, _OTHER = "body", "handlers", "cases", "other"
+_ROLES: dict[type, tuple[tuple[str, str], ...]] = {}  # each statement type's fields, with what each holds
+
+
+def _roles(kind: type) -> tuple[tuple[str, str], ...]:
+    """The fields of a statement type in field order, each with its role in ``_split_statement``: once per type,
+    not a comparison of each field's name once per statement of a file."""
+    roles = _ROLES[kind] = tuple(
+        (name, _BODY if name in _BODY_FIELDS else _HANDLERS if name == "handlers" else _CASES if name == "cases"
+         else _OTHER) for name in kind._fields)
+    return roles
 
 
 def _params(args: ast.arguments) -> list[str]:
