@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding
@@ -24,6 +24,8 @@ from ppaux_lint.support.records import dataclass
 
 NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
 _TYPE = "builtins.type"
+_NOT_MADE = object()
+Shared = TypeVar("Shared")
 
 
 def _undeclared(path: str) -> str | None:
@@ -144,6 +146,19 @@ class CheckContext:
 
     @functools.cached_property
     def _own(self) -> dict[str, tuple[OwnMethod, ...]]:
+        return {}
+
+    def shared(self, key: object, make: Callable[[], Shared]) -> Shared:
+        """What ``make`` gives, made once per context: what several rules read alike (``sent.returned_items``: PPA011,
+        PPA012 and PPA013 each walked every returned item of every class, computing each key again), under ``key``,
+        the function that asks."""
+        found = self._shared.get(key, _NOT_MADE)
+        if found is _NOT_MADE:
+            found = self._shared[key] = make()
+        return found  # type: ignore[return-value]
+
+    @functools.cached_property
+    def _shared(self) -> dict[object, object]:
         return {}
 
     def _find_own_methods(self, name: str) -> Iterator[OwnMethod]:

@@ -107,6 +107,18 @@ def _declared_where_run(context: CheckContext, own: OwnMethod, attribute: str) -
 
 
 def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
+    """``_declaration``, made once per class and attribute: a class's own ``to_pp_tensors`` asks it of the class
+    and of each class that runs it, and each subclass that inherits it of the method's class again (on the
+    monorepo benchmark, 5,250 questions of 3,494 kinds)."""
+    answers = context.shared(_declared, dict)
+    key = (info.fqn, attribute)
+    found = answers.get(key)
+    if found is None:
+        found = answers[key] = _declaration(context, info, attribute)
+    return found
+
+
+def _declaration(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     """What the class declares ``self.<attribute>`` as, when that is certainly not a tensor; the first class
     along the MRO that names the attribute at all (a field, a method or assignment, or a store in its
     ``__init__``) decides, and a base that cannot be seen might. A type variable of that class stands for

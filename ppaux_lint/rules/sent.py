@@ -105,12 +105,20 @@ def own_key(index: ProjectIndex, own: OwnMethod, fact: KeyFact, instance: str = 
     return key(index, module, scope, fact, instance or own.info.fqn)
 
 
-def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact, Key, str]]:
+Item = tuple[OwnMethod, ReturnFact, ValueFact, Key, str]
+
+
+def returned_items(context: CheckContext) -> tuple[Item, ...]:
     """Every ``key: value`` of every dict that ``to_pp_tensors`` can return holding it (through the helpers it
     returns the call of: ``expanded``), with the key as Python computes it on the instances that run the method
     (``CheckContext.runners``: a key ``self.KEY`` that each subclass sets is the subclass's; a base with no
     instance that runs it is judged as itself), and the class of those instances: once per class where the key
-    differs between them, else once with that one class or the owner's."""
+    differs between them, else once with that one class or the owner's. Made once per context: three rules
+    read them."""
+    return context.shared(returned_items, lambda: tuple(_returned_items(context)))
+
+
+def _returned_items(context: CheckContext) -> Iterator[Item]:
     for own, returned in returns(context):
         instances = context.runners(own.info, TO_PP) or [own.info.fqn]
         written = written_in(context.index, own.info.fqn, own.method, own.module, own.scope)
