@@ -11,7 +11,6 @@ Those modules ask the graph only, so they sit between it and this one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
 
 from ppaux_lint.contract.names import AFTER_SAMPLE, FROM_PP
 from ppaux_lint.facts.summary import FileSummary
@@ -104,15 +103,14 @@ class ProjectIndex(ProjectGraph):
             below = Below(self, focused)
             constructions = instances.Constructions(self.summaries)
             for info in focused:
-                infos[info.fqn] = replace(
-                    info, forward_by=routes.forward.get(info.fqn, ()), returned_by=routes.sampled.get(info.fqn, ()),
+                infos[info.fqn] = info.amended(
+                    forward_by=routes.forward.get(info.fqn, ()), returned_by=routes.sampled.get(info.fqn, ()),
                     forward_only_by=routes.forward_only(info.fqn),
                     not_instantiated=instances.not_instantiated(self, info, below.least(info.fqn), constructions)
                     if info.roles and not info.is_interface else "",
                     no_output=no_output.get(info.fqn, ""))
             for fqn, part in find_parts(self, self.inference, [infos[fqn] for fqn in self._focus]).items():
-                infos[fqn] = replace(infos[fqn], part_of=part.containers, part_calls=part.calls,
-                                     part_uses=part.uses)
+                infos[fqn] = infos[fqn].amended(part_of=part.containers, part_calls=part.calls, part_uses=part.uses)
             self._infos, self._below = infos, below
         return self._infos
 
@@ -128,7 +126,7 @@ class ProjectIndex(ProjectGraph):
         pair = self.pair_of(info.fqn)
         if pair is None:
             return info
-        return replace(info, pair=pair)
+        return info.amended(pair=pair)
 
     def pair_of(self, observer: str) -> str | None:
         """The output class an observer rebuilds."""
