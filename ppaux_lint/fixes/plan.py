@@ -64,7 +64,7 @@ class Planner:
         self.constructors = Constructors(analysis.index, analysis.classes)
         self._line_length: int | None = None
         self._observers: dict[str | None, list[str]] | None = None
-        self._imports: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}  # _imported_at_import_time
+        self._imports: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}  # _imported_at_import_time
 
     def line_length(self) -> int:
         if self._line_length is None:
@@ -204,30 +204,32 @@ class Planner:
         initialized module``), which the module keeps out of import time by importing inside functions. Importing
         ``target_module`` first runs the ``__init__`` of each package on its way, so their imports count too, except
         a package ``module`` itself is in: that one is already initializing when ``module`` runs."""
-        known, within = self.index.known, f"{module}."
         todo = [name for name in _modules_of(target_module)
-                if name == target_module or (name in known and not within.startswith(f"{name}."))]
+                if name == target_module or (name in self.index.known and not f"{module}.".startswith(f"{name}."))]
         seen = set(todo)
         while todo and len(seen) < _CYCLE_SEARCH:
-            for target, runs in self._imported_at_import_time(todo.pop()):
-                if target == module or target.startswith(within):
-                    return True
-                for name in runs:
-                    if name not in seen and name in known:
-                        seen.add(name)
-                        todo.append(name)
+            imported, runs = self._imported_at_import_time(todo.pop())
+            if module in imported:  # an import of it, or of a module inside it
+                return True
+            for name in runs:
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(name)
         return len(seen) >= _CYCLE_SEARCH  # too far to tell: no import rather than a cycle
 
-    def _imported_at_import_time(self, module: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """(target, ``_modules_of`` it) for each import at module level in the project module ``module``, in order;
-        made once per module: each ``_closes_a_cycle`` search visits up to ``_CYCLE_SEARCH`` modules, most of them
-        the same ones (on the monorepo benchmark, 48 searches took a third of the fix planning's time)."""
+    def _imported_at_import_time(self, module: str) -> tuple[frozenset[str], tuple[str, ...]]:
+        """What the imports at module level in the project module ``module`` run, made once per module: each
+        ``_closes_a_cycle`` search visits up to ``_CYCLE_SEARCH`` modules, most of them the same ones (on the
+        monorepo benchmark, 48 searches took a third of the fix planning's time). First every ``_modules_of`` their
+        targets (``a.b`` is among them exactly when a target is ``a.b`` or starts with ``a.b.``), then those that
+        are project modules, in the order the imports reach them, each once: what the search goes on to. The
+        project's modules are all known when the index is made (a module loaded later is one of them)."""
         found = self._imports.get(module)
         if found is None:
             summary = self.index.load(module)
-            found = self._imports[module] = tuple(
-                (imported.target, tuple(_modules_of(imported.target)))
-                for imported in (summary.imports if summary is not None else ()) if not imported.nested)
+            targets = [i.target for i in (summary.imports if summary is not None else ()) if not i.nested]
+            runs = dict.fromkeys(name for target in targets for name in _modules_of(target))
+            found = self._imports[module] = (frozenset(runs), tuple(n for n in runs if n in self.index.known))
         return found
 
 
