@@ -48,9 +48,15 @@ class CheckContext:
         """Every class that may have instances of its own, recognised or not: not an interface, not abstract,
         not an output base that only its subclasses instantiate (``instances.py``), not a metaclass (a subclass
         of ``type``, whose instances are classes: its ``to_pp_tensors`` is their classes' attribute, which no
-        instance of theirs sees)."""
-        return [info for info in self.index.iter_infos()
-                if not info.is_interface and not info.not_instantiated and _TYPE not in info.ancestry]
+        instance of theirs sees). Made again only when the index lists another class (``ProjectIndex.listing``):
+        a dozen rules ask."""
+        listing = self.index.listing()
+        made = self._shared.get(CheckContext.concrete)
+        if made is None or made[0] is not listing:
+            made = self._shared[CheckContext.concrete] = (listing, [
+                info for info in listing.values()
+                if not info.is_interface and not info.not_instantiated and _TYPE not in info.ancestry])
+        return list(made[1])
 
     def sending(self) -> list[ClassInfo]:
         """The concrete classes whose instances' ``to_pp_tensors`` the PP path asks for: handed to
