@@ -122,14 +122,17 @@ def _returned_items(context: CheckContext) -> Iterator[Item]:
     for own, returned in returns(context):
         instances = context.runners(own.info, TO_PP) or [own.info.fqn]
         written = written_in(context.index, own.info.fqn, own.method, own.module, own.scope)
+        alike = instances[0] if len(instances) == 1 else own.info.fqn  # the class a key alike on all is judged on
         for fact in expanded(context.index, own.info.fqn, own.method, returned, instances, written, own.path):
             if fact.kind != "dict" or fact.when == "falsy":
                 continue
             for item in fact.items:
+                if not item.key.computed:  # written as a literal: the same key on every instance, none to compare
+                    yield own, fact, item, key(context.index, *written, item.key), alike
+                    continue
                 keys = {instance: own_key(context.index, own, item.key, instance) for instance in instances}
                 if len(set(keys.values())) == 1:
-                    yield own, fact, item, next(iter(keys.values())), instances[0] if len(instances) == 1 else \
-                        own.info.fqn
+                    yield own, fact, item, next(iter(keys.values())), alike
                 else:
                     for instance, found in keys.items():
                         yield own, fact, item, found, instance
