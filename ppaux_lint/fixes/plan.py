@@ -227,7 +227,7 @@ class Planner:
         found = self._imports.get(module)
         if found is None:
             summary = self.index.load(module)
-            targets = [i.target for i in (summary.imports if summary is not None else ()) if not i.nested]
+            targets = dict.fromkeys(i.target for i in (summary.imports if summary is not None else ()) if not i.nested)
             runs = dict.fromkeys(name for target in targets for name in _modules_of(target))
             found = self._imports[module] = (frozenset(runs), tuple(n for n in runs if n in self.index.known))
         return found
@@ -270,8 +270,13 @@ def _passes(call: ast.Call, names: set[str], own: bool, params: tuple[str, ...],
 
 def _modules_of(target: str) -> list[str]:
     """The modules importing ``target`` runs: each package on the way, and the target itself when it is one."""
-    parts = target.split(".")
-    return [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    found = []
+    dot = target.find(".")
+    while dot != -1:  # each prefix up to a dot: what joining the first parts of a split gave, without the joins
+        found.append(target[:dot])
+        dot = target.find(".", dot + 1)
+    found.append(target)
+    return found
 
 
 def names_list(names: Iterable[str]) -> str:
