@@ -95,6 +95,7 @@ class ProjectGraph:
         self._holds_nothing: set[tuple[str, str, bool]] = set()
         self._sites: dict[str, Site] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
+        self._stars: dict[str, tuple[Import, ...]] = {}  # module -> its star imports (_star_binding)
         self._mro: dict[str, tuple[str, ...]] = {}
         self._jumps: dict[str, int] = {}  # class -> where its MRO's tail is another class's whole MRO (_find_jump)
         self._afters: dict[object, dict[str, object]] = {}  # what _after found, by the question's key, per class
@@ -206,7 +207,11 @@ class ProjectGraph:
         .modern import *``: the modern class); else the first of any (one in a ``try``, as its body runs). A binding
         of the module's own stands whatever star comes after it (which names a star really exports, a computed
         ``__all__`` or a name under ``if TYPE_CHECKING:`` there, is not certain enough to replace it)."""
-        stars = [i for i in summary.imports if i.star]
+        # Asked at each step of each resolution through the module (7,220 steps through 2,520 modules on the monorepo
+        # benchmark): its imports are searched once.
+        stars = self._stars.get(summary.module)
+        if stars is None:
+            stars = self._stars[summary.module] = tuple(i for i in summary.imports if i.star)
         if not stars or self._binds_itself(summary, head):
             return None
         for star in (*(s for s in reversed(stars) if s.certain), *stars):

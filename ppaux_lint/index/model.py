@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 
 from ppaux_lint.facts.summary import ClassSummary
@@ -139,6 +140,22 @@ class ClassInfo:
     def is_output(self) -> bool:
         return OUTPUT in self.roles
 
+    def amended(self, **changes: object) -> ClassInfo:
+        """``dataclasses.replace(self, **changes)``, made by copying the fields: the class has no ``__post_init__``
+        and no field made from another, so that is the object ``replace`` makes, without its 9 us of looking the
+        fields up and running the frozen ``__init__`` (the index amends every class it focuses on two or three
+        times: 28 ms of a cold check of the monorepo benchmark)."""
+        if not changes.keys() <= _FIELDS:
+            raise TypeError(f"ClassInfo has no field {sorted(changes.keys() - _FIELDS)[0]!r}")
+        amended = object.__new__(ClassInfo)
+        fields = amended.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
+        return amended
+
     @property
     def is_observer(self) -> bool:
         return OBSERVER in self.roles
+
+
+_FIELDS = frozenset(field.name for field in dataclasses.fields(ClassInfo))

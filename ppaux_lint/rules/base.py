@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding
@@ -24,6 +24,8 @@ from ppaux_lint.support.records import dataclass
 
 NO_FIX, SAFE_FIX, UNSAFE_FIX = "none", "safe", "unsafe"
 _TYPE = "builtins.type"
+_NOT_MADE = object()
+Shared = TypeVar("Shared")
 
 
 def _undeclared(path: str) -> str | None:
@@ -46,9 +48,15 @@ class CheckContext:
         """Every class that may have instances of its own, recognised or not: not an interface, not abstract,
         not an output base that only its subclasses instantiate (``instances.py``), not a metaclass (a subclass
         of ``type``, whose instances are classes: its ``to_pp_tensors`` is their classes' attribute, which no
-        instance of theirs sees)."""
-        return [info for info in self.index.iter_infos()
-                if not info.is_interface and not info.not_instantiated and _TYPE not in info.ancestry]
+        instance of theirs sees). Made again only when the index lists another class (``ProjectIndex.listing``):
+        a dozen rules ask."""
+        listing = self.index.listing()
+        made = self._shared.get(CheckContext.concrete)
+        if made is None or made[0] is not listing:
+            made = self._shared[CheckContext.concrete] = (listing, [
+                info for info in listing.values()
+                if not info.is_interface and not info.not_instantiated and _TYPE not in info.ancestry])
+        return list(made[1])
 
     def sending(self) -> list[ClassInfo]:
         """The concrete classes whose instances' ``to_pp_tensors`` the PP path asks for: handed to
@@ -144,6 +152,19 @@ class CheckContext:
 
     @functools.cached_property
     def _own(self) -> dict[str, tuple[OwnMethod, ...]]:
+        return {}
+
+    def shared(self, key: object, make: Callable[[], Shared]) -> Shared:
+        """What ``make`` gives, made once per context: what several rules read alike (``sent.returned_items``: PPA011,
+        PPA012 and PPA013 each walked every returned item of every class, computing each key again), under ``key``,
+        the function that asks."""
+        found = self._shared.get(key, _NOT_MADE)
+        if found is _NOT_MADE:
+            found = self._shared[key] = make()
+        return found  # type: ignore[return-value]
+
+    @functools.cached_property
+    def _shared(self) -> dict[object, object]:
         return {}
 
     def _find_own_methods(self, name: str) -> Iterator[OwnMethod]:

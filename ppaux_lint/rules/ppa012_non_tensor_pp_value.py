@@ -21,6 +21,7 @@ from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import TO_PP
 from ppaux_lint.facts.findings import Finding, Related
 from ppaux_lint.facts.summary import ClassSummary, ValueFact
+from ppaux_lint.index.generics import Written
 from ppaux_lint.index.model import ClassInfo
 from ppaux_lint.rules import sent
 from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
@@ -107,6 +108,18 @@ def _declared_where_run(context: CheckContext, own: OwnMethod, attribute: str) -
 
 
 def _declared(context: CheckContext, info: ClassInfo, attribute: str) -> str:
+    """``_declaration``, made once per class and attribute: a class's own ``to_pp_tensors`` asks it of the class
+    and of each class that runs it, and each subclass that inherits it of the method's class again (on the
+    monorepo benchmark, 5,250 questions of 3,494 kinds)."""
+    answers = context.shared(_declared, dict)
+    key = (info.fqn, attribute)
+    found = answers.get(key)
+    if found is None:
+        found = answers[key] = _declaration(context, info, attribute)
+    return found
+
+
+def _declaration(context: CheckContext, info: ClassInfo, attribute: str) -> str:
     """What the class declares ``self.<attribute>`` as, when that is certainly not a tensor; the first class
     along the MRO that names the attribute at all (a field, a method or assignment, or a store in its
     ``__init__``) decides, and a base that cannot be seen might. A type variable of that class stands for
@@ -162,12 +175,20 @@ def _not_tensor_type(context: CheckContext, cls: str, owner: str, annotation: st
     written = context.index.type_arguments.substitute(cls, owner, annotation)
     if written is None:
         return None
-    match = _ANNOTATION.fullmatch(written.text)
-    target = context.index.resolve(written.module, match.group(1), written.scope) if match else None
-    kind = _NOT_TENSOR_TYPES.get(target or "", "") or _project_object(context, target)
+    kinds = context.shared(_not_tensor_type, dict)  # every class of a hierarchy asks of the fields its base declares
+    kind = kinds.get(written)
+    if kind is None:
+        kind = kinds[written] = _kind(context, written)
     if not kind:
         return None
     return kind, (f"{annotation} = {written.text}" if written.text != annotation else "")
+
+
+def _kind(context: CheckContext, written: Written) -> str:
+    """What a value of the type ``written`` certainly is that is not a tensor ("a list"), or ""."""
+    match = _ANNOTATION.fullmatch(written.text)
+    target = context.index.resolve(written.module, match.group(1), written.scope) if match else None
+    return _NOT_TENSOR_TYPES.get(target or "", "") or _project_object(context, target)
 
 
 def _project_object(context: CheckContext, target: str | None) -> str:

@@ -105,23 +105,34 @@ def own_key(index: ProjectIndex, own: OwnMethod, fact: KeyFact, instance: str = 
     return key(index, module, scope, fact, instance or own.info.fqn)
 
 
-def returned_items(context: CheckContext) -> Iterator[tuple[OwnMethod, ReturnFact, ValueFact, Key, str]]:
+Item = tuple[OwnMethod, ReturnFact, ValueFact, Key, str]
+
+
+def returned_items(context: CheckContext) -> tuple[Item, ...]:
     """Every ``key: value`` of every dict that ``to_pp_tensors`` can return holding it (through the helpers it
     returns the call of: ``expanded``), with the key as Python computes it on the instances that run the method
     (``CheckContext.runners``: a key ``self.KEY`` that each subclass sets is the subclass's; a base with no
     instance that runs it is judged as itself), and the class of those instances: once per class where the key
-    differs between them, else once with that one class or the owner's."""
+    differs between them, else once with that one class or the owner's. Made once per context: three rules
+    read them."""
+    return context.shared(returned_items, lambda: tuple(_returned_items(context)))
+
+
+def _returned_items(context: CheckContext) -> Iterator[Item]:
     for own, returned in returns(context):
         instances = context.runners(own.info, TO_PP) or [own.info.fqn]
         written = written_in(context.index, own.info.fqn, own.method, own.module, own.scope)
+        alike = instances[0] if len(instances) == 1 else own.info.fqn  # the class a key alike on all is judged on
         for fact in expanded(context.index, own.info.fqn, own.method, returned, instances, written, own.path):
             if fact.kind != "dict" or fact.when == "falsy":
                 continue
             for item in fact.items:
+                if not item.key.computed:  # written as a literal: the same key on every instance, none to compare
+                    yield own, fact, item, key(context.index, *written, item.key), alike
+                    continue
                 keys = {instance: own_key(context.index, own, item.key, instance) for instance in instances}
                 if len(set(keys.values())) == 1:
-                    yield own, fact, item, next(iter(keys.values())), instances[0] if len(instances) == 1 else \
-                        own.info.fqn
+                    yield own, fact, item, next(iter(keys.values())), alike
                 else:
                     for instance, found in keys.items():
                         yield own, fact, item, found, instance
