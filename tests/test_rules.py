@@ -1548,9 +1548,8 @@ def test_a_wrapper_that_drops_the_result_makes_the_method_return_none(lint_proje
 # -- PPA022 -----------------------------------------------------------------------------------------
 
 
-COMPOSITES = IMPORT_AUX + IMPORT_OBS + """from sglang.srt.managers import auxiliary_output as aux
-from sglang.srt.managers.auxiliary_output import CompositeDeviceAuxiliaryOutput, append_auxiliary_output
-
+# A part of a composite that crosses a stage on its own.
+PART = """
 
 class Part(DeviceAuxiliaryOutput):
     def __init__(self, ids):
@@ -1561,7 +1560,11 @@ class Part(DeviceAuxiliaryOutput):
 
     def to_pp_tensors(self):
         return {"ids": self.ids}
+"""
 
+COMPOSITES = IMPORT_AUX + IMPORT_OBS + """from sglang.srt.managers import auxiliary_output as aux
+from sglang.srt.managers.auxiliary_output import CompositeDeviceAuxiliaryOutput, append_auxiliary_output
+""" + PART + """
 
 class Direct(SamplingObserver):
     def after_sample(self, state, token_ids):
@@ -1624,18 +1627,7 @@ def test_ppa022_is_silent_where_the_project_gives_the_composite_a_to_pp_tensors(
 
 
 SUBCLASSED = IMPORT_AUX + IMPORT_OBS + """from sglang.srt.managers.auxiliary_output import CompositeDeviceAuxiliaryOutput
-
-
-class Part(DeviceAuxiliaryOutput):
-    def __init__(self, ids):
-        self.ids = ids
-
-    def copy_to_host(self, copy_tensor):
-        return self
-
-    def to_pp_tensors(self):
-        return {"ids": self.ids}
-
+""" + PART + """
 
 class Bundle(CompositeDeviceAuxiliaryOutput):
     pass
