@@ -405,9 +405,10 @@ def oracle(structure: Structure) -> set[tuple[str, str]] | None:
             for k in mro:
                 owner = spec_of.get(k)
                 if owner is not None and "after_sample" in owner.members:
-                    # "stub" is `...` in a Protocol (its stub, returning None), "stubbody" is `pass`; a "method"
-                    # returns its parameter and a "helper" is a function the inference does not follow
-                    return owner.members["after_sample"] in ("stub", "stubbody", "none")
+                    # "stub" is `...` in a Protocol (its stub, returning None), "stubbody" is `pass`, a "helper"
+                    # a module function returning None that the class binds (the index reads what the final
+                    # namespace's after_sample returns); a "method" returns its parameter
+                    return owner.members["after_sample"] in ("stub", "stubbody", "none", "helper")
             return not unresolved  # none anywhere, unless a base we cannot see defines it
 
         output = any(stand_ins[r] in mro for r in OUTPUT_ROOTS) or fits("copy_to_host")
