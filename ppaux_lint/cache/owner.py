@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 from ppaux_lint.cache.directory import cache_directory, prepare, refuse_shared
 from ppaux_lint.cache.replay import Record, Run
 from ppaux_lint.cache.scan_index import ScanIndex, Stamp, stamp
+from ppaux_lint.project.excludes import is_within
+from ppaux_lint.project.layout import is_marked
 from ppaux_lint.project.loading import Options, Project
 
 if TYPE_CHECKING:
@@ -37,14 +39,22 @@ _UNKNOWN: tuple[None, None] = (None, None)
 _UNSTATABLE: tuple[bool, None] = (True, None)  # a hit, as an unreadable file is: it must be reported
 
 
+def _nowhere_to_cache(root: Path) -> bool:
+    """Whether a project root takes no cache unless one is asked for (``--cache-dir``, ``cache-dir``): the file
+    system's own, which files in unrelated trees (``check /tmp/a.py /var/b.py``, an editor's buffers there) make
+    the project's, as no user would want ``/.ppaux_lint_cache``; and a loose directory (no ``pyproject.toml`` or
+    ``.git`` makes it a project) outside the working directory, as ``check /etc/x.py`` or ``--stdin-filename
+    /etc/x.py`` make ``/etc``: ruff keeps such a file's cache in the working directory, never beside it."""
+    if root == Path(root.anchor):
+        return True
+    return not is_marked(str(root)) and not is_within(str(root), os.getcwd())
+
+
 class ProjectCache:
     def __init__(self, project: Project, options: Options) -> None:
         self.directory = cache_directory(project, options.cache_dir)
-        # Files in unrelated trees (``check /tmp/a.py /var/b.py``, an editor's buffers there) make the file system's
-        # root the project's: no cache is made there by default, as no user would want ``/.ppaux_lint_cache``.
-        at_the_top = project.root == Path(project.root.anchor) and options.cache_dir is None \
-            and not project.config.cache_dir
-        self.enabled = not options.no_cache and not at_the_top
+        unasked = options.cache_dir is None and not project.config.cache_dir and _nowhere_to_cache(project.root)
+        self.enabled = not options.no_cache and not unasked
         if self.enabled:  # before anything is read from it or written to it (directory.py says why)
             refuse_shared(self.directory, project, options)
         self._project = project

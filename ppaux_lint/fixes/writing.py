@@ -12,7 +12,9 @@ less than the file it rewrites:
   file or file system, or an immutable file, is refused before anything is written.
 - The file is replaced atomically (``fileio.replace_file``): a temporary file beside it, synced, given its mode,
   owner and extended attributes and renamed over it; a kill, a full disk or a crash leaves the old text or the
-  new one. A kill before the rename leaves the temporary file, which the next write of that file removes.
+  new one. A kill before the rename leaves the temporary file, which the next write of that file removes. Its
+  directory is opened by a descriptor, one component at a time without following a link, and every step of
+  the write goes through it: a directory swapped for a link after the checks above cannot redirect it.
 - Just before the rename the file is read again: one saved since the fix read it (an editor, another tool)
   keeps what was saved, and the fix is not written.
 
@@ -57,7 +59,7 @@ class CheckedFiles:
             for stray in stray_temporaries(real):
                 with contextlib.suppress(OSError):
                     os.unlink(stray)
-            replace_file(real, data, like=info, durable=True, expected=expected)
+            replace_file(real, data, like=info, durable=True, expected=expected, resolved=True)
         except ChangedMeanwhile:
             raise NotWritten("it changed since it was read (saved meanwhile): its own text is kept; run again to fix "
                              "it") from None

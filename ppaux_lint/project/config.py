@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ppaux_lint.support.errors import UsageError
-from ppaux_lint.support.fileio import MAX_SETTINGS_BYTES, read_regular_file
+from ppaux_lint.support.fileio import MAX_PATTERNS, MAX_SETTINGS_BYTES, read_regular_file
 from ppaux_lint.support.records import dataclass
 
 DEFAULT_OUTPUT_ROOTS = (
@@ -297,15 +297,31 @@ def _string(value: Any, key: str, where: str) -> str:
     return value
 
 
+def _patterns(value: Any, key: str, where: str) -> tuple[str, ...]:
+    """Gitignore-style patterns, no more than ``MAX_PATTERNS`` of them (a hostile config's denial of service)."""
+    patterns = _strings(value, key, where)
+    _at_most_max_patterns(patterns, key, where)
+    return patterns
+
+
+def _at_most_max_patterns(patterns: Sized, key: str, where: str) -> None:
+    if len(patterns) > MAX_PATTERNS:
+        raise ConfigError(f"{where}'{key}' holds {len(patterns)} patterns; at most {MAX_PATTERNS} are read")
+
+
 def _per_file_ignores(value: Any, key: str, where: str) -> dict[str, tuple[str, ...]]:
     from ppaux_lint.project.globs import Globs  # here: a replayed run reads configs, and compiles no glob
 
     table = _table(value, key, where)
-    for glob in table:
-        try:
-            Globs([glob])
-        except ValueError as exc:
-            raise ConfigError(f"{where}invalid glob {glob!r} in '{key}': {exc}") from None
+    _at_most_max_patterns(table, key, where)
+    try:
+        Globs(list(table))  # one compile for the usual case, where every glob is valid
+    except ValueError:
+        for glob in table:  # then one each, to name the first that is not
+            try:
+                Globs([glob])
+            except ValueError as exc:
+                raise ConfigError(f"{where}invalid glob {glob!r} in '{key}': {exc}") from None
     return {glob: tuple(code.strip().upper() for code in _strings(codes, f"{key}.{glob}", where))
             for glob, codes in table.items()}  # as --ignore reads its codes
 
@@ -414,8 +430,8 @@ KEYS = (
         "Rule codes or prefixes added to `select` (or to `--select`), as ruff's; never narrows it.", _strings),
     Key("extend-ignore", STRINGS, "none", "Rule codes or prefixes skipped on top of `ignore`.", _strings),
     Key("exclude", STRINGS, "`.git`, `.venv`, `venv`, `build`, `dist`, `__pycache__`, `site-packages`, ...",
-        "Gitignore-style patterns of paths not to check; replaces the default excludes.", _strings),
-    Key("extend-exclude", STRINGS, "none", "Patterns excluded on top of `exclude`.", _strings),
+        "Gitignore-style patterns of paths not to check; replaces the default excludes.", _patterns),
+    Key("extend-exclude", STRINGS, "none", "Patterns excluded on top of `exclude`.", _patterns),
     Key("per-file-ignores", "table: glob → list of codes", "none",
         "Rule codes or prefixes to skip in the files a glob matches; one that names no rule is an error (exit 2), "
         "as for `ignore`.", _per_file_ignores),

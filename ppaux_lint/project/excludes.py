@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ppaux_lint.project.config import Config
 from ppaux_lint.support.errors import UsageError
-from ppaux_lint.support.fileio import MAX_PATTERN_BYTES, read_regular_file
+from ppaux_lint.support.fileio import MAX_PATTERN_BYTES, MAX_PATTERNS, read_regular_file
 
 if TYPE_CHECKING:  # matched only by a tree that has such patterns: a replayed run never compiles one
     from ppaux_lint.project.globs import Globs
@@ -47,9 +47,23 @@ class Patterns:
     @classmethod
     def of_config(cls, config: Config, anchor: str) -> Patterns:
         """As in ruff: ``exclude`` replaces the defaults, ``extend-exclude`` adds to them."""
-        for patterns, key in ((config.exclude, "exclude"), (config.extend_exclude, "extend-exclude")):
-            validate(patterns, f"{config.path}: 'tool.ppaux-lint.{key}'")
-        return cls(anchor, (config.exclude or DEFAULT_EXCLUDES) + config.extend_exclude)
+        return cls.checked(anchor, (config.exclude or DEFAULT_EXCLUDES) + config.extend_exclude,
+                           [(patterns, f"{config.path}: 'tool.ppaux-lint.{key}'") for patterns, key
+                            in ((config.exclude, "exclude"), (config.extend_exclude, "extend-exclude"))])
+
+    @classmethod
+    def checked(cls, anchor: str, patterns: Sequence[str], sources: Sequence[tuple[Sequence[str], str]]) -> Patterns:
+        """``patterns``, compiled once; where one is invalid, the first of ``sources`` (patterns, where they
+        came from) that holds it is a UsageError naming it. No source may hold more than ``MAX_PATTERNS``."""
+        for source, where in sources:
+            if len(source) > MAX_PATTERNS:
+                raise UsageError(f"{where}: {len(source)} patterns; at most {MAX_PATTERNS} are read")
+        try:
+            return cls(anchor, patterns)
+        except ValueError:
+            for source, where in sources:
+                validate(source, where)
+            raise
 
     def match(self, path: str, is_dir: bool, name: str | None = None) -> bool:
         """Whether ``path`` is excluded; ``name``, its last part when the caller has it (a walk's entry)."""
@@ -92,6 +106,9 @@ class GitIgnores:
                                  "CACHEDIR.TAG beside it). Its files are checked")
             return
         lines = data.decode("utf-8", "replace").splitlines()
+        if sum(1 for line in lines if line.strip() and not line.startswith("#")) > MAX_PATTERNS:
+            self.warnings.append(f"{path}: more than {MAX_PATTERNS} patterns, not read")
+            return
         try:
             spec = _globs(lines)
         except (ValueError, re.error):  # git skips a pattern it cannot parse; so do we, and say so

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ppaux_lint.project.config import Config
-from ppaux_lint.project.excludes import Patterns, validate
+from ppaux_lint.project.excludes import Patterns
 from ppaux_lint.project.layout import PYPROJECT, PyProjects, SourceRoots
 from ppaux_lint.support.records import dataclass
 
@@ -40,8 +40,7 @@ class Scopes:
                  override: Config | None = None, cli_excludes: Sequence[str] = ()) -> None:
         """``tops`` are the directories walked; ``anchor`` (the project root) is where ``--exclude`` patterns
         and an ``override`` config's patterns start."""
-        validate(cli_excludes, "--exclude")
-        self._cli = (Patterns(anchor, cli_excludes),) if cli_excludes else ()
+        self._cli = (Patterns.checked(anchor, cli_excludes, [(cli_excludes, "--exclude")]),) if cli_excludes else ()
         self._anchor = anchor
         self._pyprojects = pyprojects
         self._roots = roots

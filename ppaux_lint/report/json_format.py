@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ppaux_lint.facts.findings import Finding
-from ppaux_lint.report.paths import display_path
+from ppaux_lint.report.paths import display_path, strict_json
 
 
 def finding_record(f: Finding) -> dict:
@@ -27,5 +27,5 @@ def finding_record(f: Finding) -> dict:
 
 
 def render(findings: Sequence[Finding], out: TextIO) -> None:
-    json.dump([finding_record(f) for f in findings], out, indent=2)
+    json.dump(strict_json([finding_record(f) for f in findings]), out, indent=2)
     out.write("\n")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 # What a terminal or a log reader takes for something other than one character: control characters (a line
 # break, an escape sequence that recolours or retitles the terminal), line and paragraph separators, and
@@ -19,6 +20,21 @@ def inert(text: str) -> str:
     """``text`` with what a terminal would act on as its escape, as :func:`printable` writes it, but its line
     breaks and tabs kept: for a format that carries them in its own escaping (a GitHub annotation's message)."""
     return _ACTING.sub(lambda match: _escape(match.group()), text) if _ACTING.search(text) else text
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` (what a machine format dumps) with each lone surrogate in its strings written as the text the
+    human formats print for it, ``\\udcff``: a file name's byte that is not UTF-8 reaches us as one
+    (``surrogateescape``), and JSON's escape of it, ``"\\udcff"``, is refused by strict parsers (Rust's serde,
+    Go's, jq). ruff writes U+FFFD there, which loses the byte; this keeps it: the name's bytes are the text's
+    UTF-8, each ``\\udcXY`` standing for the byte 0xXY."""
+    if isinstance(value, str):
+        return value if value.isascii() else value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {strict_json(key): strict_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(item) for item in value]
+    return value
 
 
 def display_path(path: str) -> str:

@@ -28,6 +28,7 @@ from typing import TextIO
 from ppaux_lint import __version__
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import Span
+from ppaux_lint.report.paths import strict_json
 from ppaux_lint.rules import Rule, all_rules, rule_document
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -41,7 +42,7 @@ _LEVELS = {"error": "error", "warning": "warning", "info": "note", "note": "note
 
 
 def render(findings: Sequence[Finding], out: TextIO, unknown_classes: int = 0) -> None:
-    json.dump(sarif_log(findings, unknown_classes=unknown_classes), out, indent=2, ensure_ascii=False)
+    json.dump(strict_json(sarif_log(findings, unknown_classes=unknown_classes)), out, indent=2, ensure_ascii=False)
     out.write("\n")
 
 

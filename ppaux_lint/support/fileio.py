@@ -21,6 +21,11 @@ TEMPORARY_MARK = ".ppaux-lint."
 MAX_SOURCE_BYTES = 256 << 20  # a Python file; a larger one is its own PPA000, unread
 MAX_PATTERN_BYTES = 100 << 20  # a .gitignore: git itself ignores a larger pattern file
 MAX_SETTINGS_BYTES = 16 << 20  # a pyproject.toml or a --config file
+# The most gitignore-style patterns one source holds (a config's key, a .gitignore): each costs a compile of
+# about half a millisecond (pathspec's regex, then ``linear_regex``'s program) and is tried on every path, so
+# 100,000 of them in a 3 MB pyproject.toml held a check for more than a minute and 800 MB. A config with more
+# is an error; a .gitignore with more is not read, with a warning, as git reads none over 100 MB.
+MAX_PATTERNS = 10_000
 
 
 def read_regular_file(path: str | Path, limit: int | None = None, follow: bool = True) -> bytes:
@@ -81,7 +86,7 @@ class ChangedMeanwhile(OSError):
 
 
 def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = None, durable: bool = False,
-                 expected: bytes | None = None) -> None:
+                 expected: bytes | None = None, resolved: bool = False) -> None:
     """Write through a temporary file renamed over ``path``, so that a reader, or a kill at any instant, sees
     the old file or the new one, never half of one. ``like`` is the stat of the file replaced, whose mode, and
     owner where this process may give it, the new one keeps. ``durable`` syncs the data before the rename and
@@ -90,10 +95,27 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
     file saved meanwhile (an editor, another tool) raises ``ChangedMeanwhile`` and keeps what was saved, unless
     it already holds ``data`` (one file fixed under two names), which is then left as it is.
 
+    ``resolved``: ``path`` is absolute and has no symbolic link in it (a ``realpath``), as a fix's target is
+    once it was judged to be a checked file. Its directory is then opened one component at a time, following no
+    link (``open_directory``), and the temporary file, the read again, the rename and the sync all go through
+    that descriptor: a directory swapped for a link to elsewhere after the judgement (a repository's own
+    script, a second user of a shared tree) cannot lead the write out of the project.
+
     Raises OSError. The temporary file is removed on any failure, an interrupt included: only a kill, or a
     crash of the system, leaves one, under a name ``stray_temporaries`` recognises."""
     path = Path(path)
-    fd, temporary = create_temporary(path)
+    directory = open_directory(path.parent) if resolved else None
+    try:
+        _replace(path if directory is None else Path(path.name), data, like, durable, expected, directory, path)
+    finally:
+        if directory is not None:
+            os.close(directory)
+
+
+def _replace(target: Path, data: bytes, like: os.stat_result | None, durable: bool, expected: bytes | None,
+             directory: int | None, path: Path) -> None:
+    """``replace_file``'s work on ``target``: ``path`` itself, or its name in ``directory`` (a descriptor)."""
+    fd, temporary = create_temporary(target, directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -102,24 +124,43 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
                 _keep_owner_and_mode(handle.fileno(), like, path)
             if durable:
                 os.fsync(handle.fileno())
-        current = _current(path) if expected is not None else None
+        current = _current(target, directory) if expected is not None else None
         if current is not None and current == data:  # already this text (the same file fixed through a link)
-            os.unlink(temporary)
+            os.unlink(temporary, dir_fd=directory)
             return
         if expected is not None and current != expected:
             raise ChangedMeanwhile(errno.EAGAIN, "it changed since it was read", str(path))
-        os.replace(temporary, path)
+        os.replace(temporary, target, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            os.unlink(temporary, dir_fd=directory)
         raise
     if durable:
-        _sync_directory(path.parent)
+        _sync_directory(path.parent if directory is None else directory)
 
 
-def _current(path: Path) -> bytes | None:
+def open_directory(path: str | Path) -> int:
+    """A descriptor of the directory at ``path`` (absolute), opened from ``/`` one component at a time with
+    O_NOFOLLOW: a symbolic link anywhere in it is an OSError (ELOOP or ENOTDIR), never followed."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    parts = Path(path).parts
+    if not parts or not os.path.isabs(path):
+        raise OSError(errno.EINVAL, "not an absolute path", str(path))
+    fd = os.open(parts[0], flags)
     try:
-        return read_regular_file(path, MAX_SOURCE_BYTES)  # a FIFO swapped in meanwhile must not block the write
+        for part in parts[1:]:
+            inner = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _current(target: Path, directory: int | None) -> bytes | None:
+    try:  # a FIFO swapped in meanwhile must not block the write
+        return read_regular_file_stat(target, MAX_SOURCE_BYTES, directory=directory)[0]
     except OSError:
         return None
 
@@ -140,15 +181,16 @@ def writable_file(path: str | Path) -> os.stat_result:
     return info
 
 
-def create_temporary(path: Path) -> tuple[int, str]:
+def create_temporary(path: Path, directory: int | None = None) -> tuple[int, str]:
     """A new file beside ``path``, only for this process to write (what ``tempfile.mkstemp`` makes, without
     the 15 ms that importing ``tempfile`` adds to a run that writes one record), named for ``path``, for
-    ppaux-lint and for this process, so that one a kill leaves is recognised (``stray_temporaries``)."""
+    ppaux-lint and for this process, so that one a kill leaves is recognised (``stray_temporaries``). With
+    ``directory`` (a descriptor), ``path`` is a name in it, and so is the temporary name returned."""
     for _ in range(100):
         temporary = str(path.parent / f".{path.name}{TEMPORARY_MARK}{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-                           | getattr(os, "O_BINARY", 0), 0o600), temporary
+                           | getattr(os, "O_BINARY", 0), 0o600, dir_fd=directory), temporary
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no unused temporary name", str(path.parent))
@@ -236,10 +278,13 @@ def _keep_attributes(fd: int, old: Path) -> None:
                           str(old)) from None
 
 
-def _sync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable. It has happened whatever this does, so a file system that
-    cannot sync a directory (some refuse) is not an error."""
+def _sync_directory(directory: Path | int) -> None:
+    """Make a rename in ``directory`` (a path, or a descriptor, kept open) durable. It has happened whatever
+    this does, so a file system that cannot sync a directory (some refuse) is not an error."""
     with contextlib.suppress(OSError):
+        if isinstance(directory, int):
+            os.fsync(directory)
+            return
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             os.fsync(fd)

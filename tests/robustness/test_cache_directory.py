@@ -391,3 +391,36 @@ def test_a_repository_of_dotfiles_at_home_is_not_the_project_s(tmp_path: Path) -
     result = cli(["check", "--output-format", "concise", "."], root, env={"HOME": str(home)})
     assert result.returncode == 2 and "lies outside the project" in one_error_line(result.stderr)
     assert not (home / ".config").exists()
+
+
+@pytest.mark.parametrize("how", ["path", "stdin-filename"])
+def test_a_file_outside_any_project_and_the_working_directory_gets_no_cache_beside_it(tmp_path: Path,
+                                                                                     how: str) -> None:
+    """``check /etc/x.py`` (or ``--stdin-filename /etc/x.py``) from another directory made ``/etc`` the project,
+    a loose directory with no marker, and wrote ``/etc/.ppaux_lint_cache``: ruff never writes a cache beside such
+    a file. It is checked without a cache; ``--cache-dir`` still gives it one, and run from that directory, or on
+    a file in a project (a pyproject.toml or .git), it keeps its cache as before."""
+    loose = tmp_path / "etc"
+    loose.mkdir()
+    (loose / "x.py").write_text(BROKEN_OUTPUT)
+    (loose / "other.py").write_text(BROKEN_OUTPUT)  # a buffer's neighbours are what its cache would keep
+    elsewhere = tmp_path / "home"
+    elsewhere.mkdir()
+    args = (["check", str(loose / "x.py")] if how == "path"
+            else ["check", "--stdin-filename", str(loose / "x.py"), "-"])
+
+    def check(*more: str, cwd: Path = elsewhere) -> None:
+        result = subprocess.run([*console(), *args[:1], *more, *args[1:]], cwd=cwd, input=BROKEN_OUTPUT,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1 and "PPA001" in result.stdout, result.stderr
+
+    check()
+    assert sorted(os.listdir(loose)) == ["other.py", "x.py"] and os.listdir(elsewhere) == []
+    check("--cache-dir", str(tmp_path / "asked"))
+    assert (tmp_path / "asked").is_dir()
+    check(cwd=loose)  # the working directory's own files: cached there, as before
+    assert (loose / CACHE_DIR_NAME).is_dir()
+    shutil.rmtree(loose / CACHE_DIR_NAME)
+    (loose / "pyproject.toml").write_text('[project]\nname = "x"\n')  # a project: its root keeps its cache
+    check()
+    assert (loose / CACHE_DIR_NAME).is_dir()

@@ -408,9 +408,9 @@ def test_a_file_saved_between_the_read_and_the_rename_keeps_what_was_saved(root:
     saved = original + "USER_EDIT = 1\n"
     real_create = fileio.create_temporary
 
-    def create_then_save(target):  # the user's save lands while the temporary file is being written
-        made = real_create(target)
-        Path(target).write_text(saved, encoding="utf-8")
+    def create_then_save(target, directory=None):  # the user's save lands while the temporary file is written
+        made = real_create(target, directory)
+        path.write_text(saved, encoding="utf-8")
         return made
 
     monkeypatch.setattr(fileio, "create_temporary", create_then_save)
@@ -463,3 +463,73 @@ def test_a_codec_that_does_not_write_back_its_bytes_leaves_the_file_and_the_run_
     else:
         assert near == NEAR.replace("def to_pp_tensor(self):", "def to_pp_tensor(self):  # noqa: PPA017")
         assert result.returncode == 0, stderr
+
+
+# -- a directory swapped for a link between the checks and the write -------------------------------------------
+@pytest.mark.parametrize("when", ["before the directory is opened", "after the temporary file is made"])
+def test_a_directory_swapped_for_a_link_cannot_redirect_a_fix(tmp_path: Path, root: Path, monkeypatch,
+                                                              when: str) -> None:
+    """``CheckedFiles.write`` judges the file by its realpath, then writes it: a directory of its path swapped
+    meanwhile for a link to elsewhere (holding a file of the same name and text) was followed, and the fix was
+    written outside the project. Now the directory is held by a descriptor opened without following links: a
+    swap before that is refused (the file is not written), one after it changes nothing (the fix lands in the
+    project's own directory, now under its new name)."""
+    from ppaux_lint.fixes import writing
+    from ppaux_lint.fixes.writing import CheckedFiles, NotWritten
+    from ppaux_lint.support import fileio
+
+    path = root / "pkg" / "near.py"
+    original = path.read_text(encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "near.py").write_text(original, encoding="utf-8")
+
+    def swap() -> None:
+        os.rename(root / "pkg", root / "pkg.moved")
+        os.symlink(elsewhere, root / "pkg")
+
+    if when == "before the directory is opened":
+        real_writable = writing.writable_file
+
+        def writable_then_swap(target):
+            info = real_writable(target)
+            swap()
+            return info
+
+        monkeypatch.setattr(writing, "writable_file", writable_then_swap)
+    else:
+        real_create = fileio.create_temporary
+
+        def create_then_swap(target, directory=None):
+            made = real_create(target, directory)
+            swap()
+            return made
+
+        monkeypatch.setattr(fileio, "create_temporary", create_then_swap)
+    files = CheckedFiles({str(path)})
+    if when == "before the directory is opened":
+        with pytest.raises(NotWritten, match="cannot write it"):
+            files.write(str(path), fixed(original), "utf-8", original)
+        assert (root / "pkg.moved" / "near.py").read_text(encoding="utf-8") == original
+    else:
+        files.write(str(path), fixed(original), "utf-8", original)
+        assert (root / "pkg.moved" / "near.py").read_text(encoding="utf-8") == fixed(original)
+    assert (elsewhere / "near.py").read_text(encoding="utf-8") == original
+    assert sorted(os.listdir(elsewhere)) == ["near.py"]
+
+
+def test_open_directory_follows_no_link(tmp_path: Path) -> None:
+    from ppaux_lint.support.fileio import open_directory
+
+    (tmp_path / "real" / "inner").mkdir(parents=True)
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    fd = open_directory(tmp_path / "real" / "inner")
+    try:
+        assert os.path.samestat(os.fstat(fd), os.stat(tmp_path / "real" / "inner"))
+    finally:
+        os.close(fd)
+    with pytest.raises(OSError) as raised:
+        open_directory(tmp_path / "link" / "inner")
+    assert raised.value.errno in (errno.ELOOP, errno.ENOTDIR)
+    with pytest.raises(OSError):
+        open_directory("relative/path")
