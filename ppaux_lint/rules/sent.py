@@ -143,6 +143,13 @@ def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: 
     """Every key the class ``owner``'s ``to_pp_tensors`` can send from an instance of ``instance`` (mapped to
     where it is first sent), or None if unknown; ``written`` is the (module, scope) of a function bound into
     the class from outside its statement (``written_in``)."""
+    return sent_keys_or_why(index, owner, method, instance, written)[0]
+
+
+def sent_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",
+                     written: tuple[str, str] = ("", "")) -> tuple[dict[str, Key] | None, str]:
+    """``sent_keys``, with why they are unknown when they are ("" when known): what ``inventory`` shows of a
+    class whose keys no rule compared (PPA015 is silent on it, whatever Python sends)."""
     module, qualname = written_in(index, owner, method, *written)
     keys: dict[str, Key] = {}
     path = index.modules[index.class_module[owner]].path
@@ -153,13 +160,21 @@ def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: 
                 or (fact.kind == "sequence" and fact.empty)):
             continue  # nothing sent on this path (PPA010's business)
         if fact.kind != "dict" or not fact.exact:
-            return None
+            return None, "a return is not a dict whose items the analysis can list, so PPA015 compares no key"
         for item in fact.items:
             sent = key(index, module, qualname, item.key, instance or owner)
             if sent.kind != "str":
-                return None
+                return None, f"{unknown_key(sent)}, so PPA015 compares no key"
             keys.setdefault(sent.value, sent)
-    return keys if keys else None
+    return (keys, "") if keys else (None, "no return sends a key the analysis can list")
+
+
+def unknown_key(found: Key) -> str:
+    """Why the key ``found`` is no name a rule can compare, in words."""
+    if found.kind == "dynamic":
+        shown = f"the key `{found.value}` is" if found.value else "a key is"
+        return f"{shown} not a constant the analysis computes"
+    return f"the key {found.shown} is not a non-empty str (PPA011's business)"
 
 
 def read_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",
