@@ -152,13 +152,7 @@ def sent_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, ins
     class whose keys no rule compared (PPA015 is silent on it, whatever Python sends)."""
     module, qualname = written_in(index, owner, method, *written)
     keys: dict[str, Key] = {}
-    path = index.modules[index.class_module[owner]].path
-    facts = [f for returned in method.returns
-             for f in expanded(index, owner, method, returned, [instance or owner], (module, qualname), path)]
-    for fact in facts:
-        if (fact.kind == "none" or fact.when == "falsy" or (fact.kind == "dict" and not fact.items and fact.exact)
-                or (fact.kind == "sequence" and fact.empty)):
-            continue  # nothing sent on this path (PPA010's business)
+    for fact in _sending(index, owner, method, instance, (module, qualname)):
         if fact.kind != "dict" or not fact.exact:
             return None, "a return is not a dict whose items the analysis can list, so PPA015 compares no key"
         for item in fact.items:
@@ -167,6 +161,32 @@ def sent_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, ins
                 return None, f"{unknown_key(sent)}, so PPA015 compares no key"
             keys.setdefault(sent.value, sent)
     return (keys, "") if keys else (None, "no return sends a key the analysis can list")
+
+
+def always_sent(index: ProjectIndex, owner: str, method: MethodSummary, name: str, instance: str = "",
+                written: tuple[str, str] = ("", "")) -> bool:
+    """Whether every return of the class ``owner``'s ``to_pp_tensors`` that sends anything sends the key ``name``
+    (a dict written out with it: a dict built step by step may lack a key it names), so that the first stage
+    always finds it (arguments as for ``sent_keys``)."""
+    module, qualname = written_in(index, owner, method, *written)
+
+    def sends(fact: ReturnFact) -> bool:
+        found = (key(index, module, qualname, item.key, instance or owner) for item in fact.items)
+        return fact.kind == "dict" and not fact.built and any(k.kind == "str" and k.value == name for k in found)
+
+    facts = _sending(index, owner, method, instance, (module, qualname))
+    return bool(facts) and all(sends(fact) for fact in facts)
+
+
+def _sending(index: ProjectIndex, owner: str, method: MethodSummary, instance: str,
+             written: tuple[str, str]) -> list[ReturnFact]:
+    """What each return of ``to_pp_tensors`` that sends anything returns (``expanded``), ``written`` resolved."""
+    path = index.modules[index.class_module[owner]].path
+    facts = [f for returned in method.returns
+             for f in expanded(index, owner, method, returned, [instance or owner], written, path)]
+    return [fact for fact in facts  # a path that sends nothing is PPA010's business
+            if not (fact.kind == "none" or fact.when == "falsy" or (fact.kind == "sequence" and fact.empty)
+                    or (fact.kind == "dict" and not fact.items and fact.exact))]
 
 
 def unknown_key(found: Key) -> str:
