@@ -31,6 +31,10 @@ PP status values:
   which the helpers' ``isinstance`` check consults on Python 3.11 and older only;
 - ``unknown``: code the analysis cannot follow touches the class's namespace, or a base's the lookup passes.
 
+The keys a ``defined`` or ``inherited`` method sends or reads are listed when the analysis computes them all
+(``keys``); otherwise ``keys_unknown`` says why (a key it cannot compute, a return it cannot list, a received
+mapping used other than through constant reads), which is what leaves PPA015 silent on the pair.
+
 A member that code around the class statement gave it (a decorator, an assignment after the class:
 ``index/namespaces.py``) says how (``origin``). A class that code the analysis cannot follow touches lists each
 such touch, with where it is (``unknown``); no rule judged it, and the summary counts the classes that would
@@ -62,6 +66,7 @@ class PPStatus:
     via: str | None = None  # the class that provides it (or the misspelt method's qualified name)
     keys: tuple[str, ...] | None = None  # statically known keys sent/read, when exactly known
     origin: str | None = None  # how code around the class statement gave it the member
+    keys_unknown: str | None = None  # why ``keys`` is None for a method it reads: PPA015 compared nothing
 
     @property
     def ok(self) -> bool:
@@ -69,7 +74,8 @@ class PPStatus:
 
     def record(self) -> dict:
         return {"method": self.method, "status": self.status, "ok": self.ok, "via": self.via,
-                "keys": list(self.keys) if self.keys is not None else None, "origin": self.origin}
+                "keys": list(self.keys) if self.keys is not None else None, "origin": self.origin,
+                "keys_unknown": self.keys_unknown}
 
 
 def build(analysis: Analysis) -> dict:
@@ -168,24 +174,29 @@ def pp_status(analysis: Analysis, info: ClassInfo, method: str) -> PPStatus:
     if member.assign is not None:
         return PPStatus(method, "assigned", via or member.assign.value or None, origin=origin)
     written = (member.site.module, member.site.scope) if member.site is not None else ("", "")
-    keys = _keys(index, member.owner, info.fqn, member.method, method, written)
-    return PPStatus(method, "defined" if via is None else "inherited", via, keys, origin)
+    keys, why = _keys(index, member.owner, info.fqn, member.method, method, written)
+    return PPStatus(method, "defined" if via is None else "inherited", via, keys, origin, why or None)
 
 
 def _keys(index: ProjectIndex, owner: str, instance: str, method_summary: MethodSummary | None,
-          method: str, written: tuple[str, str]) -> tuple[str, ...] | None:
-    """The keys the method sends or reads, as Python computes them (constants resolved), or None if unknown."""
+          method: str, written: tuple[str, str]) -> tuple[tuple[str, ...] | None, str]:
+    """The keys the method sends or reads, as Python computes them (constants resolved), or None if unknown,
+    with why ("" when known, or when there is no summary to read: a method the analysis did not summarise)."""
     if method_summary is None or owner not in index.classes:
-        return None
-    from ppaux_lint.rules.sent import read_keys, sent_keys
+        return None, ""
+    from ppaux_lint.rules.sent import read_keys, sent_keys_or_why, unknown_key
 
     if method == TO_PP:
-        sent = sent_keys(index, owner, method_summary, instance, written)
-        return tuple(sorted(sent)) if sent is not None else None
+        sent, why = sent_keys_or_why(index, owner, method_summary, instance, written)
+        return (tuple(sorted(sent)) if sent is not None else None), why
     read = read_keys(index, owner, method_summary, instance, written)
-    if method_summary.keys_read_exact and all(k.kind == "str" for k in read):
-        return tuple(sorted({k.value for k in read}))
-    return None
+    computed = next((k for k in read if k.kind != "str"), None)
+    if computed is not None:
+        return None, f"{unknown_key(computed)}, so PPA015 reports no sent key as unread"
+    if not method_summary.keys_read_exact:
+        return None, ("the received mapping is also used other than through reads of constant keys, "
+                      "so PPA015 reports no sent key as unread")
+    return tuple(sorted({k.value for k in read})), ""
 
 
 def _near_miss(analysis: Analysis, info: ClassInfo, method: str) -> str | None:
@@ -300,6 +311,8 @@ def render_tree(data: dict, out: TextIO) -> None:
                 status += f" ({_shown(pp['origin'])})"
             if pp["keys"] is not None:
                 status += f" [dim]— keys: {_shown(', '.join(pp['keys']))}[/]"
+            elif pp["keys_unknown"]:
+                status += f" [dim]— keys not known: {_shown(pp['keys_unknown'])}[/]"
             node.add(f"{pp['method']}: {status}")
             if record["unresolved_bases"]:
                 node.add(f"[yellow]unresolved bases[/]: {_shown(', '.join(record['unresolved_bases']))}")

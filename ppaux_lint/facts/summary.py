@@ -17,7 +17,8 @@ from dataclasses import field, replace
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 27  # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
+SUMMARY_FORMAT = 28  # 28: ``ReturnFact.absent_key``
+# 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
 # "partial:N:names" (``functools.partial(f, x, k=v)``)
 # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
 # read in a file that holds only ``del(``; 24: ``ClassSummary.made``, calls inside module-level expressions,
@@ -132,6 +133,9 @@ class ReturnFact:
     # (``dataclasses.asdict(self)``: "self")
     empty_input: bool = False  # of ``from_pp_tensors``: under a test that its tensors are empty or None
     # (``if not tensors: return None``), which the helper never calls it with (``summarize.returns``)
+    absent_key: str = ""  # of a None that ``from_pp_tensors`` returns: the literal key whose absence from its tensors
+    # it is returned under (``if "ids" not in tensors: return None``, ``... if "ids" in tensors else None``), never
+    # taken when the output always sends that key (``summarize.returns``)
 
 
 @dataclass(frozen=True)

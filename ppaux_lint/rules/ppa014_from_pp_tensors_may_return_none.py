@@ -6,7 +6,9 @@ annotation is reported only when the body may really return None, or returns som
 see (``inference.py``): a method annotated ``Optional[X]`` whose every path returns an instance never returns
 None. A method a project decorator wraps in a wrapper that never returns a value (``through.dropped_by``) returns
 None on every call. A return under a test that the tensors are empty or None (``if not tensors: return None``) is
-never taken: the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived.
+never taken: the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived. Nor is
+a None returned when a literal key is absent (``if "ids" not in tensors: return None``) where every observer that
+runs the method certainly returns one output class whose ``to_pp_tensors`` sends that key from every return.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ppaux_lint.contract import pp_errors
-from ppaux_lint.contract.names import FROM_PP
+from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.index.inference import NONE, UNKNOWN
 from ppaux_lint.rules import sent, through
@@ -32,7 +34,9 @@ def check(context: CheckContext) -> Iterator[Finding]:
             yield RULE.finding(f"{own.where} {dropping}: {error}", own.path, method.span, own.info.fqn)
             continue
         taken = [r for r in method.returns if not r.empty_input]  # the helper never hands it an empty mapping
-        none_returns = [r for r in taken if r.kind == "none" and not through.never_taken(context, own, r)]
+        none_returns = [r for r in taken if r.kind == "none" and not through.never_taken(context, own, r)
+                        and not (r.absent_key and all(_always_arrives(context, observer, r.absent_key)
+                                                      for observer in context.runners(own.info, FROM_PP)))]
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)
@@ -46,6 +50,19 @@ def check(context: CheckContext) -> Iterator[Finding]:
         if not none_returns and not helped and method.return_optional and _may_return_none(context, own.info.fqn):
             yield RULE.finding(f"{own.where} is annotated `{method.return_annotation}`, so it may return None: "
                                f"{error}", own.path, method.return_annotation_span or method.span, own.info.fqn)
+
+
+def _always_arrives(context: CheckContext, observer: str, name: str) -> bool:
+    """Whether the key ``name`` is in every mapping the observer's ``from_pp_tensors`` is handed: the one output
+    its ``after_sample`` certainly returns sends it from every return of its ``to_pp_tensors``."""
+    index = context.index
+    output = index.sent_by(observer)
+    member = index.lookup(output, TO_PP) if output else None
+    if member is None or member.method is None or member.owner not in index.classes or member.site is None \
+            or member.method.is_async or member.method.is_generator:
+        return False
+    return sent.always_sent(index, member.owner, member.method, name, output,
+                            (member.site.module, member.site.scope))
 
 
 def _may_return_none(context: CheckContext, cls: str) -> bool:

@@ -143,23 +143,58 @@ def sent_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: 
     """Every key the class ``owner``'s ``to_pp_tensors`` can send from an instance of ``instance`` (mapped to
     where it is first sent), or None if unknown; ``written`` is the (module, scope) of a function bound into
     the class from outside its statement (``written_in``)."""
+    return sent_keys_or_why(index, owner, method, instance, written)[0]
+
+
+def sent_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",
+                     written: tuple[str, str] = ("", "")) -> tuple[dict[str, Key] | None, str]:
+    """``sent_keys``, with why they are unknown when they are ("" when known): what ``inventory`` shows of a
+    class whose keys no rule compared (PPA015 is silent on it, whatever Python sends)."""
     module, qualname = written_in(index, owner, method, *written)
     keys: dict[str, Key] = {}
-    path = index.modules[index.class_module[owner]].path
-    facts = [f for returned in method.returns
-             for f in expanded(index, owner, method, returned, [instance or owner], (module, qualname), path)]
-    for fact in facts:
-        if (fact.kind == "none" or fact.when == "falsy" or (fact.kind == "dict" and not fact.items and fact.exact)
-                or (fact.kind == "sequence" and fact.empty)):
-            continue  # nothing sent on this path (PPA010's business)
+    for fact in _sending(index, owner, method, instance, (module, qualname)):
         if fact.kind != "dict" or not fact.exact:
-            return None
+            return None, "a return is not a dict whose items the analysis can list, so PPA015 compares no key"
         for item in fact.items:
             sent = key(index, module, qualname, item.key, instance or owner)
             if sent.kind != "str":
-                return None
+                return None, f"{unknown_key(sent)}, so PPA015 compares no key"
             keys.setdefault(sent.value, sent)
-    return keys if keys else None
+    return (keys, "") if keys else (None, "no return sends a key the analysis can list")
+
+
+def always_sent(index: ProjectIndex, owner: str, method: MethodSummary, name: str, instance: str = "",
+                written: tuple[str, str] = ("", "")) -> bool:
+    """Whether every return of the class ``owner``'s ``to_pp_tensors`` that sends anything sends the key ``name``
+    (a dict written out with it: a dict built step by step may lack a key it names), so that the first stage
+    always finds it (arguments as for ``sent_keys``)."""
+    module, qualname = written_in(index, owner, method, *written)
+
+    def sends(fact: ReturnFact) -> bool:
+        found = (key(index, module, qualname, item.key, instance or owner) for item in fact.items)
+        return fact.kind == "dict" and not fact.built and any(k.kind == "str" and k.value == name for k in found)
+
+    facts = _sending(index, owner, method, instance, (module, qualname))
+    return bool(facts) and all(sends(fact) for fact in facts)
+
+
+def _sending(index: ProjectIndex, owner: str, method: MethodSummary, instance: str,
+             written: tuple[str, str]) -> list[ReturnFact]:
+    """What each return of ``to_pp_tensors`` that sends anything returns (``expanded``), ``written`` resolved."""
+    path = index.modules[index.class_module[owner]].path
+    facts = [f for returned in method.returns
+             for f in expanded(index, owner, method, returned, [instance or owner], written, path)]
+    return [fact for fact in facts  # a path that sends nothing is PPA010's business
+            if not (fact.kind == "none" or fact.when == "falsy" or (fact.kind == "sequence" and fact.empty)
+                    or (fact.kind == "dict" and not fact.items and fact.exact))]
+
+
+def unknown_key(found: Key) -> str:
+    """Why the key ``found`` is no name a rule can compare, in words."""
+    if found.kind == "dynamic":
+        shown = f"the key `{found.value}` is" if found.value else "a key is"
+        return f"{shown} not a constant the analysis computes"
+    return f"the key {found.shown} is not a non-empty str (PPA011's business)"
 
 
 def read_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",

@@ -89,7 +89,8 @@ def test_pp_status(data: dict) -> None:
     assert outputs["legacy.outputs.HiddenNormOutput"]["status"] == "none"
     assert outputs["legacy.outputs.AttentionSinkOutput"] == {
         "method": "to_pp_tensors", "status": "near-miss", "ok": False,
-        "via": "acme_observers.legacy.outputs.AttentionSinkOutput.to_pp_tensor", "keys": None, "origin": None}
+        "via": "acme_observers.legacy.outputs.AttentionSinkOutput.to_pp_tensor", "keys": None, "origin": None,
+        "keys_unknown": None}
     assert outputs["legacy.outputs.ExpertLoadOutput"]["status"] == "stub"
     assert outputs["legacy.outputs.ExpertLoadOutput"]["via"] == (
         "sglang.srt.sampling.sampling_observer_pp.PipelineParallelAuxiliaryOutput")
@@ -97,7 +98,8 @@ def test_pp_status(data: dict) -> None:
     assert outputs["base.outputs.AcmeOutput"]["via"] == "acme_observers.base.mixins.FieldTensorsMixin"
     assert outputs["entropy.outputs.SurprisalOutput"]["status"] == "assigned"
     assert outputs["topk.nucleus.NucleusOutput"] == {"method": "to_pp_tensors", "status": "defined", "ok": True,
-                                                     "via": None, "keys": ["probs", "token_ids"], "origin": None}
+                                                     "via": None, "keys": ["probs", "token_ids"], "origin": None,
+                                                     "keys_unknown": None}
     assert observers["topk.nucleus.NucleusObserver"]["keys"] == ["lengths", "probs", "token_ids"]
     assert observers["legacy.observers.LengthPenaltyObserver"]["status"] == "missing"
 
@@ -121,6 +123,50 @@ def test_uncertain_when_a_base_is_out_of_sight(project) -> None:
     data = json.loads(run_cli("inventory", "--output-format", "json", ".").stdout)
     record = data["outputs"][0]
     assert record["pp"]["status"] == "uncertain" and record["unresolved_bases"] == ["somewhere_else.Base"]
+
+
+def test_keys_it_cannot_compute_say_why(project) -> None:
+    """A str-mixin Enum member as a key: the helper's f-string names it 'K.SCORES' on Python 3.11+, so the
+    first stage's read raises KeyError; PPA015 is silent on keys it cannot compute, and the inventory says so."""
+    project({"m.py": """
+        import enum
+
+
+        class K(str, enum.Enum):
+            SCORES = "scores"
+
+
+        class Out:
+            def __init__(self, s):
+                self.s = s
+
+            def copy_to_host(self, c):
+                return self
+
+            def to_pp_tensors(self):
+                return {K.SCORES: self.s}
+
+
+        class Obs:
+            def is_active(self, info):
+                return True
+
+            def after_sample(self, state, token_ids):
+                return Out(state)
+
+            def from_pp_tensors(self, tensors):
+                if "extra" in tensors:
+                    return None
+                return Out(**tensors)
+    """})
+    data = json.loads(run_cli("inventory", "--output-format", "json", ".").stdout)
+    sent, read = data["outputs"][0]["pp"], data["observers"][0]["pp"]
+    assert (sent["keys"], sent["keys_unknown"]) == (
+        None, "the key `K.SCORES` is not a constant the analysis computes, so PPA015 compares no key")
+    assert read["keys"] is None and read["keys_unknown"].startswith(
+        "the received mapping is also used other than through reads of constant keys")
+    text = run_cli("inventory", ".").stdout
+    assert "to_pp_tensors: defined — keys not known: the key `K.SCORES` is not a constant" in text
 
 
 def test_tree(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,12 +43,18 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     receiver = receiver_of(node)
     built = Locals(node.body, receiver, positions, names)
     guarded = _under_empty_test(node.body, data) if data else set()
+    absent = _under_absent_key(node.body, data) if data else {}
+    data = data if absent is not None else ""  # a mapping the method changes may lack what the helper handed over
     for child in walk_statements(node.body):  # a return is a statement: no expression needs a visit for it
         if isinstance(child, ast.Return):
             local = partial(built.fact, child)
-            found = _Returned(receiver, positions, local, names).facts(child.value, positions.span(child))
-            facts.extend(replace(fact, empty_input=True) for fact in found) if id(child) in guarded \
-                else facts.extend(found)
+            found = _Returned(receiver, positions, local, names, data).facts(child.value, positions.span(child))
+            if id(child) in guarded:
+                found = [replace(fact, empty_input=True) for fact in found]
+            elif absent and id(child) in absent:
+                found = [replace(fact, absent_key=absent[id(child)]) if fact.kind == "none" else fact
+                         for fact in found]
+            facts.extend(found)
     if "yield" in positions.text:  # a yield is an expression, anywhere: looked for only where the file has one
         is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
     if can_fall_through(node.body):
@@ -59,19 +65,23 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
 class _Returned:
     """The facts of one ``return``'s value, walked into its conditional expressions and boolean operators."""
 
-    def __init__(self, receiver: str, positions: Positions, local: Local, names: LocalNames) -> None:
+    def __init__(self, receiver: str, positions: Positions, local: Local, names: LocalNames, data: str = "") -> None:
         self.receiver = receiver
         self.positions = positions
         self.local = local
         self.names = names
+        self.data = data  # ``from_pp_tensors``'s tensors, unless the method changes them: ``absent_key``
 
     def facts(self, value: ast.expr | None, span: Span) -> list[ReturnFact]:
         """One fact per value the ``return`` can give: a conditional expression gives one per branch, ``or`` and
         ``and`` one per operand that can be the result."""
         positions = self.positions
         if isinstance(value, ast.IfExp):
-            return [fact for branch in (value.body, value.orelse)
-                    for fact in self.facts(branch, positions.span(branch))]
+            otherwise = self.facts(value.orelse, positions.span(value.orelse))
+            key = _key_in(value.test, self.data, ast.In) if self.data else ""
+            if key:
+                otherwise = [replace(f, absent_key=key) if f.kind == "none" else f for f in otherwise]
+            return self.facts(value.body, positions.span(value.body)) + otherwise
         if isinstance(value, ast.BoolOp):
             return self._operands(value)
         if value is None or is_none(value):
@@ -147,6 +157,27 @@ def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
     if found and _changed(body, data):
         return set()  # a rebound or emptied mapping may be empty whatever the helper handed over
     return found
+
+
+def _under_absent_key(body: list[ast.stmt], data: str) -> dict[int, str] | None:
+    """The ids of the ``return`` statements in the body of an ``if`` that tests a literal key absent from ``data``
+    (``"ids" not in tensors``), mapped to that key; None when the method changes ``data`` (``_changed``)."""
+    found: dict[int, str] = {}
+    for statement in walk_statements(body):
+        key = _key_in(statement.test, data, ast.NotIn) if isinstance(statement, ast.If) else ""
+        if key:
+            found.update((id(s), key) for s in walk_statements(statement.body) if isinstance(s, ast.Return))
+    return None if _changed(body, data) else found
+
+
+def _key_in(test: ast.expr, data: str, operator: type[ast.cmpop]) -> str:
+    """The literal key of a test ``"key" in data`` (``operator`` ``ast.In``) or ``"key" not in data``
+    (``ast.NotIn``), "" for any other test."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], operator) \
+            and _is_data(test.comparators[0], data) and isinstance(test.left, ast.Constant) \
+            and isinstance(test.left.value, str):
+        return test.left.value
+    return ""
 
 
 _EMPTYING = frozenset({"pop", "popitem", "clear", "__delitem__"})
