@@ -55,10 +55,13 @@ def check_project(paths: Sequence[str | Path], options: Options,
 
     discovery = discover_files(given, options, project)
     cache.stat_inputs(discovery)  # before the analysis reads anything (replay.py says why)
-    analysis = analyze(given, options, project, discovery, cache)
+    analysis = analyze(given, options, project, discovery, cache, close=False)  # its workers serve the fixes too
     if hold is not None:
         hold(analysis)
-    checked = _checked(analysis, discovery, project.config.output_path)
+    try:
+        checked = _checked(analysis, discovery, project.config.output_path)
+    finally:
+        analysis.close()
     del analysis  # (unless held) recorded with the analysis gone: the record's encoding adds nothing to the peak
     cache.record(checked.findings, checked.warnings, checked.files_checked, checked.unjudged)
     return checked

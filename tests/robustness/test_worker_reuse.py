@@ -145,3 +145,43 @@ def test_a_wait_cut_short_by_ctrl_c_loses_no_exit_code(monkeypatch: pytest.Monke
     monkeypatch.setattr(os, "kill", lambda *args: signalled.append(args))
     child.kill()
     assert signalled == []
+
+
+def _planned_project(root):
+    """An observer that builds its output through a factory, without ``from_pp_tensors`` (PPA002): the fix adds an
+    import of ``Out`` to ``obs.py``, once a search of what ``out.py`` imports at import time finds no cycle back to
+    ``obs``. ``out.py``'s imports are plain modules no prefilter token is in: fix planning loads each one."""
+    files = {"pkg/__init__.py": ""}
+    for i in range(MIXINS):
+        after = f"import pkg.plain{i + 1}\n" if i + 1 < MIXINS else ""
+        files[f"pkg/plain{i}.py"] = f"{after}\n\ndef value{i}():\n    return {i}\n"
+    files["pkg/out.py"] = ("from dataclasses import dataclass\n\nimport torch\n\nimport pkg.plain0\n\n\n"
+                           "@dataclass\nclass Out:\n    ids: torch.Tensor\n\n"
+                           "    def copy_to_host(self, c):\n        return self\n\n"
+                           "    def to_pp_tensors(self):\n        return {'ids': self.ids}\n\n\n"
+                           "def make(ids):\n    return Out(ids)\n")
+    files["pkg/obs.py"] = ("from pkg.out import make\n\n\nclass Obs:\n    def is_active(self, info):\n"
+                           "        return True\n\n    def after_sample(self, state, ids):\n        return make(ids)\n")
+    return write_tree(root, files)
+
+
+def test_the_modules_fix_planning_loads_reuse_the_analysis_workers(tmp_path, monkeypatch: pytest.MonkeyPatch) \
+        -> None:
+    """``check`` plans its fixes before the analysis's workers stop (``analyze(close=False)``): each module the
+    import-cycle search loads is a message to one of them, where a stopped store started a process for each."""
+    from ppaux_lint.cli.checking import check_project
+    from ppaux_lint.project.loading import Options
+
+    root = _planned_project(tmp_path / "proj")
+    starts: list[object] = []
+    start = children.Child.start.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, task=None):
+        starts.append(task)
+        return start(cls, task)
+
+    monkeypatch.setattr(children.Child, "start", classmethod(counted))
+    monkeypatch.chdir(root)
+    findings = check_project(["."], Options(no_cache=True)).findings
+    assert [(f.code, f.fix is not None) for f in findings] == [("PPA002", True)]
+    assert len(starts) <= (os.cpu_count() or 1), f"{len(starts)} children started; {MIXINS} modules planned through"
