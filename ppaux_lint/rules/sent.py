@@ -154,11 +154,11 @@ def sent_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, ins
     keys: dict[str, Key] = {}
     for fact in _sending(index, owner, method, instance, (module, qualname)):
         if fact.kind != "dict" or not fact.exact:
-            return None, "a return is not a dict whose items the analysis can list, so PPA015 compares no key"
+            return None, f"a return is not a dict whose items the analysis can list, so {key_rule()} compares no key"
         for item in fact.items:
             sent = key(index, module, qualname, item.key, instance or owner)
             if sent.kind != "str":
-                return None, f"{unknown_key(sent)}, so PPA015 compares no key"
+                return None, f"{unknown_key(sent)}, so {key_rule()} compares no key"
             keys.setdefault(sent.value, sent)
     return (keys, "") if keys else (None, "no return sends a key the analysis can list")
 
@@ -189,12 +189,20 @@ def _sending(index: ProjectIndex, owner: str, method: MethodSummary, instance: s
                     or (fact.kind == "dict" and not fact.items and fact.exact))]
 
 
+def key_rule() -> str:
+    """The code of the rule that compares the keys sent with those read, from the catalogue (its module imports this
+    one): a rule's code is written in its module only."""
+    from ppaux_lint.rules import all_rules
+
+    return next(rule.code for rule in all_rules() if rule.name == "pp-key-mismatch")
+
+
 def unknown_key(found: Key) -> str:
     """Why the key ``found`` is no name a rule can compare, in words."""
     if found.kind == "dynamic":
         shown = f"the key `{found.value}` is" if found.value else "a key is"
         return f"{shown} not a constant the analysis computes"
-    return f"the key {found.shown} is not a non-empty str (PPA011's business)"
+    return f"the key {found.shown} is not a non-empty str (the invalid-name rule's business)"
 
 
 def read_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",
