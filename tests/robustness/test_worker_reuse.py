@@ -36,16 +36,22 @@ def _project(root):
     return write_tree(root, files)
 
 
-def test_modules_loaded_on_demand_reuse_the_workers(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = _project(tmp_path / "proj")
-    starts: list[object] = []
+@pytest.fixture
+def starts(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The task of each child process started from here on (None for a worker)."""
+    started: list[object] = []
     start = children.Child.start.__func__  # type: ignore[attr-defined]
 
     def counted(cls, task=None):
-        starts.append(task)
+        started.append(task)
         return start(cls, task)
 
     monkeypatch.setattr(children.Child, "start", classmethod(counted))
+    return started
+
+
+def test_modules_loaded_on_demand_reuse_the_workers(tmp_path, starts: list[object]) -> None:
+    root = _project(tmp_path / "proj")
     findings = run(root, no_cache=True).findings
     assert by_file(findings, root) == {"pkg/out.py": {"PPA001"}}  # the mixins were read: none sends anything
     assert len(starts) <= (os.cpu_count() or 1), f"{len(starts)} children started for one parse and {MIXINS} modules loaded on demand"
@@ -165,22 +171,14 @@ def _planned_project(root):
     return write_tree(root, files)
 
 
-def test_the_modules_fix_planning_loads_reuse_the_analysis_workers(tmp_path, monkeypatch: pytest.MonkeyPatch) \
-        -> None:
+def test_the_modules_fix_planning_loads_reuse_the_analysis_workers(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                                   starts: list[object]) -> None:
     """``check`` plans its fixes before the analysis's workers stop (``analyze(close=False)``): each module the
     import-cycle search loads is a message to one of them, where a stopped store started a process for each."""
     from ppaux_lint.cli.checking import check_project
     from ppaux_lint.project.loading import Options
 
     root = _planned_project(tmp_path / "proj")
-    starts: list[object] = []
-    start = children.Child.start.__func__  # type: ignore[attr-defined]
-
-    def counted(cls, task=None):
-        starts.append(task)
-        return start(cls, task)
-
-    monkeypatch.setattr(children.Child, "start", classmethod(counted))
     monkeypatch.chdir(root)
     findings = check_project(["."], Options(no_cache=True)).findings
     assert [(f.code, f.fix is not None) for f in findings] == [("PPA002", True)]
