@@ -184,19 +184,11 @@ def _keys(index: ProjectIndex, owner: str, instance: str, method_summary: Method
     with why ("" when known, or when there is no summary to read: a method the analysis did not summarise)."""
     if method_summary is None or owner not in index.classes:
         return None, ""
-    from ppaux_lint.rules.sent import key_rule, read_keys, sent_keys_or_why, unknown_key
+    from ppaux_lint.rules.sent import read_keys_or_why, sent_keys_or_why
 
-    if method == TO_PP:
-        sent, why = sent_keys_or_why(index, owner, method_summary, instance, written)
-        return (tuple(sorted(sent)) if sent is not None else None), why
-    read = read_keys(index, owner, method_summary, instance, written)
-    computed = next((k for k in read if k.kind != "str"), None)
-    if computed is not None:
-        return None, f"{unknown_key(computed)}, so {key_rule()} reports no sent key as unread"
-    if not method_summary.keys_read_exact:
-        return None, ("the received mapping is also used other than through reads of constant keys, "
-                      f"so {key_rule()} reports no sent key as unread")
-    return tuple(sorted({k.value for k in read})), ""
+    keys_or_why = sent_keys_or_why if method == TO_PP else read_keys_or_why
+    keys, why = keys_or_why(index, owner, method_summary, instance, written)
+    return (tuple(sorted(keys)) if keys is not None else None), why
 
 
 def _near_miss(analysis: Analysis, info: ClassInfo, method: str) -> str | None:

@@ -154,11 +154,11 @@ def sent_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, ins
     keys: dict[str, Key] = {}
     for fact in _sending(index, owner, method, instance, (module, qualname)):
         if fact.kind != "dict" or not fact.exact:
-            return None, f"a return is not a dict whose items the analysis can list, so {key_rule()} compares no key"
+            return None, f"a return is not a dict whose items the analysis can list, so {_key_rule()} compares no key"
         for item in fact.items:
             sent = key(index, module, qualname, item.key, instance or owner)
             if sent.kind != "str":
-                return None, f"{unknown_key(sent)}, so {key_rule()} compares no key"
+                return None, f"{_unknown_key(sent)}, so {_key_rule()} compares no key"
             keys.setdefault(sent.value, sent)
     return (keys, "") if keys else (None, "no return sends a key the analysis can list")
 
@@ -189,7 +189,7 @@ def _sending(index: ProjectIndex, owner: str, method: MethodSummary, instance: s
                     or (fact.kind == "dict" and not fact.items and fact.exact))]
 
 
-def key_rule() -> str:
+def _key_rule() -> str:
     """The code of the rule that compares the keys sent with those read, from the catalogue (its module imports this
     one): a rule's code is written in its module only."""
     from ppaux_lint.rules import all_rules
@@ -197,7 +197,7 @@ def key_rule() -> str:
     return next(rule.code for rule in all_rules() if rule.name == "pp-key-mismatch")
 
 
-def unknown_key(found: Key) -> str:
+def _unknown_key(found: Key) -> str:
     """Why the key ``found`` is no name a rule can compare, in words."""
     if found.kind == "dynamic":
         shown = f"the key `{found.value}` is" if found.value else "a key is"
@@ -211,6 +211,20 @@ def read_keys(index: ProjectIndex, owner: str, method: MethodSummary, instance: 
     Python computes it, in source order (``written`` as for ``sent_keys``)."""
     module, qualname = written_in(index, owner, method, *written)
     return [key(index, module, qualname, fact, instance or owner) for fact in method.keys_read]
+
+
+def read_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, instance: str = "",
+                     written: tuple[str, str] = ("", "")) -> tuple[frozenset[str] | None, str]:
+    """The keys ``read_keys`` finds, when they are all the method reads, with why they are unknown when they are not
+    ("" when known): what ``inventory`` shows of a ``from_pp_tensors`` whose reads no rule compared."""
+    read = read_keys(index, owner, method, instance, written)
+    computed = next((k for k in read if k.kind != "str"), None)
+    if computed is not None:
+        return None, f"{_unknown_key(computed)}, so {_key_rule()} reports no sent key as unread"
+    if not method.keys_read_exact:
+        return None, ("the received mapping is also used other than through reads of constant keys, "
+                      f"so {_key_rule()} reports no sent key as unread")
+    return frozenset(k.value for k in read), ""
 
 
 # Builtins whose result is never a mapping, with the type name an AttributeError gives, and whether it can be
