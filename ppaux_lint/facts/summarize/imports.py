@@ -35,22 +35,13 @@ class Bindings:
 
     def import_from(self, node: ast.ImportFrom, nested: bool, certain: bool = True) -> None:
         """``certain``: the statement is at the module's top level, where it certainly runs."""
-        base = self._absolute(node.level, node.module or "")
+        base = absolute(self.module, self.is_package, node.level, node.module or "")
         for alias in node.names:
             if alias.name == "*":
                 self.imports.append(Import("*", base, star=True, nested=nested, certain=certain))
             else:
                 target = f"{base}.{alias.name}" if base else alias.name
                 self.imports.append(Import(alias.asname or alias.name, target, nested=nested))
-
-    def _absolute(self, level: int, module: str) -> str:
-        if not level:
-            return module
-        package = self.module.split(".") if self.module else []
-        if not self.is_package:
-            package = package[:-1]
-        package = package[: len(package) - (level - 1)] if level - 1 <= len(package) else []
-        return ".".join(p for p in [*package, module] if p)
 
     def assign(self, node: ast.Assign) -> None:
         """A module-level assignment: ``__all__ = [...]`` or an alias ``Name = dotted.Name``."""
@@ -69,6 +60,18 @@ class Bindings:
             extra = _string_sequence(node.value)
             self.all_names = (self.all_names + extra) if (self.all_names is not None and extra is not None) \
                 else None
+
+
+def absolute(importer: str, is_package: bool, level: int, module: str) -> str:
+    """The absolute name of ``module`` as ``from {"." * level}{module} import ...`` in the module ``importer`` means
+    it (a package's own ``__init__`` is the package ``.`` names)."""
+    if not level:
+        return module
+    package = importer.split(".") if importer else []
+    if not is_package:
+        package = package[:-1]
+    package = package[: len(package) - (level - 1)] if level - 1 <= len(package) else []
+    return ".".join(p for p in [*package, module] if p)
 
 
 def _string_sequence(node: ast.expr) -> tuple[str, ...] | None:
