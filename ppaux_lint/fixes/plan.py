@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ppaux_lint.contract.names import TO_PP, is_near_miss
 from ppaux_lint.facts.findings import Finding, Fix
 from ppaux_lint.fixes.constructors import TENSOR, Constructor, Constructors
+from ppaux_lint.fixes.import_cycles import ImportCycles
 from ppaux_lint.fixes.render import (
     DEFAULT_LINE_LENGTH,
     MethodSpec,
@@ -64,7 +65,7 @@ class Planner:
         self.constructors = Constructors(analysis.index, analysis.classes)
         self._line_length: int | None = None
         self._observers: dict[str | None, list[str]] | None = None
-        self._imports: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}  # _imported_at_import_time
+        self.import_cycles = ImportCycles(analysis.index, self.sources, analysis.discovery.files)
 
     def line_length(self) -> int:
         if self._line_length is None:
@@ -186,7 +187,7 @@ class Planner:
                 return candidate, None
         if not target_module or "." in target_qualname or "<" in target_qualname or target_module == module:
             return None, None
-        if self._closes_a_cycle(target_module, module):
+        if self.import_cycles.closes_a_cycle(target_module, module):
             return None, None  # a module-level import here would close an import cycle
         name = target_qualname
         if name in typing_only and self.index.resolve(module, name, scope) == target:
@@ -196,44 +197,6 @@ class Planner:
         if name in bound or self.index.resolve(module, name, scope) is not None:
             return None, None  # the name means something else here
         return name, (target_module, name)
-
-
-    def _closes_a_cycle(self, target_module: str, module: str) -> bool:
-        """Whether ``target_module`` imports ``module`` at import time, through the project's module-level imports:
-        a cycle that a module-level import of ``target_module`` here would close (``ImportError: ... partially
-        initialized module``), which the module keeps out of import time by importing inside functions. Importing
-        ``target_module`` first runs the ``__init__`` of each package on its way, so their imports count too, except
-        a package ``module`` itself is in: that one is already initializing when ``module`` runs."""
-        todo = [name for name in _modules_of(target_module)
-                if name == target_module or (name in self.index.known and not f"{module}.".startswith(f"{name}."))]
-        seen = set(todo)
-        while todo and len(seen) < _CYCLE_SEARCH:
-            imported, runs = self._imported_at_import_time(todo.pop())
-            if module in imported:  # an import of it, or of a module inside it
-                return True
-            for name in runs:
-                if name not in seen:
-                    seen.add(name)
-                    todo.append(name)
-        return len(seen) >= _CYCLE_SEARCH  # too far to tell: no import rather than a cycle
-
-    def _imported_at_import_time(self, module: str) -> tuple[frozenset[str], tuple[str, ...]]:
-        """What the imports at module level in the project module ``module`` run, made once per module: each
-        ``_closes_a_cycle`` search visits up to ``_CYCLE_SEARCH`` modules, most of them the same ones (on the
-        monorepo benchmark, 48 searches took a third of the fix planning's time). First every ``_modules_of`` their
-        targets (``a.b`` is among them exactly when a target is ``a.b`` or starts with ``a.b.``), then those that
-        are project modules, in the order the imports reach them, each once: what the search goes on to. The
-        project's modules are all known when the index is made (a module loaded later is one of them)."""
-        found = self._imports.get(module)
-        if found is None:
-            summary = self.index.load(module)
-            targets = dict.fromkeys(i.target for i in (summary.imports if summary is not None else ()) if not i.nested)
-            runs = dict.fromkeys(name for target in targets for name in _modules_of(target))
-            found = self._imports[module] = (frozenset(runs), tuple(n for n in runs if n in self.index.known))
-        return found
-
-
-_CYCLE_SEARCH = 200  # modules an import-cycle search visits before it gives up
 
 
 def _last_binding(node: ast.ClassDef, name: str) -> ast.stmt | None:
@@ -266,17 +229,6 @@ def _passes(call: ast.Call, names: set[str], own: bool, params: tuple[str, ...],
     if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
         return True
     return any(k.arg in home for k in keywords) or any(params[i] in home for i in range(min(len(args), len(params))))
-
-
-def _modules_of(target: str) -> list[str]:
-    """The modules importing ``target`` runs: each package on the way, and the target itself when it is one."""
-    found = []
-    dot = target.find(".")
-    while dot != -1:  # each prefix up to a dot: what joining the first parts of a split gave, without the joins
-        found.append(target[:dot])
-        dot = target.find(".", dot + 1)
-    found.append(target)
-    return found
 
 
 def names_list(names: Iterable[str]) -> str:

@@ -128,6 +128,10 @@ class ProjectGraph:
         """The summary of a project module, summarized now if the prefilter skipped it; None if there is none."""
         return self._load(module)
 
+    def owner(self, module: str) -> str | None:
+        """The path of the file that is the project module ``module``, summarized or not (None when not known)."""
+        return self._owners.get(module)
+
     def _load(self, module: str) -> FileSummary | None:
         if module not in self._attempted and module in self.known and self._loader is not None:
             self._attempted.add(module)

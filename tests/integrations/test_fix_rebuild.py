@@ -80,6 +80,50 @@ def test_no_import_whose_target_package_imports_this_module(project) -> None:
     import_fresh(root, "pkga.obs")
 
 
+_OBSERVER_IMPORTING_LATE = """
+    class Obs:
+        def is_active(self, sampling_info):
+            return True
+
+        def after_sample(self, state, token_ids):
+            import pkg.out as outputs
+
+            return outputs.Out(ids=token_ids)
+"""
+
+
+@pytest.mark.parametrize("imports_obs", [
+    "import pkg.obs\n\n\nDEFAULT = pkg.obs.Obs",  # runs ``pkg.obs``, though it binds ``pkg``
+    "class Registry:\n    from pkg import obs",  # a class body runs when the module is imported
+    "try:\n    import pkg.obs as obs\nexcept ImportError:\n    obs = None",
+])
+def test_no_import_that_closes_a_cycle_however_the_target_imports_this_module(project, imports_obs: str) -> None:
+    """``pkg.out`` imports ``pkg.obs`` at import time, so ``obs`` imports ``Out`` inside a function; the search used
+    to read ``import pkg.obs`` as an import of ``pkg`` alone and to skip class bodies, and offered a fix whose new
+    ``from pkg.out import Out`` made ``import pkg.out`` fail (partially initialized module)."""
+    root = project({"pkg/__init__.py": "", "pkg/obs.py": _OBSERVER_IMPORTING_LATE, "pkg/out.py": f"""
+from dataclasses import dataclass
+
+import torch
+
+{imports_obs}
+
+
+@dataclass
+class Out:
+    ids: torch.Tensor
+
+    def copy_to_host(self, copy_tensor):
+        return self
+
+    def to_pp_tensors(self):
+        return {{"ids": self.ids}}
+"""})
+    assert_no_fix("PPA002")
+    run_cli("check", "--fix", "--unsafe-fixes", ".")
+    import_fresh(root, "pkg.out")
+
+
 def test_a_package_shared_with_the_target_does_not_count_as_a_cycle(project) -> None:
     """``pkg/__init__.py`` imports ``pkg.obs``; by the time ``pkg.obs`` runs, ``pkg`` is initializing already, so
     importing ``pkg.out`` from it does not run that ``__init__`` again: the fix and its import are offered."""
