@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 CYCLE_SEARCH = 200  # modules an import-cycle search visits before it gives up
 
 Imports = tuple[frozenset[str], tuple[str, ...]]  # every module the imports run, and those of the project in order
-_UNREADABLE = (OSError, SyntaxError, UnicodeDecodeError, LookupError, ValueError)
+# what reading or parsing a file can raise: the last two for a tree nested deeper than the parser builds
+_UNREADABLE = (OSError, SyntaxError, UnicodeDecodeError, LookupError, ValueError, RecursionError, MemoryError)
 
 
 class ImportCycles:

@@ -106,3 +106,16 @@ class _CountingSources(Sources):
     def tree(self, path: str):
         self.parsed.append(path)
         return super().tree(path)
+
+
+def test_a_module_the_parser_cannot_build_is_read_as_importing_nothing(tmp_path) -> None:
+    """A module whose text leaves no upper bound (a comment that ends in a backslash, before an import: the pass
+    takes it for a continuation) is parsed; one nested past what the parser builds (RecursionError, MemoryError)
+    reads as importing nothing, as a module that does not parse does, rather than ending the run."""
+    files = _chain(3, text_decides=True)
+    for deep in ("-" * 200_000 + "1", "a" + ".b" * 300_000):
+        files["pkg/m1.py"] = f"X = 1  # \\\nimport pkg.m2\nv = {deep}\n"
+        root = write_tree(tmp_path / str(len(deep)), files)
+        analysis = run(root, no_cache=True)
+        cycles = ImportCycles(analysis.index, Sources(analysis.index, analysis.overlays), analysis.discovery.files)
+        assert cycles.closes_a_cycle("pkg.m1", "pkg.obs") is False  # no tree: no import of ``pkg.m2``
