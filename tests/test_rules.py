@@ -354,6 +354,17 @@ BUILT_B = 'out = {"a": self.a}\nif self.b is not None:\n    out["b"] = self.b\nr
     # the method takes keys out of the mapping itself
     ('tensors.pop("a", None)\n    if "a" not in tensors:\n        return None\n    return Out(tensors["b"], tensors["b"])',
      None, None, True),
+    # the ``else`` of a test that the key is there, and falling off the end after one
+    ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    else:\n        return None', None, None,
+     False),
+    ('if "b" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    else:\n        return None', BUILT_B, None,
+     True),
+    ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])', None, None, False),
+    ('if "b" in tensors:\n        return Out(tensors["a"], tensors["b"])', BUILT_B, None, True),
+    # the end is reached another way too: the test is not the last statement, or its body can fall off itself
+    ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    log(tensors)', None, None, True),
+    ('if "a" in tensors:\n        if tensors["a"].numel():\n            return Out(tensors["a"], tensors["b"])', None,
+     None, True),
 ])
 def test_ppa014_a_none_under_a_missing_key_test_runs_only_when_the_key_may_not_arrive(
         lint_project, guard, to_pp, after_sample, reported):
@@ -363,6 +374,22 @@ def test_ppa014_a_none_under_a_missing_key_test_runs_only_when_the_key_may_not_a
     if after_sample:
         options["after_sample"] = after_sample
     src = observer_src(f"def from_pp_tensors(self, tensors):\n    {guard}\n", **options)
+    codes = {code for *_, code in check_module(lint_project, src)}
+    assert ("PPA014" in codes) is reported
+
+
+@pytest.mark.parametrize("body, reported", [
+    ('if "a" not in tensors:\n        return None\n    return Out(tensors["a"], tensors["b"])', False),
+    ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])', False),
+    # another None the key does not explain: the annotation stands
+    ('if "a" not in tensors:\n        return None\n    return self.maybe(tensors)', True),
+])
+def test_ppa014_an_optional_annotation_whose_only_none_is_never_taken(lint_project, body, reported):
+    """``-> Out | None`` is reported when None can really come back; a None under an always-sent key's absence
+    cannot (checked with SGLang 0.5.23's helpers)."""
+    src = observer_src(f"def from_pp_tensors(self, tensors) -> Out | None:\n    {body}\n\n"
+                       "def maybe(self, tensors):\n    return None if tensors['a'].numel() == 0 else Out(tensors['a'], "
+                       "tensors['b'])\n")
     codes = {code for *_, code in check_module(lint_project, src)}
     assert ("PPA014" in codes) is reported
 

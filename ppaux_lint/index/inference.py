@@ -41,7 +41,7 @@ from __future__ import annotations
 import ast
 import functools
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ppaux_lint.contract.names import COMPOSITE_OUTPUT
@@ -232,14 +232,19 @@ class Inference:
         self._cut = self._cut or outer_cut
         return values
 
-    def body_returns(self, cls: str, name: str) -> Values | None:
+    def body_returns(self, cls: str, name: str, never: Collection[tuple[int, Expr]] = ()) -> Values | None:
         """What the body of ``cls``'s own method ``name`` can return, called on an instance of ``cls``, without
-        its return annotation standing in for what the inference cannot see; None when it has no such body."""
+        its return annotation standing in for what the inference cannot see; None when it has no such body.
+        ``never``: returns a rule knows are never taken, as (``FunctionFlow.lines`` entry, expression)."""
         summary = self.index.classes.get(cls)
         flow = self.flow(self.index.class_module[cls], f"{summary.qualname}.{name}") if summary is not None else None
         if flow is None or flow.opaque:
             return None
-        return self._body(self.index.class_module[cls], flow, (INSTANCE, cls))
+        module, receiver = self.index.class_module[cls], (INSTANCE, cls)
+        if not never or len(flow.lines) != len(flow.returns):
+            return self._body(module, flow, receiver)
+        return self._union(self.evaluate(expr, module, flow, receiver)
+                           for expr, line in zip(flow.returns, flow.lines, strict=True) if (line, expr) not in never)
 
     def _body(self, module: str, flow: FunctionFlow, receiver: Value | None) -> Values:
         """Every value the function's returns can give, as written: no annotation stands in."""

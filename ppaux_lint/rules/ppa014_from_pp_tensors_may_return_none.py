@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from ppaux_lint.contract import pp_errors
 from ppaux_lint.contract.names import FROM_PP, TO_PP
 from ppaux_lint.facts.findings import Finding
+from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.index.inference import NONE, UNKNOWN
 from ppaux_lint.rules import sent, through
 from ppaux_lint.rules.base import CheckContext, Rule
@@ -34,9 +35,10 @@ def check(context: CheckContext) -> Iterator[Finding]:
             yield RULE.finding(f"{own.where} {dropping}: {error}", own.path, method.span, own.info.fqn)
             continue
         taken = [r for r in method.returns if not r.empty_input]  # the helper never hands it an empty mapping
+        arrives = [r for r in taken if r.kind == "none" and r.absent_key and all(
+            _always_arrives(context, observer, r.absent_key) for observer in context.runners(own.info, FROM_PP))]
         none_returns = [r for r in taken if r.kind == "none" and not through.never_taken(context, own, r)
-                        and not (r.absent_key and all(_always_arrives(context, observer, r.absent_key)
-                                                      for observer in context.runners(own.info, FROM_PP)))]
+                        and r not in arrives]
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)
@@ -47,7 +49,8 @@ def check(context: CheckContext) -> Iterator[Finding]:
                 helped = True
                 yield RULE.finding(f"{own.where} {through.described(fact, path)}: {error}", own.path, fact.span,
                                    own.info.fqn, related=(through.related(context, path),))
-        if not none_returns and not helped and method.return_optional and _may_return_none(context, own.info.fqn):
+        if not none_returns and not helped and method.return_optional and _may_return_none(context, own.info.fqn,
+                                                                                            arrives):
             yield RULE.finding(f"{own.where} is annotated `{method.return_annotation}`, so it may return None: "
                                f"{error}", own.path, method.return_annotation_span or method.span, own.info.fqn)
 
@@ -65,8 +68,11 @@ def _always_arrives(context: CheckContext, observer: str, name: str) -> bool:
                             (member.site.module, member.site.scope))
 
 
-def _may_return_none(context: CheckContext, cls: str) -> bool:
-    values = context.index.inference.body_returns(cls, FROM_PP)
+def _may_return_none(context: CheckContext, cls: str, never: list[ReturnFact]) -> bool:
+    """Whether the body may return None, or something the inference cannot see, by any return but the ``never``
+    taken ones (their key always arrives)."""
+    never_taken = {(-r.span.line if r.implicit else r.span.line, "None") for r in never}
+    values = context.index.inference.body_returns(cls, FROM_PP, never_taken)
     return values is None or NONE in values or UNKNOWN in values
 
 

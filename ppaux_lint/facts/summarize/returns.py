@@ -58,7 +58,8 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     if "yield" in positions.text:  # a yield is an expression, anywhere: looked for only where the file has one
         is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
     if can_fall_through(node.body):
-        facts.append(ReturnFact("none", positions.name_span(node), implicit=True, calls=trailing_calls(node.body)))
+        facts.append(ReturnFact("none", positions.name_span(node), implicit=True, calls=trailing_calls(node.body),
+                                absent_key=_falls_off_without(node.body, data) if data else ""))
     return tuple(facts), is_generator
 
 
@@ -160,14 +161,29 @@ def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
 
 
 def _under_absent_key(body: list[ast.stmt], data: str) -> dict[int, str] | None:
-    """The ids of the ``return`` statements in the body of an ``if`` that tests a literal key absent from ``data``
-    (``"ids" not in tensors``), mapped to that key; None when the method changes ``data`` (``_changed``)."""
+    """The ids of the ``return`` statements that run only when a literal key is absent from ``data``, mapped to that
+    key: in the body of an ``if`` that tests it absent (``if "ids" not in tensors:``), or in the ``else`` of one
+    that tests it present (``if "ids" in tensors: ... else: return None``); None when the method changes ``data``
+    (``_changed``)."""
     found: dict[int, str] = {}
     for statement in walk_statements(body):
-        key = _key_in(statement.test, data, ast.NotIn) if isinstance(statement, ast.If) else ""
-        if key:
-            found.update((id(s), key) for s in walk_statements(statement.body) if isinstance(s, ast.Return))
+        if not isinstance(statement, ast.If):
+            continue
+        for operator, branch in ((ast.NotIn, statement.body), (ast.In, statement.orelse)):
+            key = _key_in(statement.test, data, operator)
+            if key:
+                found.update((id(s), key) for s in walk_statements(branch) if isinstance(s, ast.Return))
     return None if _changed(body, data) else found
+
+
+def _falls_off_without(body: list[ast.stmt], data: str) -> str:
+    """The literal key whose absence from ``data`` is the only way ``body`` falls off its end: it ends with an
+    ``if "ids" in tensors:`` without an ``else`` whose body cannot fall off (every path there returns or raises),
+    and every path to the end passes that test false. "" otherwise."""
+    last = body[-1] if body else None
+    if isinstance(last, ast.If) and not last.orelse and not can_fall_through(last.body):
+        return _key_in(last.test, data, ast.In)
+    return ""
 
 
 def _key_in(test: ast.expr, data: str, operator: type[ast.cmpop]) -> str:
