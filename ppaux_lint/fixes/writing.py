@@ -24,11 +24,10 @@ other files are fixed.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Collection
 
-from ppaux_lint.support.fileio import ChangedMeanwhile, replace_file, stray_temporaries, writable_file
+from ppaux_lint.support.fileio import ChangedMeanwhile, replace_file, writable_file
 
 
 class NotWritten(Exception):
@@ -56,10 +55,7 @@ class CheckedFiles:
             if info.st_nlink > 1:
                 raise NotWritten(f"it has {info.st_nlink} hard links, whose other names were not checked: a fix "
                                  "would change them too, or part the file from them")
-            for stray in stray_temporaries(real):
-                with contextlib.suppress(OSError):
-                    os.unlink(stray)
-            replace_file(real, data, like=info, durable=True, expected=expected, resolved=True)
+            replace_file(real, data, like=info, durable=True, expected=expected, resolved=True, strays=True)
         except ChangedMeanwhile:
             raise NotWritten("it changed since it was read (saved meanwhile): its own text is kept; run again to fix "
                              "it") from None

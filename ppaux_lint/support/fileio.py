@@ -86,7 +86,7 @@ class ChangedMeanwhile(OSError):
 
 
 def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = None, durable: bool = False,
-                 expected: bytes | None = None, resolved: bool = False) -> None:
+                 expected: bytes | None = None, resolved: bool = False, strays: bool = False) -> None:
     """Write through a temporary file renamed over ``path``, so that a reader, or a kill at any instant, sees
     the old file or the new one, never half of one. ``like`` is the stat of the file replaced, whose mode, and
     owner where this process may give it, the new one keeps. ``durable`` syncs the data before the rename and
@@ -102,10 +102,13 @@ def replace_file(path: str | Path, data: bytes, like: os.stat_result | None = No
     script, a second user of a shared tree) cannot lead the write out of the project.
 
     Raises OSError. The temporary file is removed on any failure, an interrupt included: only a kill, or a
-    crash of the system, leaves one, under a name ``stray_temporaries`` recognises."""
+    crash of the system, leaves one, under a name ``remove_stray_temporaries`` recognises; ``strays`` removes
+    those of ``path`` first (through the directory's descriptor when ``resolved``)."""
     path = Path(path)
     directory = open_directory(path.parent) if resolved else None
     try:
+        if strays:
+            remove_stray_temporaries(path, directory)
         _replace(path if directory is None else Path(path.name), data, like, durable, expected, directory, path)
     finally:
         if directory is not None:
@@ -121,7 +124,7 @@ def _replace(target: Path, data: bytes, like: os.stat_result | None, durable: bo
             handle.write(data)
             handle.flush()
             if like is not None:
-                _keep_owner_and_mode(handle.fileno(), like, path)
+                _keep_owner_and_mode(handle.fileno(), like, target, directory, path)
             if durable:
                 os.fsync(handle.fileno())
         current = _current(target, directory) if expected is not None else None
@@ -184,7 +187,7 @@ def writable_file(path: str | Path) -> os.stat_result:
 def create_temporary(path: Path, directory: int | None = None) -> tuple[int, str]:
     """A new file beside ``path``, only for this process to write (what ``tempfile.mkstemp`` makes, without
     the 15 ms that importing ``tempfile`` adds to a run that writes one record), named for ``path``, for
-    ppaux-lint and for this process, so that one a kill leaves is recognised (``stray_temporaries``). With
+    ppaux-lint and for this process, so that one a kill leaves is recognised (``remove_stray_temporaries``). With
     ``directory`` (a descriptor), ``path`` is a name in it, and so is the temporary name returned."""
     for _ in range(100):
         temporary = str(path.parent / f".{path.name}{TEMPORARY_MARK}{os.getpid()}.{os.urandom(4).hex()}.tmp")
@@ -212,21 +215,20 @@ def is_temporary(name: str) -> bool:
     return _temporary_parts(name) is not None
 
 
-def stray_temporaries(path: str | Path) -> list[Path]:
-    """The temporary files beside ``path`` that writes of it left when they were killed: named by
-    ``create_temporary``, by a process no longer running on this system."""
-    path = Path(path)
+def remove_stray_temporaries(path: Path, directory: int | None = None) -> None:
+    """Remove the temporary files beside ``path`` that writes of it left when they were killed: named by
+    ``create_temporary``, by a process no longer running on this system. With ``directory`` (a descriptor of
+    ``path``'s directory), listed and removed through it."""
     stem = f"{path.name}{TEMPORARY_MARK}"[:-1]
     try:
-        names = os.listdir(path.parent)
+        names = os.listdir(path.parent if directory is None else directory)
     except OSError:
-        return []
-    strays = []
+        return
     for name in names:
         parts = _temporary_parts(name)
         if parts is not None and parts[0] == stem and not _running(parts[1]):
-            strays.append(path.parent / name)
-    return strays
+            with contextlib.suppress(OSError):
+                os.unlink(path.parent / name if directory is None else name, dir_fd=directory)
 
 
 def _running(pid: int) -> bool:
@@ -239,43 +241,54 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _keep_owner_and_mode(fd: int, like: os.stat_result, old: Path) -> None:
+def _keep_owner_and_mode(fd: int, like: os.stat_result, old: Path, directory: int | None, path: Path) -> None:
     """Give the new file the old one's owner and group (each only where this process may: root, or a group
-    it belongs to), its extended attributes (``old``'s, an access control list among them), then its mode,
-    which a change of owner could have cleared the set-id bits of."""
+    it belongs to), its extended attributes (``old``'s, in ``directory`` when given, an access control list among
+    them), then its mode, which a change of owner could have cleared the set-id bits of. ``path``: the file's
+    name in messages."""
     for uid in (like.st_uid, -1):
         try:
             os.fchown(fd, uid, like.st_gid)
             break
         except PermissionError:
             continue
-    _keep_attributes(fd, old)
+    _keep_attributes(fd, old, directory, path)
     os.fchmod(fd, stat.S_IMODE(like.st_mode))
 
 
-def _keep_attributes(fd: int, old: Path) -> None:
+def _keep_attributes(fd: int, old: Path, directory: int | None, path: Path) -> None:
     """Copy ``old``'s extended attributes (``user.*`` metadata, ``system.posix_acl_access``, a security label)
     onto the new file: a rename would otherwise drop them, and with an access control list the access it
-    granted. OSError where one that the new file does not already carry cannot be set: the file is then not
-    replaced. Nothing to do where the system has no extended attributes."""
+    granted. They are read through a descriptor of the old file opened in ``directory`` without following a link,
+    so that a directory swapped after the file was judged cannot lend another file's. OSError where one that the
+    new file does not already carry cannot be set: the file is then not replaced. Nothing to do where the system
+    has no extended attributes."""
     if not hasattr(os, "listxattr"):
         return
     try:
-        names = os.listxattr(old, follow_symlinks=False)
-    except OSError as error:
-        if error.errno in (errno.ENOTSUP, errno.ENOENT):  # none here, or the file is gone (then the rename says so)
-            return
-        raise
-    for name in names:
-        value = os.getxattr(old, name, follow_symlinks=False)
+        source = os.open(old, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
+                         dir_fd=directory)
+    except FileNotFoundError:
+        return  # the file is gone: the rename says so
+    try:
         try:
-            os.setxattr(fd, name, value)
+            names = os.listxattr(source)
         except OSError as error:
-            with contextlib.suppress(OSError):
-                if os.getxattr(fd, name) == value:  # the new file has it already (a directory's default label)
-                    continue
-            raise OSError(error.errno, f"cannot keep its extended attribute {name} ({error.strerror})",
-                          str(old)) from None
+            if error.errno == errno.ENOTSUP:  # none here
+                return
+            raise
+        for name in names:
+            value = os.getxattr(source, name)
+            try:
+                os.setxattr(fd, name, value)
+            except OSError as error:
+                with contextlib.suppress(OSError):
+                    if os.getxattr(fd, name) == value:  # the new file has it already (a directory's default label)
+                        continue
+                raise OSError(error.errno, f"cannot keep its extended attribute {name} ({error.strerror})",
+                              str(path)) from None
+    finally:
+        os.close(source)
 
 
 def _sync_directory(directory: Path | int) -> None:

@@ -483,6 +483,15 @@ def test_a_directory_swapped_for_a_link_cannot_redirect_a_fix(tmp_path: Path, ro
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "near.py").write_text(original, encoding="utf-8")
+    # what a killed write there would have left (a process that no longer runs), and an attribute of its own: the
+    # cleaning and the attribute copy went by path, through the link, where the write no longer does
+    stray = f".near.py{fileio.TEMPORARY_MARK}{_dead_pid()}.0badf00d.tmp"
+    (elsewhere / stray).write_text("", encoding="utf-8")
+    try:
+        os.setxattr(elsewhere / "near.py", "user.elsewhere", b"not the project's")
+        attributes = True
+    except (AttributeError, OSError):
+        attributes = False
 
     def swap() -> None:
         os.rename(root / "pkg", root / "pkg.moved")
@@ -514,8 +523,23 @@ def test_a_directory_swapped_for_a_link_cannot_redirect_a_fix(tmp_path: Path, ro
     else:
         files.write(str(path), fixed(original), "utf-8", original)
         assert (root / "pkg.moved" / "near.py").read_text(encoding="utf-8") == fixed(original)
+        if attributes:
+            assert "user.elsewhere" not in os.listxattr(root / "pkg.moved" / "near.py")
     assert (elsewhere / "near.py").read_text(encoding="utf-8") == original
-    assert sorted(os.listdir(elsewhere)) == ["near.py"]
+    assert sorted(os.listdir(elsewhere)) == sorted(["near.py", stray])
+
+
+def _dead_pid() -> int:
+    """A process number no process has now."""
+    pid = 4_000_000
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except OSError:
+            pass
+        pid += 1
 
 
 def test_open_directory_follows_no_link(tmp_path: Path) -> None:
