@@ -57,12 +57,20 @@ def test_modules_loaded_on_demand_reuse_the_workers(tmp_path, starts: list[objec
     assert len(starts) <= (os.cpu_count() or 1), f"{len(starts)} children started for one parse and {MIXINS} modules loaded on demand"
 
 
+@pytest.fixture
+def forking() -> None:
+    """The test hands workers functions of this module, which only a forked worker has: one spawned (where threads
+    run, as they do once an earlier test in this process imported torch) imports nothing from the tests."""
+    if not children.can_fork():
+        pytest.skip(f"{children.threads()} threads run in this process: workers would be spawned")
+
+
 def _sleepy(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
 
 
-def test_a_hung_task_fails_alone_and_the_pool_goes_on() -> None:
+def test_a_hung_task_fails_alone_and_the_pool_goes_on(forking: None) -> None:
     workers = Workers(2)
     try:
         began = time.monotonic()
@@ -80,7 +88,7 @@ def _pid(seconds: float) -> int:
     return os.getpid()
 
 
-def test_tasks_go_to_the_worker_they_prefer_and_ran_on_says_where() -> None:
+def test_tasks_go_to_the_worker_they_prefer_and_ran_on_says_where(forking: None) -> None:
     """A scan round sends each worker the files it read before (it holds them): ``prefer`` is followed while
     the preferred worker is up, and a task whose worker is gone goes to any other."""
     workers = Workers(2)
@@ -107,7 +115,7 @@ def test_spawned_workers_parse(tmp_path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert by_file(run(root, no_cache=True).findings, root) == {"pkg/out.py": {"PPA001"}}
 
 
-def test_a_worker_collects_garbage_when_its_owner_does_not() -> None:
+def test_a_worker_collects_garbage_when_its_owner_does_not(forking: None) -> None:
     """``check`` in a process of its own collects nothing (collector.off_until_exit); a worker reads file after
     file for the whole run, and collects as before."""
     import gc
@@ -131,7 +139,8 @@ def _collecting(_: object) -> bool:
 
 
 @pytest.mark.parametrize("step", ["waitid", "waitpid"])
-def test_a_wait_cut_short_by_ctrl_c_loses_no_exit_code(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+def test_a_wait_cut_short_by_ctrl_c_loses_no_exit_code(monkeypatch: pytest.MonkeyPatch, step: str,
+                                                      forking: None) -> None:
     """Ctrl-C can land just after the system call of a step of ``Child.wait`` returns (the status read, or the child
     reaped); the wait that follows (``_stop``'s finalizer) still gives the child's exit code, and ``kill`` no longer
     signals its pid."""
