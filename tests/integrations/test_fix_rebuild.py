@@ -57,27 +57,19 @@ def test_no_import_whose_target_package_imports_this_module(project) -> None:
                 import pkgb.out
 
                 return pkgb.out.Out(ids=token_ids)
-    """, "pkgb/__init__.py": "from pkga.obs import Obs\n", "pkgb/out.py": """
-        from dataclasses import dataclass
-
-        import torch
-
-
-        @dataclass
-        class Out:
-            ids: torch.Tensor
-
-            def copy_to_host(self, copy_tensor):
-                return self
-
-            def to_pp_tensors(self):
-                return {"ids": self.ids}
-    """})
+    """, "pkgb/__init__.py": "from pkga.obs import Obs\n", "pkgb/out.py": _ids_output()})
     before = read(root, "pkga/obs.py")
     assert_no_fix("PPA002")
     run_cli("check", "--fix", "--unsafe-fixes", ".")
     assert read(root, "pkga/obs.py") == before
     import_fresh(root, "pkga.obs")
+
+
+def _ids_output(imports: str = "") -> str:
+    """A module with an output ``Out`` that sends its ``ids``, ``imports`` (unindented) after its own."""
+    return ("from dataclasses import dataclass\n\nimport torch\n\n" + imports + "\n\n\n@dataclass\nclass Out:\n"
+            "    ids: torch.Tensor\n\n    def copy_to_host(self, copy_tensor):\n        return self\n\n"
+            "    def to_pp_tensors(self):\n        return {'ids': self.ids}\n")
 
 
 _OBSERVER_IMPORTING_LATE = """
@@ -101,24 +93,8 @@ def test_no_import_that_closes_a_cycle_however_the_target_imports_this_module(pr
     """``pkg.out`` imports ``pkg.obs`` at import time, so ``obs`` imports ``Out`` inside a function; the search used
     to read ``import pkg.obs`` as an import of ``pkg`` alone and to skip class bodies, and offered a fix whose new
     ``from pkg.out import Out`` made ``import pkg.out`` fail (partially initialized module)."""
-    root = project({"pkg/__init__.py": "", "pkg/obs.py": _OBSERVER_IMPORTING_LATE, "pkg/out.py": f"""
-from dataclasses import dataclass
-
-import torch
-
-{imports_obs}
-
-
-@dataclass
-class Out:
-    ids: torch.Tensor
-
-    def copy_to_host(self, copy_tensor):
-        return self
-
-    def to_pp_tensors(self):
-        return {{"ids": self.ids}}
-"""})
+    root = project({"pkg/__init__.py": "", "pkg/obs.py": _OBSERVER_IMPORTING_LATE,
+                    "pkg/out.py": _ids_output(imports_obs)})
     assert_no_fix("PPA002")
     run_cli("check", "--fix", "--unsafe-fixes", ".")
     import_fresh(root, "pkg.out")
@@ -127,31 +103,8 @@ class Out:
 def test_a_package_shared_with_the_target_does_not_count_as_a_cycle(project) -> None:
     """``pkg/__init__.py`` imports ``pkg.obs``; by the time ``pkg.obs`` runs, ``pkg`` is initializing already, so
     importing ``pkg.out`` from it does not run that ``__init__`` again: the fix and its import are offered."""
-    root = project({"pkg/__init__.py": "from pkg.obs import Obs\n", "pkg/obs.py": """
-        class Obs:
-            def is_active(self, sampling_info):
-                return True
-
-            def after_sample(self, state, token_ids):
-                import pkg.out as outputs
-
-                return outputs.Out(ids=token_ids)
-    """, "pkg/out.py": """
-        from dataclasses import dataclass
-
-        import torch
-
-
-        @dataclass
-        class Out:
-            ids: torch.Tensor
-
-            def copy_to_host(self, copy_tensor):
-                return self
-
-            def to_pp_tensors(self):
-                return {"ids": self.ids}
-    """})
+    root = project({"pkg/__init__.py": "from pkg.obs import Obs\n", "pkg/obs.py": _OBSERVER_IMPORTING_LATE,
+                    "pkg/out.py": _ids_output()})
     assert all(fix is not None for fix in fixes_of("PPA002"))
     assert run_cli("check", "--fix", "--unsafe-fixes", ".").exit_code == 0
     assert "from pkg.out import Out\n" in read(root, "pkg/obs.py")
