@@ -361,6 +361,12 @@ BUILT_B = 'out = {"a": self.a}\nif self.b is not None:\n    out["b"] = self.b\nr
      True),
     ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])', None, None, False),
     ('if "b" in tensors:\n        return Out(tensors["a"], tensors["b"])', BUILT_B, None, True),
+    # ``get(key) is None``: the helper hands over tensors only, never a None; a tensor's truth is its value's
+    ('if tensors.get("a") is None:\n        return None\n    return Out(tensors["a"], tensors["b"])', None, None, False),
+    ('if tensors.get("b", None) is None:\n        return None\n    return Out(tensors["a"], tensors["b"])', BUILT_B,
+     None, True),
+    ('return Out(tensors["a"], tensors["b"]) if tensors.get("a") is not None else None', None, None, False),
+    ('if not tensors.get("a"):\n        return None\n    return Out(tensors["a"], tensors["b"])', None, None, True),
     # the end is reached another way too: the test is not the last statement, or its body can fall off itself
     ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    log(tensors)', None, None, True),
     ('if "a" in tensors:\n        if tensors["a"].numel():\n            return Out(tensors["a"], tensors["b"])', None,

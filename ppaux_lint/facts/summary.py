@@ -17,7 +17,7 @@ from dataclasses import field, replace
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 29  # 29: ``ReturnFact.absent_key`` of falling off the end and of an ``else``
+SUMMARY_FORMAT = 30  # 30: ``ReturnFact.absent_key`` under ``tensors.get(key) is None`` (29: falling off the end)
 # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
 # "partial:N:names" (``functools.partial(f, x, k=v)``)
 # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
@@ -135,8 +135,8 @@ class ReturnFact:
     # (``if not tensors: return None``), which the helper never calls it with (``summarize.returns``)
     absent_key: str = ""  # of a None that ``from_pp_tensors`` returns: the literal key whose absence from its tensors
     # it is returned under (``if "ids" not in tensors: return None``, ``... if "ids" in tensors else None``, the
-    # ``else`` of ``if "ids" in tensors:``, falling off the end after one), never taken when the output always sends
-    # that key (``summarize.returns``)
+    # ``else`` of ``if "ids" in tensors:``, falling off the end after one, ``tensors.get("ids") is None``), never
+    # taken when the output always sends that key (``summarize.returns``)
 
 
 @dataclass(frozen=True)

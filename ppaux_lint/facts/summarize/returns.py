@@ -188,11 +188,20 @@ def _falls_off_without(body: list[ast.stmt], data: str) -> str:
 
 def _key_in(test: ast.expr, data: str, operator: type[ast.cmpop]) -> str:
     """The literal key of a test ``"key" in data`` (``operator`` ``ast.In``) or ``"key" not in data``
-    (``ast.NotIn``), "" for any other test."""
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], operator) \
-            and _is_data(test.comparators[0], data) and isinstance(test.left, ast.Constant) \
-            and isinstance(test.left.value, str):
-        return test.left.value
+    (``ast.NotIn``), also spelled ``data.get("key") is not None`` and ``data.get("key") is None``: the helper hands
+    over tensors only, never a None (``torch.is_tensor`` of each value before it is sent). "" for any other test."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return ""
+    left, compared = test.left, test.comparators[0]
+    if isinstance(test.ops[0], operator) and _is_data(compared, data) and isinstance(left, ast.Constant) \
+            and isinstance(left.value, str):
+        return left.value
+    if isinstance(test.ops[0], ast.IsNot if operator is ast.In else ast.Is) and is_none(compared) \
+            and isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and left.func.attr == "get" \
+            and _is_data(left.func.value, data) and not left.keywords and 1 <= len(left.args) <= 2 \
+            and all(isinstance(a, ast.Constant) for a in left.args) and isinstance(left.args[0].value, str) \
+            and (len(left.args) == 1 or left.args[1].value is None):
+        return left.args[0].value
     return ""
 
 
