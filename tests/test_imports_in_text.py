@@ -158,3 +158,19 @@ def test_the_bounds_hold_on_random_modules() -> None:
 ])
 def test_what_runs_at_import_time(source: str, expected: set[str]) -> None:
     assert set(imported_at_import_time(ast.parse(source), "pkg.mod", False)) == expected
+
+
+@pytest.mark.parametrize(("source", "written"), [
+    ("from" + " " * 100_000 + "x y\n", set()),  # the blanks around the dots could be split in n * n ways
+    ("from ." + " " * 100_000 + "x y\n", set()),
+    ("from a import (" + "#" * 100_000, None),  # a comment's repetition could be split in 2 ** n ways
+    ("from a import (a" + " " * 100_000 + "x)\n", None),
+    ("from a import (\n# x\n" * 20_000, None),
+    ("'''" + "\\'''" * 100_000, None),  # every escaped quote a new string that is never closed
+    ('"\\' * 100_000, None),
+    ("import a" + " \\\n" * 100_000 + "\n", {"a"}),
+])
+def test_hostile_text_is_read_in_one_pass(source: str, written: set[str] | None) -> None:
+    """Text anybody can commit: each of these took minutes or more with patterns that backtrack (the first four
+    were found so); read in one pass, they take milliseconds. The result is checked, not the time."""
+    assert _read(source)[0] == written

@@ -42,16 +42,19 @@ _REST = {
     '"': re.compile(r'[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*"', re.DOTALL),
     "'": re.compile(r"[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*'", re.DOTALL),
 }
-_FROM = re.compile(rf"from{_BLANK}*(?P<dots>(?:\.{_BLANK}*)*)(?P<module>{_DOTTED})?{_BLANK}*(?<!\w)import(?!\w)"
-                   rf"{_BLANK}*(?:(?P<star>\*)|\((?P<group>[^)#]*(?:#[^\r\n]*[^)#]*)*)\)|(?P<names>{_NAMED}(?:{_BLANK}*,{_BLANK}*"
-                   rf"{_NAMED})*))")
+_SKIP = re.compile(rf"{_BLANK}*")
+_DOTTED_NAME = re.compile(_DOTTED)
+_IMPORT_WORD = re.compile(r"import(?!\w)")
+_NAMES = re.compile(rf"{_NAMED}(?:{_BLANK}*,{_BLANK}*{_NAMED})*")
+# The rest of a parenthesized group of names, to its ``)``; a comment there runs to the end of its line (and may
+# hold a parenthesis). Each step can be taken one way only, so no text makes the match backtrack far.
+_GROUP_REST = re.compile(r"[^()#]*(?:#[^\r\n]*(?:\r\n|[\r\n])[^()#]*)*\)")
+_GROUP_NAME = re.compile(rf"\s*{_NAME}(?:\s+as\s+{_NAME})?\s*")
 _IMPORT = re.compile(rf"import{_BLANK}+(?P<names>{_ALIASED}(?:{_BLANK}*,{_BLANK}*{_ALIASED})*)")
 _ANY_BLANK = r"(?:\s|\\\r?\n|\\\r)"  # between parentheses, newlines too
-_GROUP_NAMED = rf"{_NAME}(?:{_ANY_BLANK}+as{_ANY_BLANK}+{_NAME})?"
-_GROUP = re.compile(rf"{_ANY_BLANK}*{_GROUP_NAMED}(?:{_ANY_BLANK}*,{_ANY_BLANK}*{_GROUP_NAMED})*{_ANY_BLANK}*,?"
-                    rf"{_ANY_BLANK}*")
 _ALIAS = re.compile(rf"(?P<name>{_DOTTED})(?:{_ANY_BLANK}+as{_ANY_BLANK}+{_NAME})?")
 _COMMENT = re.compile(r"#[^\r\n]*")
+_CONTINUATION = re.compile(r"\\\r?\n|\\\r")
 _NOT_NAME = re.compile(r"[\s\\]+")
 
 
@@ -79,13 +82,13 @@ def imports_in_text(text: str, module: str, is_package: bool) -> TextImports:
             continue
         start = token.start()
         line_start = _statement_start(text, start)
-        statement = (_FROM if keyword == "from" else _IMPORT).match(text, start) if line_start is not None else None
-        if statement is None:
+        read = None if line_start is None else _from_statement(text, start, module, is_package) \
+            if keyword == "from" else _import_statement(text, start)
+        if read is None:
             if keyword == "import":  # not a statement the pass can read: no upper bound
                 written = None
             continue  # ``yield from``, ``raise ... from``
-        position = statement.end()
-        targets = _targets(statement, module, is_package)
+        position, targets = read
         if targets is None:
             written = None
             continue
@@ -116,20 +119,54 @@ def _statement_start(text: str, start: int) -> bool | None:
     return start == 0
 
 
-def _targets(statement: re.Match[str], module: str, is_package: bool) -> list[str] | None:
-    """The statement's targets; None when its names do not read as names."""
-    if statement.re is _IMPORT:
-        return _names(statement.group("names"))
-    base = absolute(module, is_package, statement.group("dots").count("."), _name(statement.group("module") or ""))
-    if statement.group("star") is not None:
-        return [base]
-    group = statement.group("group")
-    if group is not None:
-        group = _COMMENT.sub("", group)
-        if _GROUP.fullmatch(group) is None:
-            return None
-    names = _names(group if group is not None else statement.group("names"))
-    return [f"{base}.{name}" if base else name for name in names]
+def _import_statement(text: str, start: int) -> tuple[int, list[str]] | None:
+    """Where the ``import`` statement at ``start`` ends, and its targets; None when it does not read as one."""
+    statement = _IMPORT.match(text, start)
+    return (statement.end(), _names(statement.group("names"))) if statement is not None else None
+
+
+def _from_statement(text: str, start: int, module: str, is_package: bool) -> tuple[int, list[str] | None] | None:
+    """Where the ``from`` statement at ``start`` ends, and its targets (None when its names do not read as names);
+    None when the ``from`` begins no import (``yield from``, ``raise ... from``). Read a step at a time: in one
+    pattern, the blanks before and after the dots could be split in as many ways as there are blanks."""
+    position = _SKIP.match(text, start + len("from")).end()
+    level = 0
+    while text.startswith(".", position):
+        level += 1
+        position = _SKIP.match(text, position + 1).end()
+    name = ""
+    dotted = _DOTTED_NAME.match(text, position) if _IMPORT_WORD.match(text, position) is None else None
+    if dotted is not None:
+        name = _name(dotted.group())
+        position = _SKIP.match(text, dotted.end()).end()
+    if not (level or name) or _IMPORT_WORD.match(text, position) is None:
+        return None
+    position = _SKIP.match(text, position + len("import")).end()
+    base = absolute(module, is_package, level, name)
+    if text.startswith("*", position):
+        return position + 1, [base]
+    if text.startswith("(", position):
+        rest = _GROUP_REST.match(text, position + 1)
+        if rest is None:
+            return position + 1, None
+        names = _group_names(text[position + 1:rest.end() - 1])
+        position = rest.end()
+    else:
+        listed = _NAMES.match(text, position)
+        if listed is None:
+            return position, None
+        names, position = _names(listed.group()), listed.end()
+    return position, None if names is None else [f"{base}.{name}" if base else name for name in names]
+
+
+def _group_names(group: str) -> list[str] | None:
+    """The names between the parentheses of ``from x import (a, b as c,)``, None when they do not read as names."""
+    parts = _CONTINUATION.sub(" ", _COMMENT.sub("", group)).split(",")
+    if parts and not parts[-1].strip() and len(parts) > 1:
+        parts.pop()  # a trailing comma
+    if any(_GROUP_NAME.fullmatch(part) is None for part in parts):
+        return None
+    return [_name(part.split()[0]) for part in parts]
 
 
 def _names(aliases: str) -> list[str]:
