@@ -20,14 +20,15 @@ that ``import a.b`` runs ``a.b``, and imports in class bodies, so a fix could ad
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summarize.imports import absolute
 from ppaux_lint.fixes.imports_in_text import TextImports, imports_in_text
+from ppaux_lint.fixes.sources import read_source
 
 if TYPE_CHECKING:
-    from ppaux_lint.fixes.sources import Sources
     from ppaux_lint.index.project_index import ProjectIndex
     from ppaux_lint.project.discover import SourceFile
 
@@ -39,11 +40,13 @@ _UNREADABLE = (OSError, SyntaxError, UnicodeDecodeError, LookupError, ValueError
 
 
 class ImportCycles:
-    """The import-cycle question of one analysis, with each module's imports read once per reading."""
+    """The import-cycle question of one analysis, with each module's imports read once per reading. Only what was
+    read is kept, never a text or a tree: a search may visit 200 modules, and a module may be large."""
 
-    def __init__(self, index: ProjectIndex, sources: Sources, files: Iterable[SourceFile]) -> None:
+    def __init__(self, index: ProjectIndex, files: Iterable[SourceFile], overlays: Mapping[str, bytes] | None) -> None:
+        """``overlays``: the editor's buffers and standard input, read in place of those files."""
         self.index = index
-        self.sources = sources
+        self.overlays = overlays
         self._files = files
         self._by_path: dict[str, SourceFile] | None = None  # made when a first module is read from its file
         self._texts: dict[str, TextImports | None] = {}
@@ -105,16 +108,20 @@ class ImportCycles:
     def _exact(self, module: str) -> Iterable[str]:
         source = self._source(module)
         try:
-            tree = self.sources.tree(source.path) if source is not None else None
+            if source is None:
+                return ()
+            with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
+                warnings.simplefilter("ignore")
+                tree = ast.parse(read_source(source.path, self.overlays)[0])
         except _UNREADABLE:
-            tree = None
-        return imported_at_import_time(tree, module, source.is_package) if tree is not None and source else ()
+            return ()
+        return imported_at_import_time(tree, module, source.is_package)
 
     def _text(self, module: str) -> TextImports | None:
         if module not in self._texts:
             source = self._source(module)
             try:
-                text = self.sources.read(source.path) if source is not None else None
+                text = read_source(source.path, self.overlays)[0] if source is not None else None
             except _UNREADABLE:
                 text = None
             self._texts[module] = imports_in_text(text, module, source.is_package) \

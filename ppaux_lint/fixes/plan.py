@@ -65,7 +65,7 @@ class Planner:
         self.constructors = Constructors(analysis.index, analysis.classes)
         self._line_length: int | None = None
         self._observers: dict[str | None, list[str]] | None = None
-        self.import_cycles = ImportCycles(analysis.index, self.sources, analysis.discovery.files)
+        self.import_cycles = ImportCycles(analysis.index, analysis.discovery.files, analysis.overlays)
 
     def line_length(self) -> int:
         if self._line_length is None:

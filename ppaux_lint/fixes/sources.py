@@ -53,24 +53,14 @@ class Sources:
         self.index = index
         self.overlays = overlays
         self._trees: dict[str, tuple[str, ast.Module]] = {}
-        self._texts: dict[str, str] = {}  # files read and not parsed yet
         self._classes: dict[str, dict[tuple[str, int], ast.ClassDef]] = {}  # by file: (name, line) -> node
-
-    def read(self, path: str) -> str:
-        """The file's text, without parsing it: the text ``tree`` parses."""
-        if path in self._trees:
-            return self._trees[path][0]
-        if path not in self._texts:
-            self._texts[path] = read_source(path, self.overlays)[0]
-        return self._texts[path]
 
     def tree(self, path: str) -> ast.Module:
         if path not in self._trees:
-            text = self.read(path)
+            text = read_source(path, self.overlays)[0]
             with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
                 warnings.simplefilter("ignore")
                 self._trees[path] = (text, ast.parse(text, filename=path))
-            self._texts.pop(path, None)
         return self._trees[path][1]
 
     def text(self, path: str) -> str:

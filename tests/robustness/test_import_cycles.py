@@ -13,8 +13,8 @@ import random
 
 import pytest
 
+from ppaux_lint.fixes import import_cycles
 from ppaux_lint.fixes.import_cycles import CYCLE_SEARCH, ImportCycles, reaches
-from ppaux_lint.fixes.sources import Sources
 
 from ._support import AUX, run, write_tree
 
@@ -53,8 +53,8 @@ def test_the_text_gives_the_trees_answer(tmp_path, seed: int) -> None:
     root = write_tree(tmp_path / "proj", _random_project(rng, 14))
     analysis = run(root, no_cache=True)
     modules = sorted(m for m in analysis.index.known if m.startswith("pkg."))
-    fast = ImportCycles(analysis.index, Sources(analysis.index, analysis.overlays), analysis.discovery.files)
-    exact = ImportCycles(analysis.index, Sources(analysis.index, analysis.overlays), analysis.discovery.files)
+    fast = ImportCycles(analysis.index, analysis.discovery.files, analysis.overlays)
+    exact = ImportCycles(analysis.index, analysis.discovery.files, analysis.overlays)
     answers = set()
     for target in modules:
         for module in modules:
@@ -86,26 +86,20 @@ def _chain(length: int, text_decides: bool) -> dict[str, str]:
     (CYCLE_SEARCH + 10, True, True),  # too far to tell, below already
     (20, False, False),  # every import is somewhere the lower reading leaves out; the upper one sees ``obs``
 ])
-def test_what_the_search_parses(tmp_path, length: int, text_decides: bool, cycle: bool) -> None:
+def test_what_the_search_parses(tmp_path, monkeypatch: pytest.MonkeyPatch, length: int, text_decides: bool,
+                                cycle: bool) -> None:
     """No module is summarized, and one is parsed only where the two readings of the text disagree."""
     root = write_tree(tmp_path / "proj", _chain(length, text_decides))
     analysis = run(root, no_cache=True)
     summarized = set(analysis.index.modules)
-    sources = _CountingSources(analysis.index, analysis.overlays)
-    cycles = ImportCycles(analysis.index, sources, analysis.discovery.files)
+    parsed: list[str] = []
+    read_tree = import_cycles.imported_at_import_time
+    monkeypatch.setattr(import_cycles, "imported_at_import_time",
+                        lambda tree, module, is_package: parsed.append(module) or read_tree(tree, module, is_package))
+    cycles = ImportCycles(analysis.index, analysis.discovery.files, analysis.overlays)
     assert cycles.closes_a_cycle("pkg.m0", "pkg.obs") is cycle
     assert set(analysis.index.modules) == summarized
-    assert (sources.parsed == []) is text_decides, sources.parsed
-
-
-class _CountingSources(Sources):
-    def __init__(self, *args) -> None:
-        super().__init__(*args)
-        self.parsed: list[str] = []
-
-    def tree(self, path: str):
-        self.parsed.append(path)
-        return super().tree(path)
+    assert (parsed == []) is text_decides, parsed
 
 
 def test_a_module_the_parser_cannot_build_is_read_as_importing_nothing(tmp_path) -> None:
@@ -117,5 +111,5 @@ def test_a_module_the_parser_cannot_build_is_read_as_importing_nothing(tmp_path)
         files["pkg/m1.py"] = f"X = 1  # \\\nimport pkg.m2\nv = {deep}\n"
         root = write_tree(tmp_path / str(len(deep)), files)
         analysis = run(root, no_cache=True)
-        cycles = ImportCycles(analysis.index, Sources(analysis.index, analysis.overlays), analysis.discovery.files)
+        cycles = ImportCycles(analysis.index, analysis.discovery.files, analysis.overlays)
         assert cycles.closes_a_cycle("pkg.m1", "pkg.obs") is False  # no tree: no import of ``pkg.m2``
