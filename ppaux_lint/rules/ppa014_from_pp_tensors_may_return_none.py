@@ -7,8 +7,10 @@ see (``inference.py``): a method annotated ``Optional[X]`` whose every path retu
 None. A method a project decorator wraps in a wrapper that never returns a value (``through.dropped_by``) returns
 None on every call. A return under a test that the tensors are empty or None (``if not tensors: return None``) is
 never taken: the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived. Nor is
-a None returned when a literal key is absent (``if "ids" not in tensors: return None``) where every observer that
-runs the method certainly returns one output class whose ``to_pp_tensors`` sends that key from every return.
+a None returned when a literal key is absent (``if "ids" not in tensors: return None``, its ``else``, falling off
+the end after ``if "ids" in tensors:``, ``tensors.get("ids") is None``: ``summarize.returns``) where every observer
+that runs the method certainly returns one output class whose ``to_pp_tensors`` sends that key from every return,
+nor an ``Optional`` annotation whose only None is such a one.
 """
 
 from __future__ import annotations
