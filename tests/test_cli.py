@@ -682,6 +682,9 @@ def test_the_command_list_shows_each_command_s_first_paragraph_whole(monkeypatch
 
 _SWALLOWED_INTERRUPT = """
 import signal, sys
+# Python's own handler, as a program started from a terminal has it: one started in the background by a shell
+# without job control (``.ci/run &``) inherits SIGINT ignored, and then no Ctrl-C reaches it at all
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from ppaux_lint.cli import main as cli_module
 
 class Swallowing:
