@@ -20,13 +20,12 @@ that ``import a.b`` runs ``a.b``, and imports in class bodies, so a fix could ad
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ppaux_lint.facts.summarize.imports import absolute
 from ppaux_lint.fixes.imports_in_text import TextImports, imports_in_text
-from ppaux_lint.fixes.sources import read_source
+from ppaux_lint.fixes.sources import parse_quietly, read_source
 
 if TYPE_CHECKING:
     from ppaux_lint.index.project_index import ProjectIndex
@@ -76,8 +75,12 @@ class ImportCycles:
         return self._reading("below", module, self._below)
 
     def imports_above(self, module: str) -> Imports:
-        """At least what ``imports_exact`` gives."""
-        return self._reading("above", module, self._above)
+        """At least what ``imports_exact`` gives: the exact reading itself where the text gives no bound."""
+        text = self._text(module)
+        written = text.written if text is not None else None
+        if written is None:
+            return self.imports_exact(module)
+        return self._reading("above", module, lambda _: written)
 
     def imports_exact(self, module: str) -> Imports:
         """What importing the project module ``module`` runs, read from its tree (nothing when it cannot be read)."""
@@ -100,40 +103,33 @@ class ImportCycles:
         text = self._text(module)
         return text.top_level if text is not None else ()
 
-    def _above(self, module: str) -> Iterable[str]:
-        text = self._text(module)
-        written = text.written if text is not None else None
-        return written if written is not None else self._exact(module)
-
     def _exact(self, module: str) -> Iterable[str]:
-        source = self._source(module)
+        read = self._read(module)
         try:
-            if source is None:
-                return ()
-            with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
-                warnings.simplefilter("ignore")
-                tree = ast.parse(read_source(source.path, self.overlays)[0])
+            tree = parse_quietly(read[0]) if read is not None else None
         except _UNREADABLE:
-            return ()
-        return imported_at_import_time(tree, module, source.is_package)
+            tree = None
+        return imported_at_import_time(tree, module, read[1].is_package) if tree is not None else ()
 
     def _text(self, module: str) -> TextImports | None:
         if module not in self._texts:
-            source = self._source(module)
-            try:
-                text = read_source(source.path, self.overlays)[0] if source is not None else None
-            except _UNREADABLE:
-                text = None
-            self._texts[module] = imports_in_text(text, module, source.is_package) \
-                if text is not None and source is not None else None
+            read = self._read(module)
+            self._texts[module] = imports_in_text(read[0], module, read[1].is_package) if read is not None else None
         return self._texts[module]
 
-    def _source(self, module: str) -> SourceFile | None:
-        """The file that is the project module ``module``."""
+    def _read(self, module: str) -> tuple[str, SourceFile] | None:
+        """The text of the file that is the project module ``module``, and that file; None where there is none, or
+        it cannot be read."""
         if self._by_path is None:
             self._by_path = {source.path: source for source in self._files}
         path = self.index.owner(module)
-        return self._by_path.get(path) if path is not None else None
+        source = self._by_path.get(path) if path is not None else None
+        if source is None:
+            return None
+        try:
+            return read_source(source.path, self.overlays)[0], source
+        except _UNREADABLE:
+            return None
 
 
 def imported_at_import_time(tree: ast.Module, module: str, is_package: bool) -> list[str]:

@@ -35,6 +35,13 @@ def read_source_data(path: str, overlays: Mapping[str, bytes] | None = None) -> 
     return data, data.decode(encoding), encoding
 
 
+def parse_quietly(text: str, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse`` of a checked file's text: the checked code's SyntaxWarnings are not ours to print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=filename)
+
+
 def writes_back(data: bytes, text: str, encoding: str) -> bool:
     """Whether ``encoding`` gives back the very bytes ``text`` was decoded from: only then may a fix or a noqa
     rewrite the file, since it changes nothing but its own bytes. Not every codec Python reads source in does:
@@ -58,9 +65,7 @@ class Sources:
     def tree(self, path: str) -> ast.Module:
         if path not in self._trees:
             text = read_source(path, self.overlays)[0]
-            with warnings.catch_warnings():  # the checked code's SyntaxWarnings are not ours to print
-                warnings.simplefilter("ignore")
-                self._trees[path] = (text, ast.parse(text, filename=path))
+            self._trees[path] = (text, parse_quietly(text, path))
         return self._trees[path][1]
 
     def text(self, path: str) -> str:

@@ -52,8 +52,7 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
             if id(child) in guarded:
                 found = [replace(fact, empty_input=True) for fact in found]
             elif absent and id(child) in absent:
-                found = [replace(fact, absent_key=absent[id(child)]) if fact.kind == "none" else fact
-                         for fact in found]
+                found = _under_key(found, absent[id(child)])
             facts.extend(found)
     if "yield" in positions.text:  # a yield is an expression, anywhere: looked for only where the file has one
         is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
@@ -81,7 +80,7 @@ class _Returned:
             otherwise = self.facts(value.orelse, positions.span(value.orelse))
             key = _key_in(value.test, self.data, ast.In) if self.data else ""
             if key:
-                otherwise = [replace(f, absent_key=key) if f.kind == "none" else f for f in otherwise]
+                otherwise = _under_key(otherwise, key)
             return self.facts(value.body, positions.span(value.body)) + otherwise
         if isinstance(value, ast.BoolOp):
             return self._operands(value)
@@ -174,6 +173,11 @@ def _under_absent_key(body: list[ast.stmt], data: str) -> dict[int, str] | None:
             if key:
                 found.update((id(s), key) for s in walk_statements(branch) if isinstance(s, ast.Return))
     return None if _changed(body, data) else found
+
+
+def _under_key(facts: list[ReturnFact], key: str) -> list[ReturnFact]:
+    """``facts`` of a return that runs only when ``key`` is absent: each None among them says so (``absent_key``)."""
+    return [replace(fact, absent_key=key) if fact.kind == "none" else fact for fact in facts]
 
 
 def _falls_off_without(body: list[ast.stmt], data: str) -> str:

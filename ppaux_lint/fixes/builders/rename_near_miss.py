@@ -14,11 +14,10 @@ import ast
 import os
 import re
 import unicodedata
-import warnings
 
 from ppaux_lint.facts.findings import Finding
 from ppaux_lint.fixes.plan import Plan, Planner
-from ppaux_lint.fixes.sources import read_source
+from ppaux_lint.fixes.sources import parse_quietly, read_source
 from ppaux_lint.fixes.syntax import binds, intended_name, other_references
 
 KIND = "rename-near-miss"
@@ -66,9 +65,7 @@ def _named_elsewhere(planner: Planner, path: str, name: str) -> bool:
             text = read_source(source.path, planner.analysis.overlays)[0]
             if not word.search(text) or _same_file(source.path, path):
                 continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text)
+            tree = parse_quietly(text)
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
             return True
         if _uses(tree, name):
