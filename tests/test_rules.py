@@ -367,8 +367,20 @@ BUILT_B = 'out = {"a": self.a}\nif self.b is not None:\n    out["b"] = self.b\nr
      None, True),
     ('return Out(tensors["a"], tensors["b"]) if tensors.get("a") is not None else None', None, None, False),
     ('if not tensors.get("a"):\n        return None\n    return Out(tensors["a"], tensors["b"])', None, None, True),
-    # the end is reached another way too: the test is not the last statement, or its body can fall off itself
+    # statements after a test that the key is there whose body cannot fall through run only when it is not
+    ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    return None', None, None, False),
+    ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    log("no a")\n    return None', None,
+     None, False),
+    ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    log("no a")', None, None, False),
+    ('while True:\n        if "a" in tensors:\n            return Out(tensors["a"], tensors["b"])\n'
+     '        return None', None, None, False),
+    ('if "b" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    return None', BUILT_B, None, True),
+    ('if "a" not in tensors:\n        log("no a")\n    else:\n        return Out(tensors["a"], tensors["b"])\n'
+     '    return None', None, None, False),
+    # the end is reached another way too: the mapping is handed to a function, or the body can fall off itself
     ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    log(tensors)', None, None, True),
+    ('if "a" in tensors:\n        x = 1\n    return None', None, None, True),
+    ('if "a" not in tensors:\n        log("no a")\n    return None', None, None, True),
     ('if "a" in tensors:\n        if tensors["a"].numel():\n            return Out(tensors["a"], tensors["b"])', None,
      None, True),
 ])
@@ -382,6 +394,60 @@ def test_ppa014_a_none_under_a_missing_key_test_runs_only_when_the_key_may_not_a
     src = observer_src(f"def from_pp_tensors(self, tensors):\n    {guard}\n", **options)
     codes = {code for *_, code in check_module(lint_project, src)}
     assert ("PPA014" in codes) is reported
+
+
+REBUILD = 'return Out(tensors["a"], tensors["b"])'
+
+
+@pytest.mark.parametrize("from_pp, helper, to_pp, reported", [
+    ("return self._rebuild(tensors)", f'if "a" not in tensors:\n    return None\n{REBUILD}', None, False),
+    ("return self._rebuild(tensors)", f'if "a" in tensors:\n    {REBUILD}\nreturn None', None, False),
+    ("return self._rebuild(tensors)", f'if "a" in tensors:\n    {REBUILD}', None, False),  # falls off the end
+    ("return self._rebuild(tensors)", f'if tensors.get("a") is None:\n    return\n{REBUILD}', None, False),
+    ("return self._rebuild(tensors)", f'if "a" not in tensors:\n    return None\n{REBUILD}', "static", False),
+    ("return rebuild(tensors)", f'if "a" not in tensors:\n    return None\n{REBUILD}', "function", False),
+    # "b" is sent on one path only
+    ("return self._rebuild(tensors)", f'if "b" not in tensors:\n    return None\n{REBUILD}', BUILT_B, True),
+    # the helper, or the method before it, takes keys out of the mapping
+    ("return self._rebuild(tensors)", f'tensors.pop("a", None)\nif "a" not in tensors:\n    return None\n{REBUILD}',
+     None, True),
+    ('tensors.pop("a")\n    return self._rebuild(tensors)', f'if "a" not in tensors:\n    return None\n{REBUILD}',
+     None, True),
+    # a mapping of its own, or another None on the same path
+    ("return self._rebuild(tensors)", f'seen = {{}}\nif "a" not in seen:\n    return None\n{REBUILD}', None, True),
+    ("return self._rebuild(tensors)", f'if "a" not in tensors or self.strict:\n    return None\n{REBUILD}', None,
+     True),
+    # through a second helper: not followed that far
+    ("return self._rebuild(tensors)", "return self._inner(tensors)", "inner", True),
+], ids=["not-in", "after-in", "falls-off", "get-is-none", "staticmethod", "function", "sometimes-sent",
+        "helper-pops", "method-pops", "own-mapping", "other-test", "two-helpers"])
+def test_ppa014_a_none_a_helper_returns_when_a_key_is_absent(lint_project, from_pp, helper, to_pp, reported):
+    """``return self._rebuild(tensors)`` hands the helper the very tensors SGLang handed over: a None it returns only
+    when a key the output always sends is absent never comes back (checked with SGLang 0.5.23's helpers)."""
+    body = textwrap.indent(helper, "    ")
+    methods, extra = f"\n\ndef _rebuild(self, tensors):\n{body}\n", ""  # written in the class, after the method
+    if to_pp == "static":
+        methods, to_pp = f"\n\n@staticmethod\ndef _rebuild(tensors):\n{body}\n", None
+    elif to_pp == "function":
+        methods, extra, to_pp = "", f"\n\ndef rebuild(tensors):\n{body}\n", None
+    elif to_pp == "inner":
+        inner = textwrap.indent(f'if "a" not in tensors:\n    return None\n{REBUILD}', "    ")
+        methods, to_pp = methods + f"\n\ndef _inner(self, tensors):\n{inner}\n", None
+    options = {"to_pp": to_pp} if to_pp else {}
+    for annotation in ("", " -> Out | None"):
+        src = observer_src(f"def from_pp_tensors(self, tensors){annotation}:\n    {from_pp}\n{methods}", **options,
+                           extra=extra)
+        codes = {code for *_, code in check_module(lint_project, src)}
+        assert ("PPA014" in codes) is reported, annotation
+
+
+def test_ppa014_an_optional_annotation_stands_when_the_helper_returns_what_is_not_known(lint_project):
+    """A helper's None under an always-sent key's absence is left out, but not what else it may return."""
+    src = observer_src("def from_pp_tensors(self, tensors) -> Out | None:\n    return self._rebuild(tensors)\n\n"
+                       'def _rebuild(self, tensors):\n    if "a" not in tensors:\n        return None\n'
+                       "    return rebuild_elsewhere(tensors[\"a\"])\n")
+    src = src.replace("import torch\n", "import torch\nfrom thirdparty import rebuild_elsewhere\n", 1)
+    assert check_module(lint_project, src) == {at(src, "Out | None:", "PPA014")}
 
 
 @pytest.mark.parametrize("body, reported", [
@@ -496,7 +562,8 @@ def log(message):
 ], ids=["raises", "noreturn-annotation", "through-another-helper", "method-that-raises", "branches", "logs",
         "method-that-returns", "unresolved"])
 def test_ppa014_a_path_that_ends_in_a_helper_that_never_returns(lint_project, tail, reported):
-    body = 'if "a" in tensors:\n    return Out(tensors["a"], tensors["b"])\n' + tail
+    # a test of the tensors' values, not of a key: the end is reached whenever "a" holds nothing
+    body = 'if tensors["a"].numel():\n    return Out(tensors["a"], tensors["b"])\n' + tail
     src = observer_src("def from_pp_tensors(self, tensors):\n" + textwrap.indent(body, "    ") + """
 
 def _missing(self, tensors):
@@ -1368,9 +1435,10 @@ def test_ppa014_silent_on_a_guard_against_tensors_the_helper_never_hands_over(li
 ], ids=["in-not-in", "calls", "not", "len-calls", "other-key", "orderings"])
 def test_ppa014_an_elif_that_negates_the_if_ends_the_chain(lint_project, first, second, ends):
     """``if x: return ... elif not x: return ...`` covers every case: nothing falls off its end (each test is
-    evaluated once, as written; a call in it is not taken to answer the same twice)."""
+    evaluated once, as written; a call in it is not taken to answer the same twice). The keys sent are not known
+    here, so no test of one is taken to be answered by what always arrives."""
     src = observer_src(f"def from_pp_tensors(self, tensors):\n    if {first}:\n        return Out(tensors['a'], 1)\n"
-                       f"    elif {second}:\n        return Out(tensors['b'], 2)")
+                       f"    elif {second}:\n        return Out(tensors['b'], 2)", to_pp="return dict(self.parts)")
     assert {finding[-1] for finding in check_module(lint_project, src)} == (set() if ends else {"PPA014"})
 
 

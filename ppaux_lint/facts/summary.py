@@ -17,7 +17,7 @@ from dataclasses import field, replace
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 30  # 30: ``ReturnFact.absent_key`` under ``tensors.get(key) is None`` (29: falling off the end)
+SUMMARY_FORMAT = 31  # 31: ``FunctionFlow.absent`` and ``ReturnFact.hands_over`` (30: ``absent_key`` under ``.get``)
 # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
 # "partial:N:names" (``functools.partial(f, x, k=v)``)
 # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
@@ -137,6 +137,9 @@ class ReturnFact:
     # it is returned under (``if "ids" not in tensors: return None``, ``... if "ids" in tensors else None``, the
     # ``else`` of ``if "ids" in tensors:``, falling off the end after one, ``tensors.get("ids") is None``), never
     # taken when the output always sends that key (``summarize.returns``)
+    hands_over: bool = False  # of a "construct" that ``from_pp_tensors`` returns: its one argument is the tensors as
+    # the helper handed them over (the method neither rebinds nor empties them, nor hands them to anything else
+    # first), so a helper it calls sees every key that arrived (``summarize.returns``)
 
 
 @dataclass(frozen=True)
@@ -527,6 +530,9 @@ class FunctionFlow:
     wraps: str = ""  # a module-level function that, as a decorator, certainly "changes" how what it decorates is
     # called (a wrapper of its own signature, an event loop, changed keywords) or "drops" what it returns (a
     # wrapper that never returns a value): ``summarize.flows``
+    absent: tuple[tuple[int, int, str], ...] = ()  # (line, argument, key) for each return of None at ``line`` (as in
+    # ``lines``) taken only when the literal ``key`` is absent from the mapping passed as positional argument
+    # ``argument`` (0 is the first after the receiver), which the function never changes (``summarize.returns``)
 
 
 @dataclass(frozen=True)

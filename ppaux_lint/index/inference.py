@@ -232,19 +232,46 @@ class Inference:
         self._cut = self._cut or outer_cut
         return values
 
-    def body_returns(self, cls: str, name: str, never: Collection[tuple[int, Expr]] = ()) -> Values | None:
+    def body_returns(self, cls: str, name: str, never: Collection[tuple[int, Expr]] = (),
+                     skipped: Collection[tuple[str, int]] = ()) -> Values | None:
         """What the body of ``cls``'s own method ``name`` can return, called on an instance of ``cls``, without
         its return annotation standing in for what the inference cannot see; None when it has no such body.
-        ``never``: returns a rule knows are never taken, as (``FunctionFlow.lines`` entry, expression)."""
+        ``never``: returns a rule knows are never taken, as (``FunctionFlow.lines`` entry, expression); ``skipped``:
+        the same of the functions its returns call, as (dotted function, line)."""
         summary = self.index.classes.get(cls)
         flow = self.flow(self.index.class_module[cls], f"{summary.qualname}.{name}") if summary is not None else None
         if flow is None or flow.opaque:
             return None
         module, receiver = self.index.class_module[cls], (INSTANCE, cls)
-        if not never or len(flow.lines) != len(flow.returns):
+        if not (never or skipped) or len(flow.lines) != len(flow.returns):
             return self._body(module, flow, receiver)
-        return self._union(self.evaluate(expr, module, flow, receiver)
+        return self._union(self._returned(expr, module, flow, receiver, skipped)
                            for expr, line in zip(flow.returns, flow.lines, strict=True) if (line, expr) not in never)
+
+    def _returned(self, expr: Expr, module: str, flow: FunctionFlow, receiver: Value,
+                  skipped: Collection[tuple[str, int]]) -> Values:
+        """What a return of ``flow`` gives, a function it calls leaving out its returns in ``skipped``."""
+        shape = parse_expr(expr)
+        if not skipped or shape[0] != "call":
+            return self.evaluate(expr, module, flow, receiver)
+        where = (module, flow, receiver, frozenset())
+        return self._union(self._called(callee, shape[2], where, skipped)
+                           for callee in self.evaluate(shape[1], module, flow, receiver))
+
+    def _called(self, callee: Value, first: tuple | None, where: tuple, skipped: Collection[tuple[str, int]]) -> Values:
+        """``call``, leaving out the callee's returns in ``skipped``: its annotation still stands in for what the
+        rest cannot see, as in ``returns``."""
+        lines = {line for function, line in skipped if callee[0] == FUNCTION and function == f"{callee[1]}.{callee[2]}"}
+        inner = self.flow(callee[1], callee[2]) if lines else None
+        if inner is None or inner.opaque or len(inner.lines) != len(inner.returns):
+            return self.call(callee, first, where)
+        values = self._union(self.evaluate(expr, callee[1], inner, callee[3])
+                             for expr, line in zip(inner.returns, inner.lines, strict=True) if line not in lines)
+        if UNKNOWN in values and inner.return_type:
+            declared = self._declared(callee[1], inner)
+            if declared:
+                values = (values - _UNKNOWN) | declared
+        return values
 
     def _body(self, module: str, flow: FunctionFlow, receiver: Value | None) -> Values:
         """Every value the function's returns can give, as written: no annotation stands in."""

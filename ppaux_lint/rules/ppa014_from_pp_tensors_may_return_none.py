@@ -8,9 +8,10 @@ None. A method a project decorator wraps in a wrapper that never returns a value
 None on every call. A return under a test that the tensors are empty or None (``if not tensors: return None``) is
 never taken: the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived. Nor is
 a None returned when a literal key is absent (``if "ids" not in tensors: return None``, its ``else``, falling off
-the end after ``if "ids" in tensors:``, ``tensors.get("ids") is None``: ``summarize.returns``) where every observer
-that runs the method certainly returns one output class whose ``to_pp_tensors`` sends that key from every return,
-nor an ``Optional`` annotation whose only None is such a one.
+the end after ``if "ids" in tensors:``, ``tensors.get("ids") is None``: ``summarize.returns``), or returned so by a
+helper the method hands its tensors to (``return self._rebuild(tensors)``: ``through.absent_key``), where every
+observer that runs the method certainly returns one output class whose ``to_pp_tensors`` sends that key from every
+return, nor an ``Optional`` annotation whose only None is such a one.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ppaux_lint.facts.findings import Finding
 from ppaux_lint.facts.summary import ReturnFact
 from ppaux_lint.index.inference import NONE, UNKNOWN
 from ppaux_lint.rules import sent, through
-from ppaux_lint.rules.base import CheckContext, Rule
+from ppaux_lint.rules.base import CheckContext, OwnMethod, Rule
 
 
 def check(context: CheckContext) -> Iterator[Finding]:
@@ -37,24 +38,36 @@ def check(context: CheckContext) -> Iterator[Finding]:
             yield RULE.finding(f"{own.where} {dropping}: {error}", own.path, method.span, own.info.fqn)
             continue
         taken = [r for r in method.returns if not r.empty_input]  # the helper never hands it an empty mapping
-        arrives = [r for r in taken if r.kind == "none" and r.absent_key and all(
-            _always_arrives(context, observer, r.absent_key) for observer in context.runners(own.info, FROM_PP))]
+        arrives = [r for r in taken if r.kind == "none" and _arrives(context, own, r.absent_key)]
         none_returns = [r for r in taken if r.kind == "none" and not through.never_taken(context, own, r)
                         and r not in arrives]
         for fact in none_returns:
             how = "can fall off its end, returning None" if fact.implicit else f"returns None {sent.on_path(fact)}"
             yield RULE.finding(f"{own.where} {how}: {error}", own.path, fact.span, own.info.fqn)
         helped = False
+        skipped: set[tuple[str, int]] = set()  # the helpers' returns of None whose key always arrives
         for fact in taken:
-            path = next((p for p in through.empty_paths(context, own, fact) if p.returned == "None"), None)
+            path = None
+            for candidate in through.empty_paths(context, own, fact):
+                if candidate.returned != "None":
+                    continue
+                if _arrives(context, own, through.absent_key(context, own, fact, candidate)):
+                    skipped.add((candidate.steps[0].function, candidate.steps[0].line))
+                elif path is None:
+                    path = candidate
             if path is not None:
                 helped = True
                 yield RULE.finding(f"{own.where} {through.described(fact, path)}: {error}", own.path, fact.span,
                                    own.info.fqn, related=(through.related(context, path),))
         if not none_returns and not helped and method.return_optional and _may_return_none(context, own.info.fqn,
-                                                                                            arrives):
+                                                                                            arrives, skipped):
             yield RULE.finding(f"{own.where} is annotated `{method.return_annotation}`, so it may return None: "
                                f"{error}", own.path, method.return_annotation_span or method.span, own.info.fqn)
+
+
+def _arrives(context: CheckContext, own: OwnMethod, key: str) -> bool:
+    """Whether ``key`` is in every mapping each observer that runs ``own``'s method is handed."""
+    return bool(key) and all(_always_arrives(context, observer, key) for observer in context.runners(own.info, FROM_PP))
 
 
 def _always_arrives(context: CheckContext, observer: str, name: str) -> bool:
@@ -70,11 +83,12 @@ def _always_arrives(context: CheckContext, observer: str, name: str) -> bool:
                             (member.site.module, member.site.scope))
 
 
-def _may_return_none(context: CheckContext, cls: str, never: list[ReturnFact]) -> bool:
+def _may_return_none(context: CheckContext, cls: str, never: list[ReturnFact], skipped: set[tuple[str, int]]) -> bool:
     """Whether the body may return None, or something the inference cannot see, by any return but the ``never``
-    taken ones (their key always arrives)."""
+    taken ones (their key always arrives), and by any return of a helper it returns the call of but the ``skipped``
+    ones (the same, in the helper)."""
     never_taken = {(-r.span.line if r.implicit else r.span.line, "None") for r in never}
-    values = context.index.inference.body_returns(cls, FROM_PP, never_taken)
+    values = context.index.inference.body_returns(cls, FROM_PP, never_taken, skipped)
     return values is None or NONE in values or UNKNOWN in values
 
 

@@ -44,6 +44,29 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
                 yield path
 
 
+def absent_key(context: CheckContext, own: OwnMethod, fact: ReturnFact, path: EmptyPath) -> str:
+    """The literal key whose absence from the tensors is the only way the helper that ``fact`` hands them to (``return
+    self._rebuild(tensors)``, ``ReturnFact.hands_over``) returns the None at the end of ``path``; "" where that is
+    not certain: a path through more than one call, an argument that reaches another parameter (a method called
+    on its class rather than on an instance), a helper that changes the mapping."""
+    if not fact.hands_over or path.returned != "None" or len(path.steps) != 1:
+        return ""
+    step = path.steps[0]
+    flow = context.index.inference.flow(step.module, step.function[len(step.module) + 1:])
+    if flow is None or not flow.absent:
+        return ""
+    receiver = next((p.name for p in own.method.params if p.kind in ("posonly", "pos")), "")
+    called = fact.constructs
+    # ``self._rebuild(tensors)`` binds the instance first; ``rebuild(tensors)`` and ``helpers.rebuild(tensors)`` call
+    # a module's function, nothing bound. Any other spelling may bind something else first, or nothing.
+    bound = bool(receiver) and called.count(".") == 1 and called.startswith(f"{receiver}.")
+    plain = "." not in called or step.function.endswith(f".{called}")
+    if not (flow.binding == "staticmethod" or (bound if flow.binding in ("method", "classmethod")
+                                               else flow.binding == "function" and plain)):
+        return ""
+    return next((key for line, argument, key in flow.absent if line == step.line and argument == 0), "")
+
+
 def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool:
     """Whether the return ``fact`` of ``own``'s method is never taken, for each class whose instances run the
     method: an implicit one whose every path off the end ends in a call of a project function that never returns

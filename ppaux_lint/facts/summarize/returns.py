@@ -16,13 +16,13 @@ is followed by ``built``.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from functools import partial
 
 from ppaux_lint.facts.summarize.built import SEQUENCES, Locals
 from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
-from ppaux_lint.facts.summarize.syntax import dotted, is_none, source, walk_scope, walk_statements
+from ppaux_lint.facts.summarize.syntax import SCOPES, blocks, dotted, is_none, source, walk_scope, walk_statements
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import LocalNames, key_fact, keyword_key, value_fact
 from ppaux_lint.facts.summarize.values import receiver as receiver_of
@@ -44,6 +44,7 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     built = Locals(node.body, receiver, positions, names)
     guarded = _under_empty_test(node.body, data) if data else set()
     absent = _under_absent_key(node.body, data) if data else {}
+    handing = _handing_over(node.body, data) if data else set()
     data = data if absent is not None else ""  # a mapping the method changes may lack what the helper handed over
     for child in walk_statements(node.body):  # a return is a statement: no expression needs a visit for it
         if isinstance(child, ast.Return):
@@ -53,6 +54,8 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
                 found = [replace(fact, empty_input=True) for fact in found]
             elif absent and id(child) in absent:
                 found = _under_key(found, absent[id(child)])
+            if id(child.value) in handing:
+                found = [replace(fact, hands_over=True) if fact.kind == "construct" else fact for fact in found]
             facts.extend(found)
     if "yield" in positions.text:  # a yield is an expression, anywhere: looked for only where the file has one
         is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
@@ -161,18 +164,96 @@ def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
 
 def _under_absent_key(body: list[ast.stmt], data: str) -> dict[int, str] | None:
     """The ids of the ``return`` statements that run only when a literal key is absent from ``data``, mapped to that
-    key: in the body of an ``if`` that tests it absent (``if "ids" not in tensors:``), or in the ``else`` of one
-    that tests it present (``if "ids" in tensors: ... else: return None``); None when the method changes ``data``
-    (``_changed``)."""
+    key: in the body of an ``if`` that tests it absent (``if "ids" not in tensors:``), in the ``else`` of one that
+    tests it present (``if "ids" in tensors: ... else: return None``), and after either in the same block when the
+    branch that the key's presence takes cannot fall through (``if "ids" in tensors: return Out(...)`` then
+    ``return None``); None when the method changes ``data`` (``_changed``)."""
     found: dict[int, str] = {}
-    for statement in walk_statements(body):
-        if not isinstance(statement, ast.If):
-            continue
-        for operator, branch in ((ast.NotIn, statement.body), (ast.In, statement.orelse)):
-            key = _key_in(statement.test, data, operator)
-            if key:
-                found.update((id(s), key) for s in walk_statements(branch) if isinstance(s, ast.Return))
+    for block in _blocks(body):
+        for at, statement in enumerate(block):
+            if not isinstance(statement, ast.If):
+                continue
+            for key, absent, present in _key_branches(statement, data):
+                found.update((id(s), key) for s in walk_statements(absent) if isinstance(s, ast.Return))
+                if not can_fall_through(present):  # what follows runs only when the branch for absence fell through
+                    found.update((id(s), key) for s in walk_statements(block[at + 1:]) if isinstance(s, ast.Return))
     return None if _changed(body, data) else found
+
+
+def _key_branches(statement: ast.If, data: str) -> list[tuple[str, list[ast.stmt], list[ast.stmt]]]:
+    """(key, the branch taken when it is absent, the branch taken when it is present) of an ``if`` that tests a
+    literal key of ``data``; none for any other test."""
+    out = []
+    key = _key_in(statement.test, data, ast.NotIn)
+    if key:
+        out.append((key, statement.body, statement.orelse))
+    key = _key_in(statement.test, data, ast.In)
+    if key:
+        out.append((key, statement.orelse, statement.body))
+    return out
+
+
+def _blocks(body: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """``body`` and every statement list under it, nested functions and classes left out."""
+    found = [body]
+    for statement in walk_statements(body):  # handlers and cases too, each with its own body
+        if not isinstance(statement, SCOPES):
+            found.extend(getattr(statement, name) for name in blocks(type(statement)) if name not in _NOT_STATEMENTS)
+    return found
+
+
+_NOT_STATEMENTS = frozenset({"handlers", "cases"})  # lists of handlers and cases, whose bodies are blocks of their own
+
+
+def _handing_over(body: list[ast.stmt], data: str) -> set[int]:
+    """The ids of the calls that a ``return`` makes of ``data`` alone (``return self._rebuild(tensors)``), when the
+    method changes ``data`` nowhere else: each hands over the very mapping the helper handed the method, since a
+    ``return`` ends the method (``ReturnFact.hands_over``)."""
+    calls = {id(statement.value) for statement in walk_statements(body) if isinstance(statement, ast.Return)
+             and isinstance(statement.value, ast.Call) and len(statement.value.args) == 1
+             and not statement.value.keywords and _is_data(statement.value.args[0], data)}
+    return calls if calls and not _changed(body, data, calls) else set()
+
+
+def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, int, str], ...]:
+    """``FunctionFlow.absent``: (line, argument, key) for each ``return None`` (or bare ``return``, or falling off the
+    end, at the ``def``'s line negated) that runs only when the literal ``key`` is absent from the positional
+    parameter ``argument`` (0: the first after ``receiver``), which the function never changes. A line that also
+    holds another return is left out: the flow's returns are told apart by their lines only."""
+    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    if receiver and positional[:1] == [receiver]:
+        positional = positional[1:]
+    tested = {_tested_name(s.test) for s in walk_statements(node.body) if isinstance(s, ast.If)}
+    found: list[tuple[int, int, str]] = []
+    for argument, name in enumerate(positional):
+        if name not in tested:
+            continue
+        absent = _under_absent_key(node.body, name)
+        if absent is None:
+            continue
+        by_line: dict[int, set[str]] = {}
+        for statement in walk_statements(node.body):
+            if isinstance(statement, ast.Return):
+                none = statement.value is None or is_none(statement.value)
+                by_line.setdefault(statement.lineno, set()).add(absent.get(id(statement), "") if none else "")
+        found.extend((line, argument, keys.pop()) for line, keys in sorted(by_line.items())
+                     if len(keys) == 1 and "" not in keys)
+        key = _falls_off_without(node.body, name) if can_fall_through(node.body) else ""
+        if key:
+            found.append((-node.lineno, argument, key))
+    return tuple(found)
+
+
+def _tested_name(test: ast.expr) -> str:
+    """The name a test of a literal key could be about (``"ids" in tensors``, ``tensors.get("ids") is None``)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return ""
+    compared, left = test.comparators[0], test.left
+    if isinstance(test.ops[0], (ast.In, ast.NotIn)) and isinstance(compared, ast.Name):
+        return compared.id
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and isinstance(left.func.value, ast.Name):
+        return left.func.value.id
+    return ""
 
 
 def _under_key(facts: list[ReturnFact], key: str) -> list[ReturnFact]:
@@ -181,12 +262,14 @@ def _under_key(facts: list[ReturnFact], key: str) -> list[ReturnFact]:
 
 
 def _falls_off_without(body: list[ast.stmt], data: str) -> str:
-    """The literal key whose absence from ``data`` is the only way ``body`` falls off its end: it ends with an
-    ``if "ids" in tensors:`` without an ``else`` whose body cannot fall off (every path there returns or raises),
-    and every path to the end passes that test false. "" otherwise."""
-    last = body[-1] if body else None
-    if isinstance(last, ast.If) and not last.orelse and not can_fall_through(last.body):
-        return _key_in(last.test, data, ast.In)
+    """The literal key whose absence from ``data`` every path to the end of ``body`` needs: a statement of the body
+    itself is an ``if`` on that key whose branch for the key's presence cannot fall through (``if "ids" in
+    tensors: return Out(...)``, with or without an ``else``). "" otherwise."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            for key, _, present in _key_branches(statement, data):
+                if not can_fall_through(present):
+                    return key
     return ""
 
 
@@ -215,14 +298,14 @@ _READ_ONLY = frozenset({"len", "bool", "isinstance", "list", "dict", "set", "tup
 """Calls that read a mapping handed to them and take nothing out of it."""
 
 
-def _changed(body: list[ast.stmt], data: str) -> bool:
+def _changed(body: list[ast.stmt], data: str, handing: Collection[int] = ()) -> bool:
     """Whether the method binds ``data`` again or may take keys out of it (``tensors = {...}``, ``tensors.pop(k)``,
     ``del tensors[k]``, handing it to a function, another name for it), anywhere in its body: its emptiness is then
-    its own, not the helper's."""
+    its own, not the helper's. ``handing``: the ids of calls that do not count (``_handing_over``'s)."""
     for node in walk_scope(body):
         if isinstance(node, ast.Name) and node.id == data and not isinstance(node.ctx, ast.Load):
             return True
-        if isinstance(node, ast.Call) and dotted(node.func) not in _READ_ONLY and any(
+        if isinstance(node, ast.Call) and id(node) not in handing and dotted(node.func) not in _READ_ONLY and any(
                 _is_data(arg, data) for arg in (*node.args, *(k.value for k in node.keywords))):
             return True  # handed to a function, which may take keys out of it
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and _is_data(node.value, data):
