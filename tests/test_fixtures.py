@@ -92,8 +92,8 @@ def sample(tmp_path, monkeypatch) -> Path:
 
 def test_expected_md_parses():
     rows = expected_findings()
-    assert len(rows) == 9
-    assert sum(expected_statistics().values()) == 9
+    assert len(rows) == 8
+    assert sum(expected_statistics().values()) == 8
     outputs, pairs = inventory()
     assert len(outputs) == 16 and len(pairs) == 8
     assert len(must_not_be_reported()) >= 15

@@ -377,6 +377,36 @@ BUILT_B = 'out = {"a": self.a}\nif self.b is not None:\n    out["b"] = self.b\nr
     ('if "b" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    return None', BUILT_B, None, True),
     ('if "a" not in tensors:\n        log("no a")\n    else:\n        return Out(tensors["a"], tensors["b"])\n'
      '    return None', None, None, False),
+    # a name bound once to ``tensors.get(key)``, a walrus, ``.keys()``, ``any``/``all`` over literal keys, ``and``/``or``
+    ('a = tensors.get("a")\n    if a is None:\n        return None\n    return Out(a, tensors["b"])', None, None, False),
+    ('b = tensors.get("b", None)\n    if b is None:\n        return None\n    return Out(tensors["a"], b)', BUILT_B,
+     None, True),
+    ('a = tensors.get("a")\n    a = a if a is not None else None\n    if a is None:\n        return None\n'
+     '    return Out(a, tensors["b"])', None, None, True),  # bound twice: the second may be None
+    ('if (a := tensors.get("a")) is None:\n        return None\n    return Out(a, tensors["b"])', None, None, False),
+    ('if "a" not in tensors.keys():\n        return None\n    return Out(tensors["a"], tensors["b"])', None, None,
+     False),
+    ('if not all(k in tensors for k in ("a", "b")):\n        return None\n    return Out(tensors["a"], tensors["b"])',
+     None, None, False),
+    ('if not all(k in tensors for k in ("a", "b")):\n        return None\n    return Out(tensors["a"], tensors["b"])',
+     BUILT_B, None, True),
+    ('if any(k not in tensors for k in ["a", "b"]):\n        return None\n    return Out(tensors["a"], tensors["b"])',
+     None, None, False),
+    ('if "a" not in tensors or "b" not in tensors:\n        return None\n    return Out(tensors["a"], tensors["b"])',
+     None, None, False),
+    ('if "a" not in tensors or "b" not in tensors:\n        return None\n    return Out(tensors["a"], tensors["b"])',
+     BUILT_B, None, True),
+    ('if "a" in tensors and "b" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    return None', None,
+     None, False),
+    ('if "a" in tensors and self.strict:\n        return Out(tensors["a"], tensors["b"])\n    return None', None,
+     None, True),  # the test can fail with the key there
+    # the KeyError of a missing key, caught
+    ('try:\n        a = tensors["a"]\n        b = tensors["b"]\n    except KeyError:\n        return None\n'
+     '    return Out(a, b)', None, None, False),
+    ('try:\n        a = tensors["a"]\n        b = tensors["b"]\n    except (KeyError, ValueError):\n        return None\n'
+     '    return Out(a, b)', BUILT_B, None, True),
+    ('try:\n        a = tensors["a"]\n        b = self.table["b"]\n    except KeyError:\n        return None\n'
+     '    return Out(a, b)', None, None, True),  # another mapping's key may be missing
     # the end is reached another way too: the mapping is handed to a function, or the body can fall off itself
     ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    log(tensors)', None, None, True),
     ('if "a" in tensors:\n        x = 1\n    return None', None, None, True),
@@ -406,6 +436,12 @@ REBUILD = 'return Out(tensors["a"], tensors["b"])'
     ("return self._rebuild(tensors)", f'if tensors.get("a") is None:\n    return\n{REBUILD}', None, False),
     ("return self._rebuild(tensors)", f'if "a" not in tensors:\n    return None\n{REBUILD}', "static", False),
     ("return rebuild(tensors)", f'if "a" not in tensors:\n    return None\n{REBUILD}', "function", False),
+    ("return self._rebuild(tensors)", 'a = tensors.get("a")\nif a is None:\n    return None\n'
+     'return Out(a, tensors["b"])', None, False),
+    ("return self._rebuild(tensors)", 'try:\n    a, b = tensors["a"], tensors["b"]\nexcept KeyError:\n'
+     '    return None\nreturn Out(a, b)', None, True),  # a tuple target: not read as two plain reads
+    ("return self._rebuild(tensors)", 'try:\n    a = tensors["a"]\nexcept KeyError:\n    return None\n'
+     'return Out(a, tensors["b"])', None, False),
     # "b" is sent on one path only
     ("return self._rebuild(tensors)", f'if "b" not in tensors:\n    return None\n{REBUILD}', BUILT_B, True),
     # the helper, or the method before it, takes keys out of the mapping
@@ -419,7 +455,8 @@ REBUILD = 'return Out(tensors["a"], tensors["b"])'
      True),
     # through a second helper: not followed that far
     ("return self._rebuild(tensors)", "return self._inner(tensors)", "inner", True),
-], ids=["not-in", "after-in", "falls-off", "get-is-none", "staticmethod", "function", "sometimes-sent",
+], ids=["not-in", "after-in", "falls-off", "get-is-none", "staticmethod", "function", "bound-get", "tuple-read",
+        "key-error", "sometimes-sent",
         "helper-pops", "method-pops", "own-mapping", "other-test", "two-helpers"])
 def test_ppa014_a_none_a_helper_returns_when_a_key_is_absent(lint_project, from_pp, helper, to_pp, reported):
     """``return self._rebuild(tensors)`` hands the helper the very tensors SGLang handed over: a None it returns only

@@ -17,7 +17,7 @@ from dataclasses import field, replace
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 31  # 31: ``FunctionFlow.absent`` and ``ReturnFact.hands_over`` (30: ``absent_key`` under ``.get``)
+SUMMARY_FORMAT = 32  # 32: ``absent_keys`` (31: ``FunctionFlow.absent``, ``ReturnFact.hands_over``)
 # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
 # "partial:N:names" (``functools.partial(f, x, k=v)``)
 # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
@@ -133,10 +133,11 @@ class ReturnFact:
     # (``dataclasses.asdict(self)``: "self")
     empty_input: bool = False  # of ``from_pp_tensors``: under a test that its tensors are empty or None
     # (``if not tensors: return None``), which the helper never calls it with (``summarize.returns``)
-    absent_key: str = ""  # of a None that ``from_pp_tensors`` returns: the literal key whose absence from its tensors
-    # it is returned under (``if "ids" not in tensors: return None``, ``... if "ids" in tensors else None``, the
-    # ``else`` of ``if "ids" in tensors:``, falling off the end after one, ``tensors.get("ids") is None``), never
-    # taken when the output always sends that key (``summarize.returns``)
+    absent_keys: tuple[str, ...] = ()  # of a None that ``from_pp_tensors`` returns: literal keys one of which is absent
+    # from its tensors whenever it is returned (``if "ids" not in tensors: return None``, ``... if "ids" in tensors else
+    # None``, the ``else`` of ``if "ids" in tensors:`` or after one that returns, falling off the end after one, the
+    # ``KeyError`` of ``tensors["ids"]`` caught: ``summarize.key_tests``), never taken when the output always sends
+    # them all (``summarize.returns``)
     hands_over: bool = False  # of a "construct" that ``from_pp_tensors`` returns: its one argument is the tensors as
     # the helper handed them over (the method neither rebinds nor empties them, nor hands them to anything else
     # first), so a helper it calls sees every key that arrived (``summarize.returns``)
@@ -530,9 +531,10 @@ class FunctionFlow:
     wraps: str = ""  # a module-level function that, as a decorator, certainly "changes" how what it decorates is
     # called (a wrapper of its own signature, an event loop, changed keywords) or "drops" what it returns (a
     # wrapper that never returns a value): ``summarize.flows``
-    absent: tuple[tuple[int, int, str], ...] = ()  # (line, argument, key) for each return of None at ``line`` (as in
-    # ``lines``) taken only when the literal ``key`` is absent from the mapping passed as positional argument
-    # ``argument`` (0 is the first after the receiver), which the function never changes (``summarize.returns``)
+    absent: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # (line, argument, keys) for each return of None at
+    # ``line`` (as in ``lines``) taken only when one of the literal ``keys`` is absent from the mapping passed as
+    # positional argument ``argument`` (0 is the first after the receiver), which the function never changes
+    # (``summarize.returns``)
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,12 @@ see (``inference.py``): a method annotated ``Optional[X]`` whose every path retu
 None. A method a project decorator wraps in a wrapper that never returns a value (``through.dropped_by``) returns
 None on every call. A return under a test that the tensors are empty or None (``if not tensors: return None``) is
 never taken: the helper returns before it calls ``from_pp_tensors`` when no tensor of the output arrived. Nor is
-a None returned when a literal key is absent (``if "ids" not in tensors: return None``, its ``else``, falling off
-the end after ``if "ids" in tensors:``, ``tensors.get("ids") is None``: ``summarize.returns``), or returned so by a
-helper the method hands its tensors to (``return self._rebuild(tensors)``: ``through.absent_key``), where every
-observer that runs the method certainly returns one output class whose ``to_pp_tensors`` sends that key from every
-return, nor an ``Optional`` annotation whose only None is such a one.
+a None returned only when a literal key is absent (``if "ids" not in tensors: return None``, its ``else``, after or
+falling off the end after ``if "ids" in tensors:``, ``ids = tensors.get("ids")`` then ``if ids is None:``, an
+``except KeyError:`` around ``tensors["ids"]``: ``summarize.key_tests``), or returned so by a helper the method
+hands its tensors to (``return self._rebuild(tensors)``: ``through.absent_keys``), where every observer that runs
+the method certainly returns one output class whose ``to_pp_tensors`` sends each such key from every return, nor an
+``Optional`` annotation whose only None is such a one.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
             yield RULE.finding(f"{own.where} {dropping}: {error}", own.path, method.span, own.info.fqn)
             continue
         taken = [r for r in method.returns if not r.empty_input]  # the helper never hands it an empty mapping
-        arrives = [r for r in taken if r.kind == "none" and _arrives(context, own, r.absent_key)]
+        arrives = [r for r in taken if r.kind == "none" and _arrives(context, own, r.absent_keys)]
         none_returns = [r for r in taken if r.kind == "none" and not through.never_taken(context, own, r)
                         and r not in arrives]
         for fact in none_returns:
@@ -51,7 +52,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
             for candidate in through.empty_paths(context, own, fact):
                 if candidate.returned != "None":
                     continue
-                if _arrives(context, own, through.absent_key(context, own, fact, candidate)):
+                if _arrives(context, own, through.absent_keys(context, own, fact, candidate)):
                     skipped.add((candidate.steps[0].function, candidate.steps[0].line))
                 elif path is None:
                     path = candidate
@@ -65,9 +66,10 @@ def check(context: CheckContext) -> Iterator[Finding]:
                                f"{error}", own.path, method.return_annotation_span or method.span, own.info.fqn)
 
 
-def _arrives(context: CheckContext, own: OwnMethod, key: str) -> bool:
-    """Whether ``key`` is in every mapping each observer that runs ``own``'s method is handed."""
-    return bool(key) and all(_always_arrives(context, observer, key) for observer in context.runners(own.info, FROM_PP))
+def _arrives(context: CheckContext, own: OwnMethod, keys: tuple[str, ...]) -> bool:
+    """Whether each of ``keys`` is in every mapping each observer that runs ``own``'s method is handed."""
+    return bool(keys) and all(_always_arrives(context, observer, key) for observer in context.runners(own.info, FROM_PP)
+                              for key in keys)
 
 
 def _always_arrives(context: CheckContext, observer: str, name: str) -> bool:

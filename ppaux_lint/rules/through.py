@@ -44,17 +44,17 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
                 yield path
 
 
-def absent_key(context: CheckContext, own: OwnMethod, fact: ReturnFact, path: EmptyPath) -> str:
-    """The literal key whose absence from the tensors is the only way the helper that ``fact`` hands them to (``return
-    self._rebuild(tensors)``, ``ReturnFact.hands_over``) returns the None at the end of ``path``; "" where that is
+def absent_keys(context: CheckContext, own: OwnMethod, fact: ReturnFact, path: EmptyPath) -> tuple[str, ...]:
+    """Literal keys one of which is absent from the tensors whenever the helper that ``fact`` hands them to (``return
+    self._rebuild(tensors)``, ``ReturnFact.hands_over``) returns the None at the end of ``path``; () where that is
     not certain: a path through more than one call, an argument that reaches another parameter (a method called
     on its class rather than on an instance), a helper that changes the mapping."""
     if not fact.hands_over or path.returned != "None" or len(path.steps) != 1:
-        return ""
+        return ()
     step = path.steps[0]
     flow = context.index.inference.flow(step.module, step.function[len(step.module) + 1:])
     if flow is None or not flow.absent:
-        return ""
+        return ()
     receiver = next((p.name for p in own.method.params if p.kind in ("posonly", "pos")), "")
     called = fact.constructs
     # ``self._rebuild(tensors)`` binds the instance first; ``rebuild(tensors)`` and ``helpers.rebuild(tensors)`` call
@@ -63,8 +63,8 @@ def absent_key(context: CheckContext, own: OwnMethod, fact: ReturnFact, path: Em
     plain = "." not in called or step.function.endswith(f".{called}")
     if not (flow.binding == "staticmethod" or (bound if flow.binding in ("method", "classmethod")
                                                else flow.binding == "function" and plain)):
-        return ""
-    return next((key for line, argument, key in flow.absent if line == step.line and argument == 0), "")
+        return ()
+    return next((keys for line, argument, keys in flow.absent if line == step.line and argument == 0), ())
 
 
 def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool:

@@ -84,7 +84,7 @@ def test_sample_plugin_log_is_valid_sarif(monkeypatch: pytest.MonkeyPatch) -> No
     assert [r["id"] for r in driver["rules"]] == [r.code for r in all_rules()]
     results = run["results"]
     assert sorted(r["ruleId"] for r in results) == sorted(
-        ["PPA001", "PPA001", "PPA002", "PPA010", "PPA012", "PPA014", "PPA015", "PPA017", "PPA018"])
+        ["PPA001", "PPA001", "PPA002", "PPA010", "PPA012", "PPA015", "PPA017", "PPA018"])
     root = Path(unquote(urlparse(run["originalUriBaseIds"]["%SRCROOT%"]["uri"]).path))
     for result in results:
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]

@@ -22,6 +22,7 @@ from functools import partial
 
 from ppaux_lint.facts.summarize.built import SEQUENCES, Locals
 from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
+from ppaux_lint.facts.summarize.key_tests import Keys, KeyTests
 from ppaux_lint.facts.summarize.syntax import SCOPES, blocks, dotted, is_none, source, walk_scope, walk_statements
 from ppaux_lint.facts.summarize.text import Positions
 from ppaux_lint.facts.summarize.values import LocalNames, key_fact, keyword_key, value_fact
@@ -43,13 +44,14 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     receiver = receiver_of(node)
     built = Locals(node.body, receiver, positions, names)
     guarded = _under_empty_test(node.body, data) if data else set()
-    absent = _under_absent_key(node.body, data) if data else {}
+    tests = KeyTests(node, data) if data else None
+    absent = _under_absent_key(node, tests) if tests else {}
     handing = _handing_over(node.body, data) if data else set()
-    data = data if absent is not None else ""  # a mapping the method changes may lack what the helper handed over
+    tests = tests if absent is not None else None  # a mapping the method changes may lack what the helper handed over
     for child in walk_statements(node.body):  # a return is a statement: no expression needs a visit for it
         if isinstance(child, ast.Return):
             local = partial(built.fact, child)
-            found = _Returned(receiver, positions, local, names, data).facts(child.value, positions.span(child))
+            found = _Returned(receiver, positions, local, names, tests).facts(child.value, positions.span(child))
             if id(child) in guarded:
                 found = [replace(fact, empty_input=True) for fact in found]
             elif absent and id(child) in absent:
@@ -61,19 +63,20 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
         is_generator = any(isinstance(child, (ast.Yield, ast.YieldFrom)) for child in walk_scope(node.body))
     if can_fall_through(node.body):
         facts.append(ReturnFact("none", positions.name_span(node), implicit=True, calls=trailing_calls(node.body),
-                                absent_key=_falls_off_without(node.body, data) if data else ""))
+                                absent_keys=_falls_off_without(node.body, tests) if tests else ()))
     return tuple(facts), is_generator
 
 
 class _Returned:
     """The facts of one ``return``'s value, walked into its conditional expressions and boolean operators."""
 
-    def __init__(self, receiver: str, positions: Positions, local: Local, names: LocalNames, data: str = "") -> None:
+    def __init__(self, receiver: str, positions: Positions, local: Local, names: LocalNames,
+                 tests: KeyTests | None = None) -> None:
         self.receiver = receiver
         self.positions = positions
         self.local = local
         self.names = names
-        self.data = data  # ``from_pp_tensors``'s tensors, unless the method changes them: ``absent_key``
+        self.tests = tests  # of ``from_pp_tensors``'s tensors, unless the method changes them: ``absent_keys``
 
     def facts(self, value: ast.expr | None, span: Span) -> list[ReturnFact]:
         """One fact per value the ``return`` can give: a conditional expression gives one per branch, ``or`` and
@@ -81,9 +84,9 @@ class _Returned:
         positions = self.positions
         if isinstance(value, ast.IfExp):
             otherwise = self.facts(value.orelse, positions.span(value.orelse))
-            key = _key_in(value.test, self.data, ast.In) if self.data else ""
-            if key:
-                otherwise = _under_key(otherwise, key)
+            keys = self.tests.present(value.test) if self.tests else ()
+            if keys:
+                otherwise = _under_key(otherwise, keys)
             return self.facts(value.body, positions.span(value.body)) + otherwise
         if isinstance(value, ast.BoolOp):
             return self._operands(value)
@@ -162,34 +165,36 @@ def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
     return found
 
 
-def _under_absent_key(body: list[ast.stmt], data: str) -> dict[int, str] | None:
-    """The ids of the ``return`` statements that run only when a literal key is absent from ``data``, mapped to that
-    key: in the body of an ``if`` that tests it absent (``if "ids" not in tensors:``), in the ``else`` of one that
-    tests it present (``if "ids" in tensors: ... else: return None``), and after either in the same block when the
-    branch that the key's presence takes cannot fall through (``if "ids" in tensors: return Out(...)`` then
-    ``return None``); None when the method changes ``data`` (``_changed``)."""
-    found: dict[int, str] = {}
-    for block in _blocks(body):
+def _under_absent_key(node: ast.FunctionDef | ast.AsyncFunctionDef, tests: KeyTests) -> dict[int, Keys] | None:
+    """The ids of the ``return`` statements that run only when one of some literal keys is absent from the mapping
+    ``tests`` are about, mapped to those keys: in the branch of an ``if`` that its test takes only then (``if "ids"
+    not in tensors:``, the ``else`` of ``if "ids" in tensors:``: ``key_tests``), after such an ``if`` in the same
+    block when its other branch cannot fall through (``if "ids" in tensors: return Out(...)`` then ``return None``),
+    and in a handler of the ``KeyError`` of reading them; None when the method changes the mapping (``_changed``)."""
+    found: dict[int, Keys] = {}
+    for block in _blocks(node.body):
         for at, statement in enumerate(block):
-            if not isinstance(statement, ast.If):
-                continue
-            for key, absent, present in _key_branches(statement, data):
-                found.update((id(s), key) for s in walk_statements(absent) if isinstance(s, ast.Return))
-                if not can_fall_through(present):  # what follows runs only when the branch for absence fell through
-                    found.update((id(s), key) for s in walk_statements(block[at + 1:]) if isinstance(s, ast.Return))
-    return None if _changed(body, data) else found
+            if isinstance(statement, ast.If):
+                for keys, absent, present in _key_branches(statement, tests):
+                    found.update((id(s), keys) for s in walk_statements(absent) if isinstance(s, ast.Return))
+                    if not can_fall_through(present):  # what follows runs only when the other branch fell through
+                        found.update((id(s), keys) for s in walk_statements(block[at + 1:])
+                                     if isinstance(s, ast.Return))
+            for keys, handler in tests.handled(statement):
+                found.update((id(s), keys) for s in walk_statements(handler) if isinstance(s, ast.Return))
+    return None if _changed(node.body, tests.data) else found
 
 
-def _key_branches(statement: ast.If, data: str) -> list[tuple[str, list[ast.stmt], list[ast.stmt]]]:
-    """(key, the branch taken when it is absent, the branch taken when it is present) of an ``if`` that tests a
-    literal key of ``data``; none for any other test."""
+def _key_branches(statement: ast.If, tests: KeyTests) -> list[tuple[Keys, list[ast.stmt], list[ast.stmt]]]:
+    """(keys, the branch taken only when one of them is absent, the other branch) of an ``if`` whose test says so;
+    none for any other test."""
     out = []
-    key = _key_in(statement.test, data, ast.NotIn)
-    if key:
-        out.append((key, statement.body, statement.orelse))
-    key = _key_in(statement.test, data, ast.In)
-    if key:
-        out.append((key, statement.orelse, statement.body))
+    keys = tests.absent(statement.test)
+    if keys:
+        out.append((keys, statement.body, statement.orelse))
+    keys = tests.present(statement.test)
+    if keys:
+        out.append((keys, statement.orelse, statement.body))
     return out
 
 
@@ -215,81 +220,69 @@ def _handing_over(body: list[ast.stmt], data: str) -> set[int]:
     return calls if calls and not _changed(body, data, calls) else set()
 
 
-def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, int, str], ...]:
-    """``FunctionFlow.absent``: (line, argument, key) for each ``return None`` (or bare ``return``, or falling off the
-    end, at the ``def``'s line negated) that runs only when the literal ``key`` is absent from the positional
+def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, int, Keys], ...]:
+    """``FunctionFlow.absent``: (line, argument, keys) for each ``return None`` (or bare ``return``, or falling off the
+    end, at the ``def``'s line negated) that runs only when one of the literal ``keys`` is absent from the positional
     parameter ``argument`` (0: the first after ``receiver``), which the function never changes. A line that also
     holds another return is left out: the flow's returns are told apart by their lines only."""
     positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
     if receiver and positional[:1] == [receiver]:
         positional = positional[1:]
-    tested = {_tested_name(s.test) for s in walk_statements(node.body) if isinstance(s, ast.If)}
-    found: list[tuple[int, int, str]] = []
+    mentioned = _tested_names(node.body)
+    found: list[tuple[int, int, Keys]] = []
     for argument, name in enumerate(positional):
-        if name not in tested:
+        if name not in mentioned:
             continue
-        absent = _under_absent_key(node.body, name)
+        tests = KeyTests(node, name)
+        absent = _under_absent_key(node, tests)
         if absent is None:
             continue
-        by_line: dict[int, set[str]] = {}
+        by_line: dict[int, set[Keys]] = {}
         for statement in walk_statements(node.body):
             if isinstance(statement, ast.Return):
                 none = statement.value is None or is_none(statement.value)
-                by_line.setdefault(statement.lineno, set()).add(absent.get(id(statement), "") if none else "")
+                by_line.setdefault(statement.lineno, set()).add(absent.get(id(statement), ()) if none else ())
         found.extend((line, argument, keys.pop()) for line, keys in sorted(by_line.items())
-                     if len(keys) == 1 and "" not in keys)
-        key = _falls_off_without(node.body, name) if can_fall_through(node.body) else ""
-        if key:
-            found.append((-node.lineno, argument, key))
+                     if len(keys) == 1 and () not in keys)
+        keys = _falls_off_without(node.body, tests) if can_fall_through(node.body) else ()
+        if keys:
+            found.append((-node.lineno, argument, keys))
     return tuple(found)
 
 
-def _tested_name(test: ast.expr) -> str:
-    """The name a test of a literal key could be about (``"ids" in tensors``, ``tensors.get("ids") is None``)."""
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-        return ""
-    compared, left = test.comparators[0], test.left
-    if isinstance(test.ops[0], (ast.In, ast.NotIn)) and isinstance(compared, ast.Name):
-        return compared.id
-    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and isinstance(left.func.value, ast.Name):
-        return left.func.value.id
-    return ""
+def _tested_names(body: list[ast.stmt]) -> set[str]:
+    """The names read in the tests of the body's ``if`` statements and in its ``try`` bodies: only those can be the
+    mapping a key test is about (a name bound to ``tensors.get(key)`` is read there, and so is ``tensors`` in the
+    assignment, a statement of the body, that ``KeyTests`` reads it from)."""
+    names: set[str] = set()
+    for statement in walk_statements(body):
+        if isinstance(statement, ast.If):
+            names.update(n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name))
+        elif isinstance(statement, ast.Try):
+            names.update(n.id for s in statement.body for n in ast.walk(s) if isinstance(n, ast.Name))
+    if names:  # the mappings behind names bound to ``m.get(key)``
+        names.update(n.value.func.value.id for n in walk_statements(body) if isinstance(n, ast.Assign)
+                     and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+                     and isinstance(n.value.func.value, ast.Name))
+    return names
 
 
-def _under_key(facts: list[ReturnFact], key: str) -> list[ReturnFact]:
-    """``facts`` of a return that runs only when ``key`` is absent: each None among them says so (``absent_key``)."""
-    return [replace(fact, absent_key=key) if fact.kind == "none" else fact for fact in facts]
+def _under_key(facts: list[ReturnFact], keys: Keys) -> list[ReturnFact]:
+    """``facts`` of a return that runs only when one of ``keys`` is absent: each None among them says so
+    (``absent_keys``)."""
+    return [replace(fact, absent_keys=keys) if fact.kind == "none" else fact for fact in facts]
 
 
-def _falls_off_without(body: list[ast.stmt], data: str) -> str:
-    """The literal key whose absence from ``data`` every path to the end of ``body`` needs: a statement of the body
-    itself is an ``if`` on that key whose branch for the key's presence cannot fall through (``if "ids" in
-    tensors: return Out(...)``, with or without an ``else``). "" otherwise."""
+def _falls_off_without(body: list[ast.stmt], tests: KeyTests) -> Keys:
+    """Literal keys one of which must be absent on every path to the end of ``body``: a statement of the body itself
+    is an ``if`` whose branch for their presence cannot fall through (``if "ids" in tensors: return Out(...)``,
+    with or without an ``else``). () otherwise."""
     for statement in body:
         if isinstance(statement, ast.If):
-            for key, _, present in _key_branches(statement, data):
+            for keys, _, present in _key_branches(statement, tests):
                 if not can_fall_through(present):
-                    return key
-    return ""
-
-
-def _key_in(test: ast.expr, data: str, operator: type[ast.cmpop]) -> str:
-    """The literal key of a test ``"key" in data`` (``operator`` ``ast.In``) or ``"key" not in data``
-    (``ast.NotIn``), also spelled ``data.get("key") is not None`` and ``data.get("key") is None``: the helper hands
-    over tensors only, never a None (``torch.is_tensor`` of each value before it is sent). "" for any other test."""
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-        return ""
-    left, compared = test.left, test.comparators[0]
-    if isinstance(test.ops[0], operator) and _is_data(compared, data) and isinstance(left, ast.Constant) \
-            and isinstance(left.value, str):
-        return left.value
-    if isinstance(test.ops[0], ast.IsNot if operator is ast.In else ast.Is) and is_none(compared) \
-            and isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and left.func.attr == "get" \
-            and _is_data(left.func.value, data) and not left.keywords and 1 <= len(left.args) <= 2 \
-            and all(isinstance(a, ast.Constant) for a in left.args) and isinstance(left.args[0].value, str) \
-            and (len(left.args) == 1 or left.args[1].value is None):
-        return left.args[0].value
-    return ""
+                    return keys
+    return ()
 
 
 _EMPTYING = frozenset({"pop", "popitem", "clear", "__delitem__"})
