@@ -36,34 +36,28 @@ class KeyTests:
 
     def absent(self, test: ast.expr) -> Keys:
         """Keys one of which is certainly absent when ``test`` is true; () when the test says no such thing."""
-        kind = type(test)
-        if kind is ast.UnaryOp and isinstance(test.op, ast.Not):
-            return self.present(test.operand)
-        if kind is ast.BoolOp:
-            return self._joined(test, every=isinstance(test.op, ast.Or), absent=True)
-        if kind is ast.Compare and len(test.ops) == 1:
-            return self._compared(test, ast.NotIn, ast.Is)
-        if kind is ast.Call:
-            return self._each(test, "any", ast.NotIn)
-        return ()
+        return self._keys(test, absent=True)
 
     def present(self, test: ast.expr) -> Keys:
         """Keys that, all there, make ``test`` certainly true; () when no keys do."""
+        return self._keys(test, absent=False)
+
+    def _keys(self, test: ast.expr, absent: bool) -> Keys:
         kind = type(test)
         if kind is ast.UnaryOp and isinstance(test.op, ast.Not):
-            return self.absent(test.operand)
+            return self._keys(test.operand, not absent)
         if kind is ast.BoolOp:
-            return self._joined(test, every=isinstance(test.op, ast.And), absent=False)
+            return self._joined(test, every=isinstance(test.op, ast.Or if absent else ast.And), absent=absent)
         if kind is ast.Compare and len(test.ops) == 1:
-            return self._compared(test, ast.In, ast.IsNot)
+            return self._compared(test, *((ast.NotIn, ast.Is) if absent else (ast.In, ast.IsNot)))
         if kind is ast.Call:
-            return self._each(test, "all", ast.In)
+            return self._each(test, *(("any", ast.NotIn) if absent else ("all", ast.In)))
         return ()
 
     def _joined(self, test: ast.BoolOp, every: bool, absent: bool) -> Keys:
         """``and``/``or``: with ``every``, each operand must say it (the whole is true whenever one operand is);
         otherwise one operand saying it is enough."""
-        parts = [self.absent(value) if absent else self.present(value) for value in test.values]
+        parts = [self._keys(value, absent) for value in test.values]
         if (every and not all(parts)) or not any(parts):
             return ()
         return tuple(dict.fromkeys(key for part in parts for key in part))
