@@ -46,6 +46,29 @@ def test_a_step_built_dict_is_a_dict_fact_with_its_items():
         ("scores", "scores", ""), ("probs", "probs", "")]
 
 
+@pytest.mark.parametrize("body, always", [
+    ('out = {"a": self.a}\nif self.b is not None:\n    out["b"] = self.b\nreturn out', ("a",)),
+    ('out = {}\nout["a"] = self.a\nout.setdefault("b", self.b)\nreturn out', ("a", "b")),
+    ('out = {}\nif self.flag:\n    out["a"] = self.a\nelse:\n    out["a"] = self.b\n    out["b"] = self.b\nreturn out',
+     ("a",)),
+    ('out = {"a": self.a, "b": self.b}\nif self.flag:\n    del out["a"]\nreturn out', ("b",)),
+    ('out = {"a": self.a, "b": self.b}\nout.pop("b", None)\nreturn out', ("a",)),
+    ('out = {"a": self.a}\nout.update(self.extra)\nreturn out', ("a",)),  # a merge adds, never takes out
+    ('out = {"a": self.a}\nout.pop(self.key)\nreturn out', ()),  # which key is not known
+    ('out = {"a": self.a}\nif self.flag:\n    out.clear()\nreturn out', ()),
+    ('out = {"a": self.a}\nself.fill(out)\nreturn out', ()),  # the callee may take it out
+    ('out = {}\nfor name in self.names:\n    out[name] = getattr(self, name)\nout["a"] = self.a\nreturn out', ("a",)),
+    ('out = {}\nfor _ in self.rows:\n    out["a"] = self.a\nreturn out', ()),  # the loop may not run
+    ('out = {}\ntry:\n    out["a"] = self.a\nexcept KeyError:\n    pass\nreturn out', ()),  # cut short
+], ids=["literal-then-maybe", "assigned-and-setdefault", "both-branches", "deleted-on-a-path", "popped", "merged",
+        "unknown-pop", "maybe-cleared", "escaped", "after-a-loop", "in-a-loop", "in-a-try"])
+def test_a_step_built_dict_knows_the_keys_every_path_puts_there(body, always):
+    """``always``: what PPA014 trusts to arrive at the first stage, so only keys put there on every path and taken
+    out on none."""
+    (fact,) = returned(body)
+    assert (fact.kind, fact.built, fact.always) == ("dict", True, always)
+
+
 @pytest.mark.parametrize("body, exact, keys", [
     ('out = {}\nout[self.keys[0]] = self.a\nreturn out', False, ["self.keys[0]"]),
     ('out = {"a": self.a}\nout.update(self.extra)\nreturn out', False, ["a"]),

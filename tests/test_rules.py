@@ -407,6 +407,22 @@ BUILT_B = 'out = {"a": self.a}\nif self.b is not None:\n    out["b"] = self.b\nr
      '    return Out(a, b)', BUILT_B, None, True),
     ('try:\n        a = tensors["a"]\n        b = self.table["b"]\n    except KeyError:\n        return None\n'
      '    return Out(a, b)', None, None, True),  # another mapping's key may be missing
+    # a dict built step by step sends a key on every path when each path puts it there
+    ('if "a" not in tensors:\n        return None\n    return Out(tensors["a"], tensors.get("b"))', BUILT_B, None,
+     False),
+    ('if "a" not in tensors:\n        return None\n    return Out(tensors["a"], tensors.get("b"))',
+     'out = {"b": self.b}\nif self.a is not None:\n    out["a"] = self.a\nreturn out', None, True),
+    # a ``match`` with a case that matches whenever its keys are there: later cases, and falling off it, run only
+    # when one is absent
+    ('match tensors:\n        case {"a": a, "b": b}:\n            return Out(a, b)', None, None, False),
+    ('match tensors:\n        case {"a": a, **rest}:\n            return Out(a, rest)\n        case _:\n'
+     '            return None', None, None, False),
+    ('match tensors:\n        case {"a": a, "b": b}:\n            return Out(a, b)\n        case {"a": a}:\n'
+     '            return Out(a, None)', BUILT_B, None, False),
+    ('match tensors:\n        case {"a": a, "b": b}:\n            return Out(a, b)', BUILT_B, None, True),
+    ('match tensors:\n        case {"a": a} if a.numel():\n            return Out(a, tensors["b"])\n        case _:\n'
+     '            return None', None, None, True),  # a guard may fail with the key there
+    ('match tensors:\n        case {"a": 0}:\n            return Out(tensors["a"], tensors["b"])', None, None, True),
     # the end is reached another way too: the mapping is handed to a function, or the body can fall off itself
     ('if "a" in tensors:\n        return Out(tensors["a"], tensors["b"])\n    log(tensors)', None, None, True),
     ('if "a" in tensors:\n        x = 1\n    return None', None, None, True),

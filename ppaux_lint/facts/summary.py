@@ -17,7 +17,7 @@ from dataclasses import field, replace
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 32  # 32: ``absent_keys`` (31: ``FunctionFlow.absent``, ``ReturnFact.hands_over``)
+SUMMARY_FORMAT = 33  # 33: ``ReturnFact.always`` (32: ``absent_keys``; 31: ``FunctionFlow.absent``, ``hands_over``)
 # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
 # "partial:N:names" (``functools.partial(f, x, k=v)``)
 # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
@@ -133,6 +133,8 @@ class ReturnFact:
     # (``dataclasses.asdict(self)``: "self")
     empty_input: bool = False  # of ``from_pp_tensors``: under a test that its tensors are empty or None
     # (``if not tensors: return None``), which the helper never calls it with (``summarize.returns``)
+    always: tuple[str, ...] = ()  # of a "dict" built step by step: the literal str keys every path to this return puts
+    # there and none takes out (``summarize.built``), where ``items`` names every key some path puts there
     absent_keys: tuple[str, ...] = ()  # of a None that ``from_pp_tensors`` returns: literal keys one of which is absent
     # from its tensors whenever it is returned (``if "ids" not in tensors: return None``, ``... if "ids" in tensors else
     # None``, the ``else`` of ``if "ids" in tensors:`` or after one that returns, falling off the end after one, the

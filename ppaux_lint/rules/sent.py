@@ -166,13 +166,15 @@ def sent_keys_or_why(index: ProjectIndex, owner: str, method: MethodSummary, ins
 def always_sent(index: ProjectIndex, owner: str, method: MethodSummary, name: str, instance: str = "",
                 written: tuple[str, str] = ("", "")) -> bool:
     """Whether every return of the class ``owner``'s ``to_pp_tensors`` that sends anything sends the key ``name``
-    (a dict written out with it: a dict built step by step may lack a key it names), so that the first stage
-    always finds it (arguments as for ``sent_keys``)."""
+    (a dict written out with it, or built step by step with it put there on every path: ``ReturnFact.always``),
+    so that the first stage always finds it (arguments as for ``sent_keys``)."""
     module, qualname = written_in(index, owner, method, *written)
 
     def sends(fact: ReturnFact) -> bool:
+        if fact.kind != "dict" or fact.built:
+            return fact.kind == "dict" and name in fact.always
         found = (key(index, module, qualname, item.key, instance or owner) for item in fact.items)
-        return fact.kind == "dict" and not fact.built and any(k.kind == "str" and k.value == name for k in found)
+        return any(k.kind == "str" and k.value == name for k in found)
 
     facts = _sending(index, owner, method, instance, (module, qualname))
     return bool(facts) and all(sends(fact) for fact in facts)

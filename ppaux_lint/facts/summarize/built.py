@@ -58,18 +58,21 @@ Env = dict[str, "ast.expr | None"]
 
 
 class _State:
-    """What the mapping may hold at one point: key -> the values it may hold there."""
+    """What the mapping may hold at one point: key -> the values it may hold there; and the keys it certainly holds
+    (put on every path to here, and taken out on none)."""
 
-    __slots__ = ("entries", "escaped", "exact")
+    __slots__ = ("certain", "entries", "escaped", "exact")
 
     def __init__(self) -> None:
         self.entries: dict[tuple[str, str], list[ValueFact]] = {}
+        self.certain: set[tuple[str, str]] = set()
         self.exact = True
         self.escaped = False
 
     def copy(self) -> _State:
         other = _State()
         other.entries = {key: list(values) for key, values in self.entries.items()}
+        other.certain = set(self.certain)
         other.exact, other.escaped = self.exact, self.escaped
         return other
 
@@ -79,13 +82,16 @@ class _State:
         values = self.entries.setdefault(_identity(fact.key), [])
         if not maybe:
             values.clear()
+            self.certain.add(_identity(fact.key))
         if fact not in values:
             values.append(fact)
 
     def remove(self, key: KeyFact, maybe: bool) -> None:
         if key.kind == "dynamic":
             self.forget()
-        elif not maybe:
+            return
+        self.certain.discard(_identity(key))  # whether or not the removal ran
+        if not maybe:
             self.entries.pop(_identity(key), None)
 
     def merge_unknown(self) -> None:
@@ -96,6 +102,7 @@ class _State:
 
     def forget(self) -> None:
         self.entries.clear()
+        self.certain.clear()
         self.exact = False
 
     def escape(self) -> None:
@@ -105,7 +112,8 @@ class _State:
     def fact(self, span: Span) -> ReturnFact:
         items = sorted((value for values in self.entries.values() for value in values),
                        key=lambda value: (value.span.line, value.span.column))  # in source order
-        return ReturnFact("dict", span, tuple(items), self.exact, built=True)
+        always = tuple(sorted(value for kind, value in self.certain if kind == "str"))
+        return ReturnFact("dict", span, tuple(items), self.exact, built=True, always=always)
 
 
 def _identity(key: KeyFact) -> tuple[str, str]:
@@ -126,6 +134,7 @@ def _join(states: Iterable[_State | None]) -> _State | None:
         for key, values in other.entries.items():
             mine = out.entries.setdefault(key, [])
             mine.extend(v for v in values if v not in mine)
+        out.certain &= other.certain  # certain where every path put it
         out.exact = out.exact and other.exact
         out.escaped = out.escaped or other.escaped
     return out
@@ -435,9 +444,12 @@ class _Run:
             fact = (self.value(key, args[1], env) if len(args) == 2
                     else ValueFact(key, "the constant None", self.positions.span(call)))
             state.put(fact, maybe or _identity(key) in state.entries)
+            if not maybe:  # there afterwards, whether it was before or not
+                state.certain.add(_identity(key))
         elif method == "pop" and 1 <= len(args) <= 2 and not call.keywords:
             state.remove(self.key(args[0], env), maybe)
         elif method == "clear" and not args and not call.keywords:
+            state.certain.clear()
             if not maybe:
                 state.entries.clear()
         else:

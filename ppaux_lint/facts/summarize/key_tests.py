@@ -12,7 +12,9 @@ tensors only (``torch.is_tensor`` of each value before it is sent), never a None
 - ``and`` and ``or`` of such tests, where what the whole says follows from its parts: a test that some key is
   absent joined by ``or`` needs each part to be one, by ``and`` one part suffices;
 - the handler of ``except KeyError:`` (or ``LookupError``, ``Exception``, a bare ``except``) after a ``try`` whose
-  body only reads literal keys (``ids = tensors["ids"]``): it runs only when one of them is absent.
+  body only reads literal keys (``ids = tensors["ids"]``): it runs only when one of them is absent;
+- ``match tensors:`` with a case that matches whenever its literal keys are there (``case {"ids": ids}:``, no
+  guard): a later case, or no case at all, is taken only when one of them is absent.
 
 A test that something else holds (``not tensors.get("ids")``: a tensor's truth is its value) says nothing.
 """
@@ -122,6 +124,43 @@ class KeyTests:
                 return []
             keys.append(value.slice.value)  # type: ignore[attr-defined]
         return [(tuple(dict.fromkeys(keys)), handler.body) for handler in statement.handlers if _catches(handler)]
+
+
+    def cases(self, statement: ast.stmt) -> list[tuple[Keys, list[ast.stmt]]]:
+        """For ``match data:``, each case after one that matches whenever its keys are all there (``case {"ids":
+        ids}:``, ``_mapped``), with those keys: it runs only when one of them is absent."""
+        if not isinstance(statement, ast.Match) or not self._is_data(statement.subject):
+            return []
+        found: list[tuple[Keys, list[ast.stmt]]] = []
+        for at, case in enumerate(statement.cases):
+            keys = _fewest(statement.cases[:at])
+            if keys:
+                found.append((keys, case.body))
+        return found
+
+    def unmatched(self, statement: ast.stmt) -> Keys:
+        """For ``match data:``, keys one of which is absent whenever no case matched: those of a case that matches
+        whenever they are all there; () for any other statement."""
+        if not isinstance(statement, ast.Match) or not self._is_data(statement.subject):
+            return ()
+        return _fewest(statement.cases)
+
+
+def _fewest(cases: list[ast.match_case]) -> Keys:
+    """The fewest keys of the cases that match whenever their keys are all there: each such case that did not match
+    lacks one of its own, so any of them says it, and fewer keys are likelier all sent."""
+    return min((keys for keys in map(_mapped, cases) if keys), key=len, default=())
+
+
+def _mapped(case: ast.match_case) -> Keys:
+    """The literal keys of a case that matches any mapping holding them all: ``case {"ids": ids, "b": _}:`` (each
+    value captured or ignored, ``**rest`` or not), no guard. () for any other case."""
+    pattern = case.pattern
+    if case.guard is not None or not isinstance(pattern, ast.MatchMapping) or not pattern.keys \
+            or not all(_literal(key) for key in pattern.keys) \
+            or not all(isinstance(p, ast.MatchAs) and p.pattern is None for p in pattern.patterns):
+        return ()
+    return tuple(dict.fromkeys(key.value for key in pattern.keys))  # type: ignore[attr-defined]
 
 
 def _catches(handler: ast.ExceptHandler) -> bool:

@@ -180,8 +180,11 @@ def _under_absent_key(node: ast.FunctionDef | ast.AsyncFunctionDef, tests: KeyTe
                     if not can_fall_through(present):  # what follows runs only when the other branch fell through
                         found.update((id(s), keys) for s in walk_statements(block[at + 1:])
                                      if isinstance(s, ast.Return))
-            for keys, handler in tests.handled(statement):
+            for keys, handler in (*tests.handled(statement), *tests.cases(statement)):
                 found.update((id(s), keys) for s in walk_statements(handler) if isinstance(s, ast.Return))
+            keys = _passed_only_without(statement, tests)
+            if keys:  # what follows the ``match`` runs only when no case matched
+                found.update((id(s), keys) for s in walk_statements(block[at + 1:]) if isinstance(s, ast.Return))
     return None if _changed(node.body, tests.data) else found
 
 
@@ -282,7 +285,18 @@ def _falls_off_without(body: list[ast.stmt], tests: KeyTests) -> Keys:
             for keys, _, present in _key_branches(statement, tests):
                 if not can_fall_through(present):
                     return keys
+        keys = _passed_only_without(statement, tests)
+        if keys:
+            return keys
     return ()
+
+
+def _passed_only_without(statement: ast.stmt, tests: KeyTests) -> Keys:
+    """For a ``match`` on the mapping whose every case ends (returns or raises), keys one of which is absent whenever
+    control passes it: then no case matched (``KeyTests.unmatched``). () otherwise."""
+    if not isinstance(statement, ast.Match) or any(can_fall_through(case.body) for case in statement.cases):
+        return ()
+    return tests.unmatched(statement)
 
 
 _EMPTYING = frozenset({"pop", "popitem", "clear", "__delitem__"})
