@@ -51,6 +51,11 @@ def keys_of(body: str, absent: bool = True) -> tuple[str, ...]:
     ('if all(k in tensors for k in ("a", flag)): pass', (), ()),  # a key that is not a literal
     ('if all(k in tensors for k in ("a", "b") if k): pass', (), ()),  # a filter
     ('if all(j in tensors for k in ("a", "b")): pass', (), ()),  # not the loop's name
+    ('if {"a", "b"} <= tensors.keys(): pass', (), ("a", "b")),
+    ('if not tensors.keys() >= {"a"}: pass', ("a",), ()),
+    ('if {"a", "b"} < tensors.keys(): pass', (), ()),  # a proper subset: may fail with both there
+    ('if {"a", flag} <= tensors.keys(): pass', (), ()),
+    ('if {"a"} <= tensors: pass', (), ()),  # a dict is no set of keys
 ])
 def test_what_a_test_says_of_the_keys(body, absent, present):
     assert keys_of(body, absent=True) == absent
@@ -71,7 +76,9 @@ def _try(head: str, handler: str = "KeyError") -> list[tuple[tuple[str, ...], in
     ('a = tensors["a"]', "ValueError", None),  # never catches a missing key
     ('a = tensors["a"]\nb = self.table["b"]', "KeyError", None),  # another mapping's key
     ('a = tensors["a"].float()', "KeyError", None),  # more than the read
-    ('a, b = tensors["a"], tensors["b"]', "KeyError", None),
+    ('a, b = tensors["a"], tensors["b"]', "KeyError", ("a", "b")),
+    ('a, b = tensors["a"], self.table["b"]', "KeyError", None),
+    ('a, b = tensors["a"]', "KeyError", None),  # unpacking a tensor: a ValueError there is not a missing key
     ('self.a = tensors["a"]', "KeyError", None),
     ('a = tensors[flag]', "KeyError", None),
 ])

@@ -455,7 +455,7 @@ REBUILD = 'return Out(tensors["a"], tensors["b"])'
     ("return self._rebuild(tensors)", 'a = tensors.get("a")\nif a is None:\n    return None\n'
      'return Out(a, tensors["b"])', None, False),
     ("return self._rebuild(tensors)", 'try:\n    a, b = tensors["a"], tensors["b"]\nexcept KeyError:\n'
-     '    return None\nreturn Out(a, b)', None, True),  # a tuple target: not read as two plain reads
+     '    return None\nreturn Out(a, b)', None, False),
     ("return self._rebuild(tensors)", 'try:\n    a = tensors["a"]\nexcept KeyError:\n    return None\n'
      'return Out(a, tensors["b"])', None, False),
     # "b" is sent on one path only
@@ -469,11 +469,14 @@ REBUILD = 'return Out(tensors["a"], tensors["b"])'
     ("return self._rebuild(tensors)", f'seen = {{}}\nif "a" not in seen:\n    return None\n{REBUILD}', None, True),
     ("return self._rebuild(tensors)", f'if "a" not in tensors or self.strict:\n    return None\n{REBUILD}', None,
      True),
-    # through a second helper: not followed that far
-    ("return self._rebuild(tensors)", "return self._inner(tensors)", "inner", True),
+    # through a second helper that hands the tensors on as it got them, or changes them first
+    ("return self._rebuild(tensors)", "return self._inner(tensors)", "inner", False),
+    ("return self._rebuild(tensors)", 'tensors.pop("a", None)\nreturn self._inner(tensors)', "inner", True),
+    ("return self._rebuild(tensors)", "return self._inner(dict(tensors, b=None))", "inner", True),
 ], ids=["not-in", "after-in", "falls-off", "get-is-none", "staticmethod", "function", "bound-get", "tuple-read",
         "key-error", "sometimes-sent",
-        "helper-pops", "method-pops", "own-mapping", "other-test", "two-helpers"])
+        "helper-pops", "method-pops", "own-mapping", "other-test", "two-helpers", "second-pops",
+        "second-gets-another"])
 def test_ppa014_a_none_a_helper_returns_when_a_key_is_absent(lint_project, from_pp, helper, to_pp, reported):
     """``return self._rebuild(tensors)`` hands the helper the very tensors SGLang handed over: a None it returns only
     when a key the output always sends is absent never comes back (checked with SGLang 0.5.23's helpers)."""

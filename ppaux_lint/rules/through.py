@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 from ppaux_lint.facts.findings import Related
 from ppaux_lint.facts.spans import Span
-from ppaux_lint.facts.summary import ReturnFact
+from ppaux_lint.facts.summary import FunctionFlow, ReturnFact
 from ppaux_lint.index.empty_returns import EmptyPath
-from ppaux_lint.index.inference import INSTANCE, or_operands
+from ppaux_lint.index.inference import INSTANCE, or_operands, parse_expr
 from ppaux_lint.index.namespaces import flow_at
 from ppaux_lint.rules.base import CheckContext, OwnMethod
 from ppaux_lint.rules.sent import written_in
@@ -46,25 +46,54 @@ def empty_paths(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> Iter
 
 def absent_keys(context: CheckContext, own: OwnMethod, fact: ReturnFact, path: EmptyPath) -> tuple[str, ...]:
     """Literal keys one of which is absent from the tensors whenever the helper that ``fact`` hands them to (``return
-    self._rebuild(tensors)``, ``ReturnFact.hands_over``) returns the None at the end of ``path``; () where that is
-    not certain: a path through more than one call, an argument that reaches another parameter (a method called
-    on its class rather than on an instance), a helper that changes the mapping."""
-    if not fact.hands_over or path.returned != "None" or len(path.steps) != 1:
+    self._rebuild(tensors)``, ``ReturnFact.hands_over``) returns the None at the end of ``path``, through helpers
+    that hand them on the same way (``FunctionFlow.hands``); () where that is not certain: an argument that may
+    reach another parameter (a method called on its class rather than on an instance), a helper that changes the
+    mapping or hands on something else."""
+    if not fact.hands_over or path.returned != "None":
         return ()
-    step = path.steps[0]
-    flow = context.index.inference.flow(step.module, step.function[len(step.module) + 1:])
-    if flow is None or not flow.absent:
+    inference = context.index.inference
+    flows = [inference.flow(step.module, step.function[len(step.module) + 1:]) for step in path.steps]
+    if any(flow is None for flow in flows) or not flows[-1].absent:
         return ()
-    receiver = next((p.name for p in own.method.params if p.kind in ("posonly", "pos")), "")
+    caller = next((p.name for p in own.method.params if p.kind in ("posonly", "pos")), "")
     called = fact.constructs
-    # ``self._rebuild(tensors)`` binds the instance first; ``rebuild(tensors)`` and ``helpers.rebuild(tensors)`` call
-    # a module's function, nothing bound. Any other spelling may bind something else first, or nothing.
+    for at, (step, flow) in enumerate(zip(path.steps, flows, strict=True)):
+        if not _binds_first(called, caller, step.function, flow):
+            return ()
+        if at < len(flows) - 1:  # this helper must hand its first argument on, alone, from the return on the path
+            if (step.line, 0) not in flow.hands:
+                return ()
+            called, caller = _callee(step.call), flow.receiver
+    return next((keys for line, argument, keys in flows[-1].absent if line == path.steps[-1].line and argument == 0),
+                ())
+
+
+def _callee(call: str) -> str:
+    """The dotted callee of a flow's call text (``self._inner()``: "self._inner"); "" for anything else."""
+    shape = parse_expr(call)
+    return _dotted(shape[1]) if shape[0] == "call" else ""
+
+
+def _dotted(shape: tuple) -> str:
+    if shape[0] == "name":
+        return shape[1]
+    if shape[0] == "attr":
+        base = _dotted(shape[1])
+        return f"{base}.{shape[2]}" if base else ""
+    return ""
+
+
+def _binds_first(called: str, receiver: str, function: str, flow: FunctionFlow) -> bool:
+    """Whether the call ``called(x)``, written where ``receiver`` is the first parameter, binds ``x`` to the first
+    parameter of ``function`` after its own receiver: ``self._rebuild(x)`` binds the instance first, ``rebuild(x)``
+    and ``helpers.rebuild(x)`` call a module's function, nothing bound; any other spelling may bind something else
+    first, or nothing."""
     bound = bool(receiver) and called.count(".") == 1 and called.startswith(f"{receiver}.")
-    plain = "." not in called or step.function.endswith(f".{called}")
-    if not (flow.binding == "staticmethod" or (bound if flow.binding in ("method", "classmethod")
-                                               else flow.binding == "function" and plain)):
-        return ()
-    return next((keys for line, argument, keys in flow.absent if line == step.line and argument == 0), ())
+    plain = bool(called) and ("." not in called or function.endswith(f".{called}"))
+    if flow.binding == "staticmethod":
+        return bool(called)
+    return bound if flow.binding in ("method", "classmethod") else flow.binding == "function" and plain
 
 
 def never_taken(context: CheckContext, own: OwnMethod, fact: ReturnFact) -> bool:

@@ -166,6 +166,7 @@ SPECS: dict[str, Spec] = {
     "p14_vendored_copy": Spec(roots=(".",)),
     "p15_rebound_and_unread": Spec(roots=(".",)),
     "p16_python_builds_it": Spec(roots=("src",)),
+    "p17_missing_key_guards": Spec(roots=(".",)),
 }
 
 

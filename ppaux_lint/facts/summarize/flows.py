@@ -24,7 +24,7 @@ from dataclasses import field
 
 from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
 from ppaux_lint.facts.summarize.methods import annotation_target
-from ppaux_lint.facts.summarize.returns import absent_returns
+from ppaux_lint.facts.summarize.returns import absent_returns, handed_returns
 from ppaux_lint.facts.summarize.syntax import called_name, is_none, qualname, walk_scope
 from ppaux_lint.facts.summary import Expr, FunctionFlow
 from ppaux_lint.support.records import dataclass
@@ -145,7 +145,8 @@ class _Builder:
     nested: bool = False  # defined in a function: its flow is never asked for
     calls: tuple[str, ...] = ()  # what every path falling off the end ends with a call of (``flow.trailing_calls``)
     wraps: str = ""  # as a decorator: "changes" how what it decorates is called, "drops" what it returns (``_wraps``)
-    absent: tuple[tuple[int, int, str], ...] = ()  # its returns of None under a key's absence (``absent_returns``)
+    absent: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # None under a key's absence (``absent_returns``)
+    hands: tuple[tuple[int, int], ...] = ()  # returns that hand a parameter on (``handed_returns``)
 
     def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)
@@ -172,7 +173,7 @@ class _Builder:
                             tuple((name, tuple(map(render, values))) for name, values in read_locals),
                             tuple((attr, render(value)) for attr, value in self.stores), params, self.receiver,
                             self.binding, return_type, optional, self.opaque, tuple(self.lines), self.calls,
-                            self.wraps, self.absent)
+                            self.wraps, self.hands, self.absent)
 
     def _tells_nothing(self, returns: list[Shape]) -> bool:
         """Every return unknown and nothing stored (a function with no return at all always raises: that is
@@ -248,8 +249,11 @@ class Flows:
         # such functions are read for it, not every function of every file
         if builder.binding == "function" and builder.returns and all(shape[0] == "name" for shape in builder.returns):
             builder.wraps = _wraps(node)
-        if NONE in builder.returns and not builder.opaque:  # a helper ``from_pp_tensors`` may hand its tensors to
-            builder.absent = absent_returns(node, builder.receiver)
+        if not builder.opaque:  # a helper ``from_pp_tensors`` may hand its tensors to, directly or through others
+            if NONE in builder.returns:
+                builder.absent = absent_returns(node, builder.receiver)
+            if any(shape[0] == "call" for shape in builder.returns):
+                builder.hands = handed_returns(node, builder.receiver)
         flow = builder.flow()
         if flow is not None:
             self.found.append(flow)

@@ -8,7 +8,8 @@ tensors only (``torch.is_tensor`` of each value before it is sent), never a None
 - ``"ids" not in tensors`` (also ``tensors.keys()``), ``tensors.get("ids") is None``, a name bound once to
   ``tensors.get("ids")`` (``ids = tensors.get("ids")``, or ``(ids := tensors.get("ids"))`` in the test) then
   tested ``is None``, ``any(k not in tensors for k in ("a", "b"))``, and ``not`` of a test that keys are there;
-- their opposites (``"ids" in tensors``, ``... is not None``, ``all(k in tensors for k in (...))``);
+- their opposites (``"ids" in tensors``, ``... is not None``, ``all(k in tensors for k in (...))``,
+  ``{"ids", "scores"} <= tensors.keys()``);
 - ``and`` and ``or`` of such tests, where what the whole says follows from its parts: a test that some key is
   absent joined by ``or`` needs each part to be one, by ``and`` one part suffices;
 - the handler of ``except KeyError:`` (or ``LookupError``, ``Exception``, a bare ``except``) after a ``try`` whose
@@ -71,7 +72,16 @@ class KeyTests:
         if isinstance(operator, identity) and is_none(right):
             key = self._got_key(left)
             return (key,) if key else ()
+        if membership is ast.In:  # ``{"a", "b"} <= tensors.keys()``: true whenever both are there
+            if isinstance(operator, ast.LtE) and self._is_keys(right):
+                return _literal_set(left)
+            if isinstance(operator, ast.GtE) and self._is_keys(left):
+                return _literal_set(right)
         return ()
+
+    def _is_keys(self, node: ast.expr) -> bool:
+        """``data.keys()``, whose ``<=`` and ``>=`` compare sets of keys (a dict's own compare nothing)."""
+        return isinstance(node, ast.Call) and self._is_data(node)
 
     def _each(self, call: ast.Call, function: str, membership: type[ast.cmpop]) -> Keys:
         """``any(k not in data for k in ("a", "b"))`` (absent) or ``all(k in data for k in ("a", "b"))`` (present)."""
@@ -118,12 +128,25 @@ class KeyTests:
             targets = read.targets if isinstance(read, ast.Assign) else [read.target] \
                 if isinstance(read, ast.AnnAssign) and read.value is not None else None
             value = getattr(read, "value", None)
-            if not targets or not all(isinstance(t, ast.Name) for t in targets) \
-                    or not isinstance(value, ast.Subscript) or not _literal(value.slice) \
-                    or not (isinstance(value.value, ast.Name) and value.value.id == self.data):
+            if not targets or value is None:
                 return []
-            keys.append(value.slice.value)  # type: ignore[attr-defined]
+            if isinstance(value, ast.Tuple) and len(targets) == 1 and isinstance(targets[0], ast.Tuple) \
+                    and len(targets[0].elts) == len(value.elts):  # ``a, b = tensors["a"], tensors["b"]``
+                targets, values = targets[0].elts, value.elts
+            else:
+                values = [value]
+            read_keys = [self._read_key(v) for v in values]
+            if not all(isinstance(t, ast.Name) for t in targets) or not all(read_keys):
+                return []
+            keys.extend(read_keys)
         return [(tuple(dict.fromkeys(keys)), handler.body) for handler in statement.handlers if _catches(handler)]
+
+    def _read_key(self, value: ast.expr) -> str:
+        """The key of ``data["key"]``; "" for anything else."""
+        if isinstance(value, ast.Subscript) and _literal(value.slice) and isinstance(value.value, ast.Name) \
+                and value.value.id == self.data:
+            return value.slice.value  # type: ignore[attr-defined]
+        return ""
 
 
     def cases(self, statement: ast.stmt) -> list[tuple[Keys, list[ast.stmt]]]:
@@ -170,6 +193,13 @@ def _catches(handler: ast.ExceptHandler) -> bool:
         return True
     names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
     return any(isinstance(name, ast.Name) and name.id in _CATCHING for name in names)
+
+
+def _literal_set(node: ast.expr) -> Keys:
+    """The keys of a set display of literal keys (``{"a", "b"}``); () for anything else."""
+    if isinstance(node, ast.Set) and all(_literal(key) for key in node.elts):
+        return tuple(dict.fromkeys(key.value for key in node.elts))  # type: ignore[attr-defined]
+    return ()
 
 
 def _literal(node: ast.expr) -> bool:

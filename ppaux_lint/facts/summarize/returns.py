@@ -228,9 +228,7 @@ def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) 
     end, at the ``def``'s line negated) that runs only when one of the literal ``keys`` is absent from the positional
     parameter ``argument`` (0: the first after ``receiver``), which the function never changes. A line that also
     holds another return is left out: the flow's returns are told apart by their lines only."""
-    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    if receiver and positional[:1] == [receiver]:
-        positional = positional[1:]
+    positional = _positional(node, receiver)
     mentioned = _tested_names(node.body)
     found: list[tuple[int, int, Keys]] = []
     for argument, name in enumerate(positional):
@@ -251,6 +249,30 @@ def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) 
         if keys:
             found.append((-node.lineno, argument, keys))
     return tuple(found)
+
+
+def handed_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, int], ...]:
+    """``FunctionFlow.hands``: (line, argument) for each ``return f(p)`` whose one argument is the positional parameter
+    ``p``, ``argument`` its place after ``receiver``, when the function changes ``p`` nowhere else (``_handing_over``).
+    A line that also holds another return is left out."""
+    positional = _positional(node, receiver)
+    returns = [s for s in walk_statements(node.body) if isinstance(s, ast.Return)]
+    handed = {s.value.args[0].id for s in returns if isinstance(s.value, ast.Call) and len(s.value.args) == 1
+              and isinstance(s.value.args[0], ast.Name)}
+    found: list[tuple[int, int]] = []
+    for argument, name in enumerate(positional):
+        handing = _handing_over(node.body, name) if name in handed else set()
+        if handing:
+            lines = {s.lineno: id(s.value) in handing for s in returns}
+            lines.update((s.lineno, False) for s in returns if id(s.value) not in handing)
+            found.extend((line, argument) for line, hands in sorted(lines.items()) if hands)
+    return tuple(found)
+
+
+def _positional(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> list[str]:
+    """The names of the positional parameters after ``receiver``: what a bound call's arguments are matched to."""
+    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    return positional[1:] if receiver and positional[:1] == [receiver] else positional
 
 
 def _tested_names(body: list[ast.stmt]) -> set[str]:
