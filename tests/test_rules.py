@@ -473,10 +473,15 @@ REBUILD = 'return Out(tensors["a"], tensors["b"])'
     ("return self._rebuild(tensors)", "return self._inner(tensors)", "inner", False),
     ("return self._rebuild(tensors)", 'tensors.pop("a", None)\nreturn self._inner(tensors)', "inner", True),
     ("return self._rebuild(tensors)", "return self._inner(dict(tensors, b=None))", "inner", True),
+    # a helper that tests a key itself, then hands the tensors on: its None comes before any change
+    ("return self._rebuild(tensors)", 'if "a" not in tensors:\n    return None\nreturn self._inner(tensors)', "inner",
+     False),
+    ("return self._rebuild(tensors)", 'match tensors:\n    case {"a": a, "b": b}:\n        return Out(a, b)', None,
+     False),
 ], ids=["not-in", "after-in", "falls-off", "get-is-none", "staticmethod", "function", "bound-get", "tuple-read",
         "key-error", "sometimes-sent",
         "helper-pops", "method-pops", "own-mapping", "other-test", "two-helpers", "second-pops",
-        "second-gets-another"])
+        "second-gets-another", "tests-then-hands-on", "match"])
 def test_ppa014_a_none_a_helper_returns_when_a_key_is_absent(lint_project, from_pp, helper, to_pp, reported):
     """``return self._rebuild(tensors)`` hands the helper the very tensors SGLang handed over: a None it returns only
     when a key the output always sends is absent never comes back (checked with SGLang 0.5.23's helpers)."""

@@ -16,7 +16,7 @@ is followed by ``built``.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
@@ -220,7 +220,7 @@ def _handing_over(body: list[ast.stmt], data: str) -> set[int]:
     calls = {id(statement.value) for statement in walk_statements(body) if isinstance(statement, ast.Return)
              and isinstance(statement.value, ast.Call) and len(statement.value.args) == 1
              and not statement.value.keywords and _is_data(statement.value.args[0], data)}
-    return calls if calls and not _changed(body, data, calls) else set()
+    return calls if calls and not _changed(body, data) else set()
 
 
 def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, int, Keys], ...]:
@@ -283,6 +283,8 @@ def _tested_names(body: list[ast.stmt]) -> set[str]:
     for statement in walk_statements(body):
         if isinstance(statement, ast.If):
             names.update(n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name))
+        elif isinstance(statement, ast.Match):
+            names.update(n.id for n in ast.walk(statement.subject) if isinstance(n, ast.Name))
         elif isinstance(statement, ast.Try):
             names.update(n.id for s in statement.body for n in ast.walk(s) if isinstance(n, ast.Name))
     if names:  # the mappings behind names bound to ``m.get(key)``
@@ -327,10 +329,13 @@ _READ_ONLY = frozenset({"len", "bool", "isinstance", "list", "dict", "set", "tup
 """Calls that read a mapping handed to them and take nothing out of it."""
 
 
-def _changed(body: list[ast.stmt], data: str, handing: Collection[int] = ()) -> bool:
+def _changed(body: list[ast.stmt], data: str) -> bool:
     """Whether the method binds ``data`` again or may take keys out of it (``tensors = {...}``, ``tensors.pop(k)``,
     ``del tensors[k]``, handing it to a function, another name for it), anywhere in its body: its emptiness is then
-    its own, not the helper's. ``handing``: the ids of calls that do not count (``_handing_over``'s)."""
+    its own, not the helper's. A call that is the whole value of a ``return`` does not count (``return
+    self._rebuild(tensors)``): the method ends there, so no test or return of its own sees what the callee did."""
+    handing = {id(s.value) for s in walk_statements(body)
+               if isinstance(s, ast.Return) and isinstance(s.value, ast.Call)}
     for node in walk_scope(body):
         if isinstance(node, ast.Name) and node.id == data and not isinstance(node.ctx, ast.Load):
             return True
