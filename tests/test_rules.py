@@ -502,9 +502,12 @@ def test_ppa014_a_none_a_helper_returns_when_a_key_is_absent(lint_project, from_
         assert ("PPA014" in codes) is reported, annotation
 
 
-def test_ppa014_an_optional_annotation_stands_when_the_helper_returns_what_is_not_known(lint_project):
+@pytest.mark.parametrize("outer", ["", "def _outer(self, tensors):\n    return self._rebuild(tensors)\n\n"],
+                         ids=["one-helper", "two-helpers"])
+def test_ppa014_an_optional_annotation_stands_when_the_helper_returns_what_is_not_known(lint_project, outer):
     """A helper's None under an always-sent key's absence is left out, but not what else it may return."""
-    src = observer_src("def from_pp_tensors(self, tensors) -> Out | None:\n    return self._rebuild(tensors)\n\n"
+    called = "self._outer(tensors)" if outer else "self._rebuild(tensors)"
+    src = observer_src(f"def from_pp_tensors(self, tensors) -> Out | None:\n    return {called}\n\n{outer}"
                        'def _rebuild(self, tensors):\n    if "a" not in tensors:\n        return None\n'
                        "    return rebuild_elsewhere(tensors[\"a\"])\n")
     src = src.replace("import torch\n", "import torch\nfrom thirdparty import rebuild_elsewhere\n", 1)

@@ -248,29 +248,37 @@ class Inference:
         return self._union(self._returned(expr, module, flow, receiver, skipped)
                            for expr, line in zip(flow.returns, flow.lines, strict=True) if (line, expr) not in never)
 
-    def _returned(self, expr: Expr, module: str, flow: FunctionFlow, receiver: Value,
-                  skipped: Collection[tuple[str, int]]) -> Values:
-        """What a return of ``flow`` gives, a function it calls leaving out its returns in ``skipped``."""
+    def _returned(self, expr: Expr, module: str, flow: FunctionFlow, receiver: Value | None,
+                  skipped: Collection[tuple[str, int]], memo: dict[Value, Values] | None = None) -> Values:
+        """What a return of ``flow`` gives, the functions it calls, and theirs, leaving out their returns in
+        ``skipped``: each function once (``memo``); a call of one on the way back to it gives nothing more."""
         shape = parse_expr(expr)
         if not skipped or shape[0] != "call":
             return self.evaluate(expr, module, flow, receiver)
+        memo = {} if memo is None else memo
         where = (module, flow, receiver, frozenset())
-        return self._union(self._called(callee, shape[2], where, skipped)
+        return self._union(self._called(callee, shape[2], where, skipped, memo)
                            for callee in self.evaluate(shape[1], module, flow, receiver))
 
-    def _called(self, callee: Value, first: tuple | None, where: tuple, skipped: Collection[tuple[str, int]]) -> Values:
-        """``call``, leaving out the callee's returns in ``skipped``: its annotation still stands in for what the
-        rest cannot see, as in ``returns``."""
-        lines = {line for function, line in skipped if callee[0] == FUNCTION and function == f"{callee[1]}.{callee[2]}"}
-        inner = self.flow(callee[1], callee[2]) if lines else None
-        if inner is None or inner.opaque or len(inner.lines) != len(inner.returns):
+    def _called(self, callee: Value, first: tuple | None, where: tuple, skipped: Collection[tuple[str, int]],
+                memo: dict[Value, Values]) -> Values:
+        """``call``, a project function's returns each followed by ``_returned``: its annotation still stands in for
+        what the rest cannot see, as in ``returns``."""
+        if callee in memo:
+            return memo[callee]
+        inner = self.flow(callee[1], callee[2]) if callee[0] == FUNCTION else None
+        if inner is None or inner.opaque or len(inner.lines) != len(inner.returns) or len(memo) > _DEPTH:
             return self.call(callee, first, where)
-        values = self._union(self.evaluate(expr, callee[1], inner, callee[3])
-                             for expr, line in zip(inner.returns, inner.lines, strict=True) if line not in lines)
+        memo[callee] = _NOTHING  # until worked out: a call of itself on the way adds nothing
+        name = f"{callee[1]}.{callee[2]}"
+        values = self._union(self._returned(expr, callee[1], inner, callee[3], skipped, memo)
+                             for expr, line in zip(inner.returns, inner.lines, strict=True)
+                             if (name, line) not in skipped)
         if UNKNOWN in values and inner.return_type:
             declared = self._declared(callee[1], inner)
             if declared:
                 values = (values - _UNKNOWN) | declared
+        memo[callee] = values
         return values
 
     def _body(self, module: str, flow: FunctionFlow, receiver: Value | None) -> Values:

@@ -53,7 +53,7 @@ def check(context: CheckContext) -> Iterator[Finding]:
                 if candidate.returned != "None":
                     continue
                 if _arrives(context, own, through.absent_keys(context, own, fact, candidate)):
-                    skipped.add((candidate.steps[0].function, candidate.steps[0].line))
+                    skipped.add((candidate.steps[-1].function, candidate.steps[-1].line))
                 elif path is None:
                     path = candidate
             if path is not None:
