@@ -502,6 +502,16 @@ def test_ppa014_a_none_a_helper_returns_when_a_key_is_absent(lint_project, from_
         assert ("PPA014" in codes) is reported, annotation
 
 
+def test_ppa014_an_optional_annotation_over_a_helper_that_calls_itself(lint_project):
+    """A helper that may call itself is followed once: what the call back gives is unknown, so the annotation
+    stands (and the run ends)."""
+    src = observer_src("def from_pp_tensors(self, tensors) -> Out | None:\n    return self._rebuild(tensors)\n\n"
+                       'def _rebuild(self, tensors):\n    if "a" not in tensors:\n        return None\n'
+                       "    if self.retry:\n        return self._rebuild(tensors)\n"
+                       '    return Out(tensors["a"], tensors["b"])\n')
+    assert check_module(lint_project, src) == {at(src, "Out | None:", "PPA014")}
+
+
 @pytest.mark.parametrize("outer", ["", "def _outer(self, tensors):\n    return self._rebuild(tensors)\n\n"],
                          ids=["one-helper", "two-helpers"])
 def test_ppa014_an_optional_annotation_stands_when_the_helper_returns_what_is_not_known(lint_project, outer):

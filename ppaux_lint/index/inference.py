@@ -251,7 +251,7 @@ class Inference:
     def _returned(self, expr: Expr, module: str, flow: FunctionFlow, receiver: Value | None,
                   skipped: Collection[tuple[str, int]], memo: dict[Value, Values] | None = None) -> Values:
         """What a return of ``flow`` gives, the functions it calls, and theirs, leaving out their returns in
-        ``skipped``: each function once (``memo``); a call of one on the way back to it gives nothing more."""
+        ``skipped``: each function once (``memo``); a call back to one on the way is unknown."""
         shape = parse_expr(expr)
         if not skipped or shape[0] != "call":
             return self.evaluate(expr, module, flow, receiver)
@@ -269,7 +269,7 @@ class Inference:
         inner = self.flow(callee[1], callee[2]) if callee[0] == FUNCTION else None
         if inner is None or inner.opaque or len(inner.lines) != len(inner.returns) or len(memo) > _DEPTH:
             return self.call(callee, first, where)
-        memo[callee] = _NOTHING  # until worked out: a call of itself on the way adds nothing
+        memo[callee] = _UNKNOWN  # until worked out: a call back to it on the way is not followed, and not known
         name = f"{callee[1]}.{callee[2]}"
         values = self._union(self._returned(expr, callee[1], inner, callee[3], skipped, memo)
                              for expr, line in zip(inner.returns, inner.lines, strict=True)
