@@ -33,7 +33,7 @@ def test_sample_plugin_annotations(monkeypatch: pytest.MonkeyPatch) -> None:
     result = run_cli("check", "--output-format", "github", ".")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert len(lines) == 9  # one line per finding, no summary
+    assert len(lines) == 8  # one line per finding, no summary
     parsed = [parse(line) for line in lines]
     for level, props, message in parsed:
         assert level == "error"
