@@ -17,7 +17,7 @@ from dataclasses import field, replace
 from ppaux_lint.facts.spans import Span
 from ppaux_lint.support.records import dataclass
 
-SUMMARY_FORMAT = 34  # 34: ``FunctionFlow.hands`` (33: ``always``; 32: ``absent_keys``; 31: ``absent``, ``hands_over``)
+SUMMARY_FORMAT = 35  # 35: ``FunctionFlow.hands``/``absent`` for the first parameter only (34: ``hands``)
 # 27: ``InitFacts.altered`` through aliases (``t = ids; t += 1``); 26: the binding
 # "partial:N:names" (``functools.partial(f, x, k=v)``)
 # 25: "call" edits in functions and in other arguments (``LATER``), loose edits, ``alters``
@@ -533,13 +533,11 @@ class FunctionFlow:
     wraps: str = ""  # a module-level function that, as a decorator, certainly "changes" how what it decorates is
     # called (a wrapper of its own signature, an event loop, changed keywords) or "drops" what it returns (a
     # wrapper that never returns a value): ``summarize.flows``
-    hands: tuple[tuple[int, int], ...] = ()  # (line, argument) for each return at ``line`` of a call whose one
-    # argument is the positional parameter ``argument`` (0 is the first after the receiver), which the function
-    # changes nowhere else: it hands on the very mapping it was given (``summarize.returns``)
-    absent: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # (line, argument, keys) for each return of None at
-    # ``line`` (as in ``lines``) taken only when one of the literal ``keys`` is absent from the mapping passed as
-    # positional argument ``argument`` (0 is the first after the receiver), which the function never changes
-    # (``summarize.returns``)
+    hands: tuple[int, ...] = ()  # the lines of the returns of a call whose one argument is the first parameter after
+    # the receiver, which the function changes nowhere else: it hands on the very mapping it was given
+    absent: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (line, keys) for each return of None at ``line`` (as in
+    # ``lines``) taken only when one of the literal ``keys`` is absent from the mapping passed as the first parameter
+    # after the receiver, which the function never changes (``summarize.returns``)
 
 
 @dataclass(frozen=True)

@@ -62,11 +62,10 @@ def absent_keys(context: CheckContext, own: OwnMethod, fact: ReturnFact, path: E
         if not _binds_first(called, caller, step.function, flow):
             return ()
         if at < len(flows) - 1:  # this helper must hand its first argument on, alone, from the return on the path
-            if (step.line, 0) not in flow.hands:
+            if step.line not in flow.hands:
                 return ()
             called, caller = _callee(step.call), flow.receiver
-    return next((keys for line, argument, keys in flows[-1].absent if line == path.steps[-1].line and argument == 0),
-                ())
+    return next((keys for line, keys in flows[-1].absent if line == path.steps[-1].line), ())
 
 
 def _callee(call: str) -> str:

@@ -145,8 +145,8 @@ class _Builder:
     nested: bool = False  # defined in a function: its flow is never asked for
     calls: tuple[str, ...] = ()  # what every path falling off the end ends with a call of (``flow.trailing_calls``)
     wraps: str = ""  # as a decorator: "changes" how what it decorates is called, "drops" what it returns (``_wraps``)
-    absent: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # None under a key's absence (``absent_returns``)
-    hands: tuple[tuple[int, int], ...] = ()  # returns that hand a parameter on (``handed_returns``)
+    absent: tuple[tuple[int, tuple[str, ...]], ...] = ()  # None under a key's absence (``absent_returns``)
+    hands: tuple[int, ...] = ()  # returns that hand the first parameter on (``handed_returns``)
 
     def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)

@@ -155,10 +155,13 @@ class KeyTests:
         if not isinstance(statement, ast.Match) or not self._is_data(statement.subject):
             return []
         found: list[tuple[Keys, list[ast.stmt]]] = []
-        for at, case in enumerate(statement.cases):
-            keys = _fewest(statement.cases[:at])
-            if keys:
-                found.append((keys, case.body))
+        fewest: Keys = ()  # of the cases before this one, as ``_fewest`` chooses
+        for case in statement.cases:
+            if fewest:
+                found.append((fewest, case.body))
+            keys = _mapped(case)
+            if keys and (not fewest or len(keys) < len(fewest)):
+                fewest = keys
         return found
 
     def unmatched(self, statement: ast.stmt) -> Keys:

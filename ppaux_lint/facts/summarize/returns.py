@@ -170,22 +170,42 @@ def _under_absent_key(node: ast.FunctionDef | ast.AsyncFunctionDef, tests: KeyTe
     ``tests`` are about, mapped to those keys: in the branch of an ``if`` that its test takes only then (``if "ids"
     not in tensors:``, the ``else`` of ``if "ids" in tensors:``: ``key_tests``), after such an ``if`` in the same
     block when its other branch cannot fall through (``if "ids" in tensors: return Out(...)`` then ``return None``),
-    and in a handler of the ``KeyError`` of reading them; None when the method changes the mapping (``_changed``)."""
+    in a handler of the ``KeyError`` of reading them, in a later case of a ``match``, and anywhere below any of
+    these; None when the method changes the mapping (``_changed``). One pass over the statements, each block with
+    the keys that hold for all of it (the nearest test's), so that thousands of tests cost thousands of steps."""
     found: dict[int, Keys] = {}
-    for block in _blocks(node.body):
-        for at, statement in enumerate(block):
-            if isinstance(statement, ast.If):
+    todo: list[tuple[list[ast.stmt], Keys]] = [(node.body, ())]
+    while todo:
+        block, holding = todo.pop()
+        for statement in block:
+            if isinstance(statement, ast.Return):
+                if holding:
+                    found[id(statement)] = holding
+            elif isinstance(statement, ast.If):
+                body, orelse, after = holding, holding, ()
                 for keys, absent, present in _key_branches(statement, tests):
-                    found.update((id(s), keys) for s in walk_statements(absent) if isinstance(s, ast.Return))
+                    if absent is statement.body:
+                        body = keys
+                    else:
+                        orelse = keys
                     if not can_fall_through(present):  # what follows runs only when the other branch fell through
-                        found.update((id(s), keys) for s in walk_statements(block[at + 1:])
-                                     if isinstance(s, ast.Return))
-            for keys, handler in (*tests.handled(statement), *tests.cases(statement)):
-                found.update((id(s), keys) for s in walk_statements(handler) if isinstance(s, ast.Return))
-            keys = _passed_only_without(statement, tests)
-            if keys:  # what follows the ``match`` runs only when no case matched
-                found.update((id(s), keys) for s in walk_statements(block[at + 1:]) if isinstance(s, ast.Return))
+                        after = after or keys
+                todo += [(statement.body, body), (statement.orelse, orelse)]
+                holding = after or holding
+            elif not isinstance(statement, SCOPES):
+                todo += _nested(statement, holding, tests)
+                holding = _passed_only_without(statement, tests) or holding  # after a ``match`` no case matched
     return None if _changed(node.body, tests.data) else found
+
+
+def _nested(statement: ast.stmt, holding: Keys, tests: KeyTests) -> list[tuple[list[ast.stmt], Keys]]:
+    """The statement lists under a compound statement other than ``if``, each with the keys that hold for it: a
+    handler of a missing key's ``KeyError`` and a later case of a ``match`` add their own."""
+    special = {id(body): keys for keys, body in (*tests.handled(statement), *tests.cases(statement))}
+    out = [(getattr(statement, name), holding) for name in blocks(type(statement)) if name not in _NOT_STATEMENTS]
+    for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+        out.append((part.body, special.get(id(part.body), holding)))
+    return out
 
 
 def _key_branches(statement: ast.If, tests: KeyTests) -> list[tuple[Keys, list[ast.stmt], list[ast.stmt]]]:
@@ -201,15 +221,6 @@ def _key_branches(statement: ast.If, tests: KeyTests) -> list[tuple[Keys, list[a
     return out
 
 
-def _blocks(body: list[ast.stmt]) -> list[list[ast.stmt]]:
-    """``body`` and every statement list under it, nested functions and classes left out."""
-    found = [body]
-    for statement in walk_statements(body):  # handlers and cases too, each with its own body
-        if not isinstance(statement, SCOPES):
-            found.extend(getattr(statement, name) for name in blocks(type(statement)) if name not in _NOT_STATEMENTS)
-    return found
-
-
 _NOT_STATEMENTS = frozenset({"handlers", "cases"})  # lists of handlers and cases, whose bodies are blocks of their own
 
 
@@ -223,56 +234,50 @@ def _handing_over(body: list[ast.stmt], data: str) -> set[int]:
     return calls if calls and not _changed(body, data) else set()
 
 
-def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, int, Keys], ...]:
-    """``FunctionFlow.absent``: (line, argument, keys) for each ``return None`` (or bare ``return``, or falling off the
-    end, at the ``def``'s line negated) that runs only when one of the literal ``keys`` is absent from the positional
-    parameter ``argument`` (0: the first after ``receiver``), which the function never changes. A line that also
-    holds another return is left out: the flow's returns are told apart by their lines only."""
-    positional = _positional(node, receiver)
-    mentioned = _tested_names(node.body)
-    found: list[tuple[int, int, Keys]] = []
-    for argument, name in enumerate(positional):
-        if name not in mentioned:
-            continue
-        tests = KeyTests(node, name)
-        absent = _under_absent_key(node, tests)
-        if absent is None:
-            continue
-        by_line: dict[int, set[Keys]] = {}
-        for statement in walk_statements(node.body):
-            if isinstance(statement, ast.Return):
-                none = statement.value is None or is_none(statement.value)
-                by_line.setdefault(statement.lineno, set()).add(absent.get(id(statement), ()) if none else ())
-        found.extend((line, argument, keys.pop()) for line, keys in sorted(by_line.items())
-                     if len(keys) == 1 and () not in keys)
-        keys = _falls_off_without(node.body, tests) if can_fall_through(node.body) else ()
-        if keys:
-            found.append((-node.lineno, argument, keys))
-    return tuple(found)
+def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, Keys], ...]:
+    """``FunctionFlow.absent``: (line, keys) for each ``return None`` (or bare ``return``, or falling off the end, at
+    the ``def``'s line negated) that runs only when one of the literal ``keys`` is absent from the first parameter
+    after ``receiver``, which the function never changes: the one a call with one argument, all that PPA014
+    follows, binds. A line that also holds another return is left out: the flow's returns are told apart by their
+    lines only."""
+    data = _first(node, receiver)
+    if not data or data not in _tested_names(node.body):
+        return ()
+    tests = KeyTests(node, data)
+    absent = _under_absent_key(node, tests)
+    if absent is None:
+        return ()
+    by_line: dict[int, set[Keys]] = {}
+    for statement in walk_statements(node.body):
+        if isinstance(statement, ast.Return):
+            none = statement.value is None or is_none(statement.value)
+            by_line.setdefault(statement.lineno, set()).add(absent.get(id(statement), ()) if none else ())
+    found = [(line, keys.pop()) for line, keys in sorted(by_line.items()) if len(keys) == 1 and () not in keys]
+    keys = _falls_off_without(node.body, tests) if can_fall_through(node.body) else ()
+    return (*found, (-node.lineno, keys)) if keys else tuple(found)
 
 
-def handed_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, int], ...]:
-    """``FunctionFlow.hands``: (line, argument) for each ``return f(p)`` whose one argument is the positional parameter
-    ``p``, ``argument`` its place after ``receiver``, when the function changes ``p`` nowhere else (``_handing_over``).
-    A line that also holds another return is left out."""
-    positional = _positional(node, receiver)
-    returns = [s for s in walk_statements(node.body) if isinstance(s, ast.Return)]
-    handed = {s.value.args[0].id for s in returns if isinstance(s.value, ast.Call) and len(s.value.args) == 1
-              and isinstance(s.value.args[0], ast.Name)}
-    found: list[tuple[int, int]] = []
-    for argument, name in enumerate(positional):
-        handing = _handing_over(node.body, name) if name in handed else set()
-        if handing:
-            lines = {s.lineno: id(s.value) in handing for s in returns}
-            lines.update((s.lineno, False) for s in returns if id(s.value) not in handing)
-            found.extend((line, argument) for line, hands in sorted(lines.items()) if hands)
-    return tuple(found)
+def handed_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[int, ...]:
+    """``FunctionFlow.hands``: the lines of the ``return f(p)`` whose one argument is ``p``, the first parameter after
+    ``receiver``, when the function changes ``p`` nowhere else (``_handing_over``). A line that also holds another
+    return is left out."""
+    data = _first(node, receiver)
+    handing = _handing_over(node.body, data) if data else set()
+    if not handing:
+        return ()
+    lines: dict[int, bool] = {}
+    for statement in walk_statements(node.body):
+        if isinstance(statement, ast.Return):
+            lines[statement.lineno] = lines.get(statement.lineno, True) and id(statement.value) in handing
+    return tuple(line for line, hands in sorted(lines.items()) if hands)
 
 
-def _positional(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> list[str]:
-    """The names of the positional parameters after ``receiver``: what a bound call's arguments are matched to."""
+def _first(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> str:
+    """The first positional parameter after ``receiver``: what a bound call's one argument is bound to; ""."""
     positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    return positional[1:] if receiver and positional[:1] == [receiver] else positional
+    if receiver and positional[:1] == [receiver]:
+        positional = positional[1:]
+    return positional[0] if positional else ""
 
 
 def _tested_names(body: list[ast.stmt]) -> set[str]:
