@@ -219,11 +219,7 @@ class Inference:
         self._depth += 1
         outer_cut, self._cut = self._cut, False
         try:
-            values = self._body(module, flow, receiver)
-            if UNKNOWN in values and flow.return_type:
-                declared = self._declared(module, flow)
-                if declared:
-                    values = (values - _UNKNOWN) | declared
+            values = self._with_declared(module, flow, self._body(module, flow, receiver))
         finally:
             self._active.discard(key)
             self._depth -= 1
@@ -271,14 +267,17 @@ class Inference:
             return self.call(callee, first, where)
         memo[callee] = _UNKNOWN  # until worked out: a call back to it on the way is not followed, and not known
         name = f"{callee[1]}.{callee[2]}"
-        values = self._union(self._returned(expr, callee[1], inner, callee[3], skipped, memo)
-                             for expr, line in zip(inner.returns, inner.lines, strict=True)
-                             if (name, line) not in skipped)
-        if UNKNOWN in values and inner.return_type:
-            declared = self._declared(callee[1], inner)
+        memo[callee] = values = self._with_declared(callee[1], inner, self._union(
+            self._returned(expr, callee[1], inner, callee[3], skipped, memo)
+            for expr, line in zip(inner.returns, inner.lines, strict=True) if (name, line) not in skipped))
+        return values
+
+    def _with_declared(self, module: str, flow: FunctionFlow, values: Values) -> Values:
+        """``values`` of what a function returns, with its return annotation standing in for what is unknown."""
+        if UNKNOWN in values and flow.return_type:
+            declared = self._declared(module, flow)
             if declared:
-                values = (values - _UNKNOWN) | declared
-        memo[callee] = values
+                return (values - _UNKNOWN) | declared
         return values
 
     def _body(self, module: str, flow: FunctionFlow, receiver: Value | None) -> Values:

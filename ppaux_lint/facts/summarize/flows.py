@@ -24,7 +24,7 @@ from dataclasses import field
 
 from ppaux_lint.facts.summarize.flow import can_fall_through, trailing_calls
 from ppaux_lint.facts.summarize.methods import annotation_target
-from ppaux_lint.facts.summarize.returns import absent_returns, handed_returns
+from ppaux_lint.facts.summarize.returns import handed_on
 from ppaux_lint.facts.summarize.syntax import called_name, is_none, qualname, walk_scope
 from ppaux_lint.facts.summary import Expr, FunctionFlow
 from ppaux_lint.support.records import dataclass
@@ -145,8 +145,8 @@ class _Builder:
     nested: bool = False  # defined in a function: its flow is never asked for
     calls: tuple[str, ...] = ()  # what every path falling off the end ends with a call of (``flow.trailing_calls``)
     wraps: str = ""  # as a decorator: "changes" how what it decorates is called, "drops" what it returns (``_wraps``)
-    absent: tuple[tuple[int, tuple[str, ...]], ...] = ()  # None under a key's absence (``absent_returns``)
-    hands: tuple[int, ...] = ()  # returns that hand the first parameter on (``handed_returns``)
+    absent: tuple[tuple[int, tuple[str, ...]], ...] = ()  # None under a key's absence (``handed_on``)
+    hands: tuple[int, ...] = ()  # returns that hand the first parameter on (``handed_on``)
 
     def bind(self, name: str, values: list[Shape]) -> None:
         self.locals.setdefault(name, []).extend(values)
@@ -249,11 +249,9 @@ class Flows:
         # such functions are read for it, not every function of every file
         if builder.binding == "function" and builder.returns and all(shape[0] == "name" for shape in builder.returns):
             builder.wraps = _wraps(node)
-        if not builder.opaque:  # a helper ``from_pp_tensors`` may hand its tensors to, directly or through others
-            if NONE in builder.returns:
-                builder.absent = absent_returns(node, builder.receiver)
-            if any(shape[0] == "call" for shape in builder.returns):
-                builder.hands = handed_returns(node, builder.receiver)
+        if not builder.opaque and (NONE in builder.returns or any(shape[0] == "call" for shape in builder.returns)):
+            # a helper ``from_pp_tensors`` may hand its tensors to, directly or through others
+            builder.hands, builder.absent = handed_on(node, builder.receiver, NONE in builder.returns)
         flow = builder.flow()
         if flow is not None:
             self.found.append(flow)

@@ -148,34 +148,31 @@ class KeyTests:
             return value.slice.value  # type: ignore[attr-defined]
         return ""
 
-
     def cases(self, statement: ast.stmt) -> list[tuple[Keys, list[ast.stmt]]]:
         """For ``match data:``, each case after one that matches whenever its keys are all there (``case {"ids":
         ids}:``, ``_mapped``), with those keys: it runs only when one of them is absent."""
         if not isinstance(statement, ast.Match) or not self._is_data(statement.subject):
             return []
-        found: list[tuple[Keys, list[ast.stmt]]] = []
-        fewest: Keys = ()  # of the cases before this one, as ``_fewest`` chooses
-        for case in statement.cases:
-            if fewest:
-                found.append((fewest, case.body))
-            keys = _mapped(case)
-            if keys and (not fewest or len(keys) < len(fewest)):
-                fewest = keys
-        return found
+        before = _fewest_before(statement.cases)
+        return [(keys, case.body) for keys, case in zip(before[:-1], statement.cases, strict=True) if keys]
 
     def unmatched(self, statement: ast.stmt) -> Keys:
         """For ``match data:``, keys one of which is absent whenever no case matched: those of a case that matches
         whenever they are all there; () for any other statement."""
         if not isinstance(statement, ast.Match) or not self._is_data(statement.subject):
             return ()
-        return _fewest(statement.cases)
+        return _fewest_before(statement.cases)[-1]
 
 
-def _fewest(cases: list[ast.match_case]) -> Keys:
-    """The fewest keys of the cases that match whenever their keys are all there: each such case that did not match
-    lacks one of its own, so any of them says it, and fewer keys are likelier all sent."""
-    return min((keys for keys in map(_mapped, cases) if keys), key=len, default=())
+def _fewest_before(cases: list[ast.match_case]) -> list[Keys]:
+    """For each case and then for the end of the ``match``, the fewest keys of the cases before it that match
+    whenever their keys are all there (the first of equals): each such case that did not match lacks one of its
+    own, so any of them says it, and fewer keys are likelier all sent."""
+    out: list[Keys] = [()]
+    for case in cases:
+        keys, fewest = _mapped(case), out[-1]
+        out.append(keys if keys and (not fewest or len(keys) < len(fewest)) else fewest)
+    return out
 
 
 def _mapped(case: ast.match_case) -> Keys:

@@ -43,11 +43,12 @@ def returns(node: ast.FunctionDef | ast.AsyncFunctionDef, positions: Positions,
     is_generator = False
     receiver = receiver_of(node)
     built = Locals(node.body, receiver, positions, names)
-    guarded = _under_empty_test(node.body, data) if data else set()
-    tests = KeyTests(node, data) if data else None
+    # a mapping the method changes may be empty, or lack a key, whatever the helper handed over
+    kept = bool(data) and not _changed(node.body, data)
+    guarded = _under_empty_test(node.body, data) if kept else set()
+    tests = KeyTests(node, data) if kept else None
     absent = _under_absent_key(node, tests) if tests else {}
-    handing = _handing_over(node.body, data) if data else set()
-    tests = tests if absent is not None else None  # a mapping the method changes may lack what the helper handed over
+    handing = _handed_calls(node.body, data) if kept else set()
     for child in walk_statements(node.body):  # a return is a statement: no expression needs a visit for it
         if isinstance(child, ast.Return):
             local = partial(built.fact, child)
@@ -155,24 +156,22 @@ def truth(fact: ReturnFact) -> bool | None:
 def _under_empty_test(body: list[ast.stmt], data: str) -> set[int]:
     """The ids of the ``return`` statements in the body of an ``if`` that tests ``data`` empty or None (``not
     tensors``, ``tensors is None``, ``len(tensors) == 0``, ``not len(tensors)``, ``tensors == {}``, or several
-    joined by ``or``)."""
+    joined by ``or``); ``data`` unchanged by the method (``_changed``)."""
     found: set[int] = set()
     for statement in walk_statements(body):
         if isinstance(statement, ast.If) and _tests_empty(statement.test, data):
             found.update(id(s) for s in walk_statements(statement.body) if isinstance(s, ast.Return))
-    if found and _changed(body, data):
-        return set()  # a rebound or emptied mapping may be empty whatever the helper handed over
     return found
 
 
-def _under_absent_key(node: ast.FunctionDef | ast.AsyncFunctionDef, tests: KeyTests) -> dict[int, Keys] | None:
+def _under_absent_key(node: ast.FunctionDef | ast.AsyncFunctionDef, tests: KeyTests) -> dict[int, Keys]:
     """The ids of the ``return`` statements that run only when one of some literal keys is absent from the mapping
     ``tests`` are about, mapped to those keys: in the branch of an ``if`` that its test takes only then (``if "ids"
     not in tensors:``, the ``else`` of ``if "ids" in tensors:``: ``key_tests``), after such an ``if`` in the same
     block when its other branch cannot fall through (``if "ids" in tensors: return Out(...)`` then ``return None``),
     in a handler of the ``KeyError`` of reading them, in a later case of a ``match``, and anywhere below any of
-    these; None when the method changes the mapping (``_changed``). One pass over the statements, each block with
-    the keys that hold for all of it (the nearest test's), so that thousands of tests cost thousands of steps."""
+    these; the mapping unchanged by the method (``_changed``). One pass over the statements, each block with the
+    keys that hold for all of it (the nearest test's), so that thousands of tests cost thousands of steps."""
     found: dict[int, Keys] = {}
     todo: list[tuple[list[ast.stmt], Keys]] = [(node.body, ())]
     while todo:
@@ -195,7 +194,7 @@ def _under_absent_key(node: ast.FunctionDef | ast.AsyncFunctionDef, tests: KeyTe
             elif not isinstance(statement, SCOPES):
                 todo += _nested(statement, holding, tests)
                 holding = _passed_only_without(statement, tests) or holding  # after a ``match`` no case matched
-    return None if _changed(node.body, tests.data) else found
+    return found
 
 
 def _nested(statement: ast.stmt, holding: Keys, tests: KeyTests) -> list[tuple[list[ast.stmt], Keys]]:
@@ -224,52 +223,46 @@ def _key_branches(statement: ast.If, tests: KeyTests) -> list[tuple[Keys, list[a
 _NOT_STATEMENTS = frozenset({"handlers", "cases"})  # lists of handlers and cases, whose bodies are blocks of their own
 
 
-def _handing_over(body: list[ast.stmt], data: str) -> set[int]:
-    """The ids of the calls that a ``return`` makes of ``data`` alone (``return self._rebuild(tensors)``), when the
-    method changes ``data`` nowhere else: each hands over the very mapping the helper handed the method, since a
-    ``return`` ends the method (``ReturnFact.hands_over``)."""
-    calls = {id(statement.value) for statement in walk_statements(body) if isinstance(statement, ast.Return)
-             and isinstance(statement.value, ast.Call) and len(statement.value.args) == 1
-             and not statement.value.keywords and _is_data(statement.value.args[0], data)}
-    return calls if calls and not _changed(body, data) else set()
+def _handed_calls(body: list[ast.stmt], data: str) -> set[int]:
+    """The ids of the calls that a ``return`` makes of ``data`` alone (``return self._rebuild(tensors)``): where the
+    method changes ``data`` nowhere else (``_changed``), each hands over the very mapping the helper handed the
+    method, since a ``return`` ends the method (``ReturnFact.hands_over``)."""
+    return {id(statement.value) for statement in walk_statements(body) if isinstance(statement, ast.Return)
+            and isinstance(statement.value, ast.Call) and len(statement.value.args) == 1
+            and not statement.value.keywords and _is_data(statement.value.args[0], data)}
 
 
-def absent_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[tuple[int, Keys], ...]:
-    """``FunctionFlow.absent``: (line, keys) for each ``return None`` (or bare ``return``, or falling off the end, at
-    the ``def``'s line negated) that runs only when one of the literal ``keys`` is absent from the first parameter
-    after ``receiver``, which the function never changes: the one a call with one argument, all that PPA014
-    follows, binds. A line that also holds another return is left out: the flow's returns are told apart by their
-    lines only."""
+def handed_on(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str,
+              returns_none: bool) -> tuple[tuple[int, ...], tuple[tuple[int, Keys], ...]]:
+    """``FunctionFlow.hands`` and ``FunctionFlow.absent``, about the first parameter after ``receiver`` (the one a
+    call with one argument, all that PPA014 follows, binds), when the function never changes it: the lines of the
+    ``return f(p)`` that hand it on alone, and (line, keys) for each ``return None`` (or bare ``return``, or falling
+    off the end, at the ``def``'s line negated; asked only when it ``returns_none``) that runs only when one of the
+    literal ``keys`` is absent from it. A line that also holds another return is left out: the flow's returns are
+    told apart by their lines only."""
     data = _first(node, receiver)
-    if not data or data not in _tested_names(node.body):
-        return ()
+    calls = _handed_calls(node.body, data) if data else set()
+    tested = returns_none and bool(data) and data in _tested_names(node.body)
+    if not (calls or tested) or _changed(node.body, data):
+        return (), ()
+    hands = tuple(line for line, hands in _per_line(node.body, lambda s: id(s.value) in calls) if hands)
+    if not tested:
+        return hands, ()
     tests = KeyTests(node, data)
     absent = _under_absent_key(node, tests)
-    if absent is None:
-        return ()
-    by_line: dict[int, set[Keys]] = {}
-    for statement in walk_statements(node.body):
-        if isinstance(statement, ast.Return):
-            none = statement.value is None or is_none(statement.value)
-            by_line.setdefault(statement.lineno, set()).add(absent.get(id(statement), ()) if none else ())
-    found = [(line, keys.pop()) for line, keys in sorted(by_line.items()) if len(keys) == 1 and () not in keys]
+    found = [(line, keys) for line, keys in _per_line(
+        node.body, lambda s: absent.get(id(s), ()) if s.value is None or is_none(s.value) else ()) if keys]
     keys = _falls_off_without(node.body, tests) if can_fall_through(node.body) else ()
-    return (*found, (-node.lineno, keys)) if keys else tuple(found)
+    return hands, (*found, (-node.lineno, keys)) if keys else tuple(found)
 
 
-def handed_returns(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> tuple[int, ...]:
-    """``FunctionFlow.hands``: the lines of the ``return f(p)`` whose one argument is ``p``, the first parameter after
-    ``receiver``, when the function changes ``p`` nowhere else (``_handing_over``). A line that also holds another
-    return is left out."""
-    data = _first(node, receiver)
-    handing = _handing_over(node.body, data) if data else set()
-    if not handing:
-        return ()
-    lines: dict[int, bool] = {}
-    for statement in walk_statements(node.body):
+def _per_line(body: list[ast.stmt], mark: Callable[[ast.Return], object]) -> list[tuple[int, object]]:
+    """(line, mark) for each line of the body's ``return`` statements, in order, where they all have one mark."""
+    by_line: dict[int, set[object]] = {}
+    for statement in walk_statements(body):
         if isinstance(statement, ast.Return):
-            lines[statement.lineno] = lines.get(statement.lineno, True) and id(statement.value) in handing
-    return tuple(line for line, hands in sorted(lines.items()) if hands)
+            by_line.setdefault(statement.lineno, set()).add(mark(statement))
+    return [(line, marks.pop()) for line, marks in sorted(by_line.items()) if len(marks) == 1]
 
 
 def _first(node: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> str:
